@@ -1,0 +1,92 @@
+# dar: build, test, bench, demo.  `make` builds libdar.a and every tool whose
+# bin/<tool>.c exists; `make test` runs the C unit tests then the bats suite.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+
+VERSION := 0.1.0
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g -Wall -Wextra -Wno-unused-parameter -std=gnu11
+PKGS    := msgpack libxxhash openblas jansson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CPPFLAGS += -Icommon $(PKG_CFLAGS) -DDAR_VERSION='"$(VERSION)"'
+LDFLAGS  += -Wl,--as-needed
+LDLIBS   += $(PKG_LIBS) -lpthread -lm
+
+# BUILD is where objects go; bin/ holds the normal tools, $(BUILD)/bin the
+# sanitizer ones, so the two builds never mix.
+BUILD   ?= build
+BINDIR  ?= bin
+
+COMMON_SRC := $(sort $(wildcard common/*.c))
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+TOOLS      := $(sort $(basename $(notdir $(wildcard bin/*.c))))
+TOOL_BINS  := $(TOOLS:%=$(BINDIR)/%)
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+LIB        := $(BUILD)/libdar.a
+
+.PHONY: all deps demo test test-unit test-bats test-asan bench clean
+all: $(TOOL_BINS)
+
+$(BUILD)/%.o: %.c $(wildcard common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(COMMON_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BINDIR)/%: $(BUILD)/bin/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+$(BUILD)/unit/%: tests/unit/%.c tests/unit/check.h $(LIB) $(wildcard common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+# ---- dependencies (Debian 12) ----------------------------------------------
+DEB_PACKAGES := build-essential pkg-config libmsgpack-dev libxxhash-dev xxhash \
+  libopenblas-dev libjansson-dev bats bats-assert bats-support bats-file parallel \
+  python3-msgpack python3-msgpack-numpy python3-numpy python3-networkx python3-sklearn \
+  gnuplot-nox
+deps:
+	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
+	    | awk '$$NF=="installed"{print $$1}' | sort | comm -13 - <(tr ' ' '\n' <<<"$(DEB_PACKAGES)" | sed '/^$$/d' | sort)); \
+	if [ -z "$$missing" ]; then echo "deps: all installed"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing $$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "deps: missing packages; run as root:"; echo "  apt-get install $$missing"; exit 1; fi
+
+# ---- tests -------------------------------------------------------------------
+test: all test-unit test-bats test-asan
+
+test-unit: $(UNIT_BINS)
+	@for t in $(UNIT_BINS); do ./$$t || exit 1; done
+
+BATS_JOBS ?= 2
+test-bats: all
+	DAR_BIN=$(abspath $(BINDIR)) bats --tap --jobs $(BATS_JOBS) tests/
+
+# The sanitizer build lives entirely under build/asan so it never replaces the
+# normal tools; the same unit tests and bats suite run against it.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+test-asan:
+	$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin CFLAGS='$(ASAN_FLAGS) -Wall -std=gnu11' \
+	    LDFLAGS='-fsanitize=address,undefined' all test-unit
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	    DAR_BIN=$(abspath build/asan/bin) DAR_ASAN=1 bats --tap --jobs $(BATS_JOBS) tests/
+
+bench: all
+	@for b in tests/bench/*.sh; do [ -e "$$b" ] || continue; bash "$$b"; done
+
+demo: deps all
+	@bash examples/demo.sh
+
+clean:
+	rm -rf build $(TOOL_BINS)
+
+-include $(wildcard pipelines/*.mk)

@@ -1,0 +1,75 @@
+/* cache.h - the content-hashed cache of DESIGN.md §3.
+ *
+ * A tool describes what it is about to compute (tool name, version, build
+ * id, canonical arguments, the bytes of every input); the XXH3-128 of that
+ * description is the key.  On a hit the stored output is copied to the
+ * tool's output and nothing is computed.  On a miss the tool computes into a
+ * temporary file inside the cache, which is renamed into place only when
+ * complete; the entry carries its length and an XXH3-64 checksum that is
+ * verified on every read, so a corrupt or truncated entry is a miss (and is
+ * replaced), never an error.  Failures are never stored (the temp file is
+ * removed by the die/signal cleanup).
+ *
+ * Location: $DAR_CACHE, else $XDG_CACHE_HOME/dar, else $HOME/.cache/dar;
+ * DAR_CACHE=off disables it.  A cache directory that cannot be written works
+ * read-only (hits are served, misses compute straight to the output) with one
+ * warning.  Layout: <dir>/v1/<2 hex>/<30 hex>.mp; a line per lookup is
+ * appended to <dir>/log ("hit|miss tool key"), so pipelines can count hits.
+ *
+ * Typical use (a filter whose output depends on stdin):
+ *
+ *   struct cache c;
+ *   cache_begin(&c, "ff-trace", cli_canonical_args(&spec), no_cache, verbose);
+ *   FILE *in = cache_add_input(&c, stdin, "<stdin>");  // spools and hashes
+ *   FILE *out = cache_lookup(&c, stdout);   // NULL: hit, already copied
+ *   if (out) { compute(in, out); cache_commit(&c); }
+ *   cache_end(&c);
+ */
+#ifndef DAR_CACHE_H
+#define DAR_CACHE_H
+#include <stdio.h>
+#include <stdbool.h>
+#include <xxhash.h>
+
+struct cache {
+    const char *tool;
+    bool enabled;            /* false: off, --no-cache, or no usable directory */
+    bool writable;
+    bool verbose;
+    bool hit;
+    char dir[4096];          /* cache root */
+    XXH3_state_t *key_state;
+    char key_hex[33];
+    char entry_path[4200];
+    char tmp_path[4200];
+    FILE *tmp;               /* the miss's temporary output */
+    FILE *final_out;         /* where the result goes after commit */
+    FILE *spools[8];
+    int n_spools;
+};
+
+/* Start describing a computation.  build_id NULL means the hash of this
+ * executable (/proc/self/exe). */
+void cache_begin(struct cache *c, const char *tool, const char *canonical_args,
+                 const char *build_id, bool disabled, bool verbose);
+/* Add extra key material (e.g. a seed not in the options table). */
+void cache_add_key(struct cache *c, const char *name, const void *bytes, size_t len);
+/* Hash an input stream completely.  Returns a readable stream positioned at
+ * its start holding the same bytes (the file itself when seekable, else a
+ * spool in a temp file).  Works with the cache disabled too (then returns in). */
+FILE *cache_add_input(struct cache *c, FILE *in, const char *name);
+/* Decide.  On a hit copies the entry to out and returns NULL.  On a miss
+ * returns the stream to compute into (a temp file in the cache, or out
+ * itself when the cache is disabled or read-only). */
+FILE *cache_lookup(struct cache *c, FILE *out);
+/* After a successful computation: seal the temp file (length + checksum),
+ * fsync, rename into place, then copy it to out. */
+void cache_commit(struct cache *c);
+void cache_end(struct cache *c);
+
+/* Lower level, for tests and tools: the key of the description so far. */
+const char *cache_key_hex(struct cache *c);
+/* Resolve the cache root into buf; returns false when disabled (DAR_CACHE=off). */
+bool cache_root(char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,60 @@
+/* maxflow.h - maximum flow: the Ford-Fulkerson trace the model learns, a fast
+ * exact solver for big graphs, and an independent oracle for tests.
+ *
+ * All three work on integer capacities (struct flownet), so they are exact:
+ * no float round-off, no zero-size augmentation, the flow is always maximum.
+ * Callers turn float capacities into integers with graph_integer_capacities().
+ *
+ * Residuals, per node pair: for an undirected edge e={u,v} carrying net flow
+ * f (u->v), residual u->v is cap-f and v->u is cap+f.  For a directed arc
+ * (u,v): residual u->v is cap-f and v->u is f.  Pair residual r(u,v) sums
+ * over the edges joining u and v. */
+#ifndef DAR_MAXFLOW_H
+#define DAR_MAXFLOW_H
+#include <stdint.h>
+#include <stdbool.h>
+
+struct flownet {
+    int n, m, s, t;
+    bool directed;
+    const int32_t *src, *dst;   /* [m] */
+    const int64_t *cap;         /* [m] integer capacities >= 0 */
+    const float *w;             /* [m] Bellman-Ford weights (trace only) */
+};
+
+/* The Ford-Fulkerson trace (dar-reference.md §2 with the true residual):
+ * frame 0 is (mask = e_s, pi = identity, flow 0, phase 1); each synchronous
+ * Bellman-Ford round adds a frame (phase 1) and each phase ends with its "no
+ * change" frame; each augmentation adds a flow frame (mask e_s, pi identity,
+ * phase 0).  The trace ends with the BF phase that does not reach t. */
+struct trace {
+    int steps;                  /* T */
+    int capacity;               /* frames allocated */
+    int n, m;
+    uint8_t *phase;             /* [T]    1 = Bellman-Ford round, 0 = flow */
+    uint8_t *mask;              /* [T*n]  reached set */
+    int32_t *pi;                /* [T*n]  predecessor pointers */
+    int64_t *flow;              /* [T*m]  net flow per edge after the frame */
+};
+void trace_free(struct trace *tr);
+
+/* Run the trace.  Fills tr, the final flow[m] and cut[n] (source-maximal min
+ * cut, 0 = source side); returns the max-flow value (integer units). */
+int64_t maxflow_trace(const struct flownet *g, struct trace *tr, int64_t *flow, uint8_t *cut);
+
+/* The fast exact solver for graphs with millions of edges (no trace). */
+int64_t maxflow_fast(const struct flownet *g, int64_t *flow, uint8_t *cut);
+
+/* An independent exact algorithm, written separately, used only as a test
+ * oracle (value only). */
+int64_t maxflow_oracle(const struct flownet *g);
+
+/* The source-maximal minimum cut of a maximum flow: cut[v] = 1 iff v can
+ * still reach t in the residual graph. */
+void mincut_from_flow(const struct flownet *g, const int64_t *flow, uint8_t *cut);
+
+/* Checks used by tools and tests: capacity and conservation of flow.
+ * Returns true when flow is feasible; value receives the net flow out of s. */
+bool flow_feasible(const struct flownet *g, const int64_t *flow, int64_t *value);
+
+#endif

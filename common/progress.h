@@ -1,0 +1,24 @@
+/* progress.h - the one progress line: on stderr, redrawn in place, only when
+ * stderr is a terminal unless forced (--progress) or silenced (--quiet).
+ * Shows done/total, rate and time left.  Redraws at most 10 times a second. */
+#ifndef DAR_PROGRESS_H
+#define DAR_PROGRESS_H
+#include <stdint.h>
+#include <stdbool.h>
+
+enum progress_mode { PROGRESS_AUTO, PROGRESS_ON, PROGRESS_OFF };
+
+struct progress {
+    bool enabled;
+    const char *what;        /* "training", "records", ... */
+    int64_t total;           /* 0 if unknown */
+    double start, last;
+    char extra[96];          /* free text shown at the end, e.g. "loss 0.123" */
+};
+
+void progress_begin(struct progress *p, enum progress_mode mode, const char *what, int64_t total);
+void progress_update(struct progress *p, int64_t done);
+void progress_end(struct progress *p);
+double now_seconds(void);    /* monotonic clock */
+
+#endif

@@ -1,0 +1,86 @@
+/* stream.h - records in and out: a stream is a sequence of MessagePack maps
+ * with string keys, one after another, no header (formats/stream.md).
+ *
+ * Reading: reader_next() hands out one record at a time.  The record's
+ * msgpack objects point into the reader's buffer and stay valid only until
+ * the next reader_next() call; copy out what must live longer (the record_*
+ * getters below copy tensors).  Every malformed input is fatal with exit 65
+ * and the record index: bad bytes, a record that is not a map, a non-string
+ * key, a record larger than the size limit, truncation at end of input.
+ *
+ * Writing: a writer packs onto a FILE through io_write(), so a write error
+ * never has to be checked by the caller: it is fatal.  Filters "enrich": they
+ * call writer_begin_enriched() with the keys they will add, which writes every
+ * other key of the input record unchanged and in its original order, then
+ * pack exactly those keys in their fixed order. */
+#ifndef DAR_STREAM_H
+#define DAR_STREAM_H
+#include <msgpack.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+
+#define STREAM_DEFAULT_MAX_RECORD ((size_t)2 << 30)   /* 2 GiB */
+
+struct reader {
+    FILE *f;
+    const char *name;          /* for messages: path or "<stdin>" */
+    msgpack_unpacker u;
+    msgpack_unpacked r;
+    long index;                /* index of the record last returned, -1 before */
+    size_t max_record;         /* bytes; larger records are an error */
+    bool eof;
+};
+
+struct record {
+    const msgpack_object *map; /* a MSGPACK_OBJECT_MAP */
+    long index;                /* position in its stream, for messages */
+};
+
+void reader_init(struct reader *rd, FILE *f, const char *name);
+/* Next record into *rec.  Returns true, or false at a clean end of input. */
+bool reader_next(struct reader *rd, struct record *rec);
+void reader_free(struct reader *rd);
+
+/* ---- reading keys of a record ---- */
+/* The value of key, or NULL if absent. */
+const msgpack_object *record_find(const struct record *rec, const char *key);
+bool record_has(const struct record *rec, const char *key);
+/* Typed getters: die_record(...) naming the key if missing or of the wrong type. */
+int64_t record_int(const struct record *rec, const char *key);
+int64_t record_int_or(const struct record *rec, const char *key, int64_t fallback);
+double record_double(const struct record *rec, const char *key);   /* int or float */
+bool record_bool(const struct record *rec, const char *key);
+bool record_bool_or(const struct record *rec, const char *key, bool fallback);
+/* Copies the string into buf (NUL-terminated); dies if longer than cap-1. */
+const char *record_str(const struct record *rec, const char *key, char *buf, size_t cap);
+/* Compare a msgpack str/bin object with a C string. */
+bool mp_str_eq(const msgpack_object *o, const char *s);
+
+/* ---- writing ---- */
+struct writer {
+    FILE *f;
+    msgpack_packer pk;
+};
+void writer_init(struct writer *w, FILE *f);
+/* Begin an enriched copy of rec: writes the map header for the input's keys
+ * minus those in add[0..n_add-1], plus n_add; then those input pairs.  The
+ * caller then packs exactly n_add key/value pairs. */
+void writer_begin_enriched(struct writer *w, const struct record *rec,
+                           const char *const *add, int n_add);
+/* Re-emit rec unchanged. */
+void writer_copy(struct writer *w, const struct record *rec);
+
+/* Packing helpers (all write-or-die). */
+void mp_map(struct writer *w, uint32_t n);
+void mp_array(struct writer *w, uint32_t n);
+void mp_key(struct writer *w, const char *key);
+void mp_str(struct writer *w, const char *s);
+void mp_int(struct writer *w, int64_t v);
+void mp_double(struct writer *w, double v);
+void mp_float(struct writer *w, float v);
+void mp_bool(struct writer *w, bool v);
+void mp_nil(struct writer *w);
+void mp_object(struct writer *w, const msgpack_object *o);
+
+#endif

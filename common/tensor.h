@@ -1,0 +1,52 @@
+/* tensor.h - the tensor codec: n-dimensional arrays encoded exactly as the
+ * Python package msgpack-numpy encodes an ndarray (formats/stream.md):
+ *   { b"nd": true, b"type": "<f4", b"kind": b"", b"shape": [..], b"data": bin }
+ * Keys are written as binary strings (what msgpack-numpy writes) and read as
+ * either binary or ordinary strings.  Data is little-endian, C order. */
+#ifndef DAR_TENSOR_H
+#define DAR_TENSOR_H
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "stream.h"
+
+enum dtype { DT_F32, DT_F64, DT_I32, DT_I64, DT_U8, DT_BOOL, DT_COUNT };
+
+#define TENSOR_MAX_DIMS 8
+
+struct tensor {
+    enum dtype dtype;
+    int ndim;
+    int64_t shape[TENSOR_MAX_DIMS];
+    int64_t count;          /* product of shape */
+    void *data;             /* owned, 64-byte aligned; NULL when count == 0 */
+};
+
+const char *dtype_name(enum dtype dt);      /* numpy string: "<f4", "|u1", ... */
+size_t dtype_size(enum dtype dt);
+/* Parse a numpy dtype string; false if unknown. */
+bool dtype_parse(const char *s, size_t len, enum dtype *dt);
+
+/* Is o a tensor map (has the "nd" key)? */
+bool tensor_is(const msgpack_object *o);
+/* Decode o into t (allocates).  On failure returns false and writes a
+ * lowercase reason into err; nothing is allocated then. */
+bool tensor_decode(const msgpack_object *o, struct tensor *t, char *err, size_t errlen);
+/* Allocate a zeroed tensor. */
+void tensor_alloc(struct tensor *t, enum dtype dt, int ndim, const int64_t *shape);
+void tensor_free(struct tensor *t);
+
+/* Read key of rec as a tensor of dtype dt with ndim dimensions; each
+ * expect[i] >= 0 must match shape[i] (-1 accepts any).  Dies with exit 65
+ * naming record and key otherwise ("'cap' has 12 entries, expected 31"). */
+void record_tensor(const struct record *rec, const char *key, enum dtype dt,
+                   int ndim, const int64_t *expect, struct tensor *t);
+/* Shorthand for a 1-D tensor of exactly n entries; returns the owned data. */
+void *record_vector(const struct record *rec, const char *key, enum dtype dt, int64_t n);
+
+/* Write a tensor value (not the key). */
+void mp_tensor(struct writer *w, enum dtype dt, int ndim, const int64_t *shape, const void *data);
+/* Shorthand for a 1-D tensor of n entries. */
+void mp_vector(struct writer *w, enum dtype dt, int64_t n, const void *data);
+
+#endif
