@@ -7,6 +7,7 @@
 #ifndef DAR_DIE_H
 #define DAR_DIE_H
 #include <stdarg.h>
+#include <stddef.h>
 #include <sysexits.h>   /* EX_USAGE 64, EX_DATAERR 65, EX_NOINPUT 66, EX_SOFTWARE 70, EX_CANTCREAT 73, EX_IOERR 74 */
 
 extern const char *dar_tool;          /* set once by cli_parse (argv[0] basename) */

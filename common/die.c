@@ -1,0 +1,134 @@
+/* die.c - error reporting, exit codes and the cleanup of half-written files. */
+#include "die.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *dar_tool = "dar";
+
+/* Paths removed on die() and on fatal signals.  A fixed table: the signal
+ * handler must not allocate, and a tool holds at most a few temp files. */
+#define CLEANUP_MAX 16
+static char cleanup_paths[CLEANUP_MAX][4200];
+static volatile sig_atomic_t cleanup_used[CLEANUP_MAX];
+
+void cleanup_remember(const char *path)
+{
+    for (int i = 0; i < CLEANUP_MAX; i++)
+        if (!cleanup_used[i]) {
+            snprintf(cleanup_paths[i], sizeof cleanup_paths[i], "%s", path);
+            cleanup_used[i] = 1;
+            return;
+        }
+    die(EX_SOFTWARE, "BUG: too many temporary files");
+}
+
+void cleanup_forget(const char *path)
+{
+    for (int i = 0; i < CLEANUP_MAX; i++)
+        if (cleanup_used[i] && strcmp(cleanup_paths[i], path) == 0) {
+            cleanup_used[i] = 0;
+            return;
+        }
+}
+
+static void cleanup_run(void)
+{
+    for (int i = 0; i < CLEANUP_MAX; i++)
+        if (cleanup_used[i]) {
+            unlink(cleanup_paths[i]);
+            cleanup_used[i] = 0;
+        }
+}
+
+static void on_fatal_signal(int sig)
+{
+    cleanup_run();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cleanup_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+    int saved = errno;
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t len = strlen(msg);
+    if (len && msg[len - 1] == ':')
+        fprintf(stderr, "%s: %s%s %s\n", dar_tool, prefix, msg, strerror(saved));
+    else
+        fprintf(stderr, "%s: %s%s\n", dar_tool, prefix, msg);
+}
+
+void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("", fmt, ap);
+    va_end(ap);
+    cleanup_run();
+    exit(code);
+}
+
+void die_record(long record, const char *fmt, ...)
+{
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "record %ld: ", record);
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(prefix, fmt, ap);
+    va_end(ap);
+    cleanup_run();
+    exit(EX_DATAERR);
+}
+
+void warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) die(EX_SOFTWARE, "out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) die(EX_SOFTWARE, "out of memory allocating %zu x %zu bytes", count, size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) die(EX_SOFTWARE, "out of memory allocating %zu bytes", n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = xmalloc(n);
+    memcpy(p, s, n);
+    return p;
+}
