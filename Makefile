@@ -29,7 +29,7 @@ UNIT_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 LIB        := $(BUILD)/libdar.a
 
 .PHONY: all deps demo test test-unit test-bats test-asan bench clean
-all: $(TOOL_BINS)
+all: $(LIB) $(TOOL_BINS)
 
 $(BUILD)/%.o: %.c $(wildcard common/*.h)
 	@mkdir -p $(dir $@)

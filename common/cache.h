@@ -1,4 +1,4 @@
-/* cache.h - the content-hashed cache of DESIGN.md §3.
+/* cache.h - the content-hashed cache of DESIGN.md §3 (format: formats/cache.md).
  *
  * A tool describes what it is about to compute (tool name, version, build
  * id, canonical arguments, the bytes of every input); the XXH3-128 of that
@@ -19,11 +19,18 @@
  * Typical use (a filter whose output depends on stdin):
  *
  *   struct cache c;
- *   cache_begin(&c, "ff-trace", cli_canonical_args(&spec), no_cache, verbose);
+ *   cache_begin(&c, "ff-trace", cli_canonical_args(&spec), NULL, no_cache, verbose);
  *   FILE *in = cache_add_input(&c, stdin, "<stdin>");  // spools and hashes
  *   FILE *out = cache_lookup(&c, stdout);   // NULL: hit, already copied
  *   if (out) { compute(in, out); cache_commit(&c); }
  *   cache_end(&c);
+ *   io_close_output(stdout);
+ *
+ * Ownership: the caller keeps (and closes) the streams it passed in; a spool
+ * returned by cache_add_input and the temp file returned by cache_lookup
+ * belong to the cache and must not be closed by the caller.  The compute
+ * stream is only valid until cache_commit.  cache_commit copies the result
+ * to out but does not flush or close it.
  */
 #ifndef DAR_CACHE_H
 #define DAR_CACHE_H
@@ -31,10 +38,12 @@
 #include <stdbool.h>
 #include <xxhash.h>
 
+#define CACHE_MAX_SPOOLS 8
+
 struct cache {
     const char *tool;
     bool enabled;            /* false: off, --no-cache, or no usable directory */
-    bool writable;
+    bool writable;           /* false once a write into the cache failed */
     bool verbose;
     bool hit;
     char dir[4096];          /* cache root */
@@ -44,32 +53,40 @@ struct cache {
     char tmp_path[4200];
     FILE *tmp;               /* the miss's temporary output */
     FILE *final_out;         /* where the result goes after commit */
-    FILE *spools[8];
+    FILE *spools[CACHE_MAX_SPOOLS];
     int n_spools;
 };
 
-/* Start describing a computation.  build_id NULL means the hash of this
- * executable (/proc/self/exe). */
+/* Start describing a computation.  build_id NULL means the XXH3-128 of this
+ * executable's bytes (/proc/self/exe, hashed once per process).  disabled
+ * (--no-cache) or DAR_CACHE=off turn every call below into a pass-through. */
 void cache_begin(struct cache *c, const char *tool, const char *canonical_args,
                  const char *build_id, bool disabled, bool verbose);
 /* Add extra key material (e.g. a seed not in the options table). */
 void cache_add_key(struct cache *c, const char *name, const void *bytes, size_t len);
-/* Hash an input stream completely.  Returns a readable stream positioned at
- * its start holding the same bytes (the file itself when seekable, else a
- * spool in a temp file).  Works with the cache disabled too (then returns in). */
+/* Hash an input stream completely.  Returns a readable stream positioned
+ * where in was, holding the same bytes: in itself (rewound) when it is a
+ * seekable regular file, else a spool in an unlinked temp file (owned by the
+ * cache, closed by cache_end).  Only the bytes count, not the name (used in
+ * messages), so `-i f` and `< f` and `cat f |` share entries.  With the cache
+ * disabled returns in without reading it. */
 FILE *cache_add_input(struct cache *c, FILE *in, const char *name);
 /* Decide.  On a hit copies the entry to out and returns NULL.  On a miss
  * returns the stream to compute into (a temp file in the cache, or out
  * itself when the cache is disabled or read-only). */
 FILE *cache_lookup(struct cache *c, FILE *out);
 /* After a successful computation: seal the temp file (length + checksum),
- * fsync, rename into place, then copy it to out. */
+ * fsync, rename into place, then copy it to out.  A no-op when the miss was
+ * computed straight to out. */
 void cache_commit(struct cache *c);
+/* Release everything; an uncommitted temp file is removed. */
 void cache_end(struct cache *c);
 
-/* Lower level, for tests and tools: the key of the description so far. */
+/* Lower level, for tests and tools: the key (32 hex) of the description so
+ * far; "" when the cache is disabled (inputs are then not read). */
 const char *cache_key_hex(struct cache *c);
-/* Resolve the cache root into buf; returns false when disabled (DAR_CACHE=off). */
+/* Resolve the cache root into buf; returns false when disabled (DAR_CACHE=off)
+ * or when no location can be found (no usable HOME). */
 bool cache_root(char *buf, size_t cap);
 
 #endif

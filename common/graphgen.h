@@ -7,6 +7,7 @@
 #define DAR_GRAPHGEN_H
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include "graph.h"
 
 enum capacity_law {
@@ -23,6 +24,15 @@ struct graphgen_options {
     enum capacity_law capacity;
     uint64_t seed;
 };
+
+/* Are the options able to make a graph (known family, densities in [0,1],
+ * node count the family accepts: two-community even and >= 4, bipartite
+ * >= 4, erdos-renyi >= 2)?  false with a reason in err.  graphgen() checks
+ * too; tools call this first to fail with a usage error before writing. */
+bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen);
+
+/* "max-of-two" or "uniform-minmax" into *law; false if neither. */
+bool graphgen_capacity_law(const char *name, enum capacity_law *law);
 
 /* Generate graph k into g (allocates; free with graph_free).  Returns false
  * with a reason in err when the options cannot make such a graph. */

@@ -1,0 +1,200 @@
+/* cli.c - table-driven option parsing, --help and canonical cache arguments. */
+#include "cli.h"
+#include "die.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef DAR_VERSION
+#define DAR_VERSION "0.0.0"
+#endif
+
+static bool choice_ok(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = choices; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && memcmp(p, v, n) == 0)
+            return true;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return false;
+}
+
+void cli_usage_error(const struct cli_spec *spec, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s\nusage: %s %s\ntry '%s --help' for more information\n",
+            spec->tool, msg, spec->tool, spec->synopsis, spec->tool);
+    exit(EX_USAGE);
+}
+
+/* The option's current value as text: the default when printed by --help,
+ * the resolved value when printed into a cache key. */
+static void format_value(const struct cli_option *o, char *buf, size_t cap)
+{
+    switch (o->type) {
+    case CLI_FLAG: snprintf(buf, cap, "%s", *(bool *)o->dest ? "true" : "false"); break;
+    case CLI_INT: snprintf(buf, cap, "%lld", (long long)*(int64_t *)o->dest); break;
+    case CLI_DOUBLE: snprintf(buf, cap, "%.17g", *(double *)o->dest); break;
+    case CLI_STRING:
+    case CLI_CHOICE: {
+        const char *s = *(const char **)o->dest;
+        snprintf(buf, cap, "%s", s ? s : "");
+        break;
+    }
+    }
+}
+
+static void print_help(const struct cli_spec *spec)
+{
+    printf("usage: %s %s\n\n%s\n\noptions:\n", spec->tool, spec->synopsis, spec->summary);
+    for (const struct cli_option *o = spec->options; o->name; o++) {
+        char left[96], def[128] = "";
+        if (o->short_name)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        if (o->type != CLI_FLAG) {
+            char v[96];
+            format_value(o, v, sizeof v);
+            if (v[0])
+                snprintf(def, sizeof def, " (default: %s)", v);
+        }
+        printf("  %-28s %s%s\n", left, o->help, def);
+        if (o->type == CLI_CHOICE)
+            printf("  %-28s one of: %s\n", "", o->choices);
+    }
+    printf("  %-28s %s\n  %-28s %s\n", "-h, --help", "show this help and exit",
+           "    --version", "show the version and exit");
+    printf("\nenvironment:\n"
+           "  DAR_CACHE             cache directory, or 'off' (default $XDG_CACHE_HOME/dar or ~/.cache/dar)\n"
+           "  OPENBLAS_NUM_THREADS  BLAS threads, for tools that use BLAS\n");
+    printf("\nexit status: 0 ok, 64 usage, 65 bad input data, 66 cannot open input,\n"
+           "  70 internal error, 73 cannot create output, 74 I/O error\n");
+    if (spec->example)
+        printf("\nexample:\n  %s\n", spec->example);
+}
+
+static void set_value(const struct cli_spec *spec, const struct cli_option *o, const char *v)
+{
+    char *end;
+    switch (o->type) {
+    case CLI_FLAG:
+        *(bool *)o->dest = true;
+        return;
+    case CLI_INT: {
+        errno = 0;
+        long long x = strtoll(v, &end, 10);
+        if (errno || end == v || *end)
+            cli_usage_error(spec, "option '--%s' needs an integer, got '%s'", o->name, v);
+        if (o->min < o->max && (x < o->min || x > o->max))
+            cli_usage_error(spec, "option '--%s' must be in %g..%g, got '%s'", o->name, o->min, o->max, v);
+        *(int64_t *)o->dest = x;
+        return;
+    }
+    case CLI_DOUBLE: {
+        errno = 0;
+        double x = strtod(v, &end);
+        if (errno || end == v || *end || !isfinite(x))
+            cli_usage_error(spec, "option '--%s' needs a number, got '%s'", o->name, v);
+        if (o->min < o->max && (x < o->min || x > o->max))
+            cli_usage_error(spec, "option '--%s' must be in [%g, %g], got '%s'", o->name, o->min, o->max, v);
+        *(double *)o->dest = x;
+        return;
+    }
+    case CLI_CHOICE:
+        if (!choice_ok(o->choices, v))
+            cli_usage_error(spec, "option '--%s' must be one of %s, got '%s'", o->name, o->choices, v);
+        /* fall through */
+    case CLI_STRING:
+        *(const char **)o->dest = v;
+        return;
+    }
+}
+
+int cli_parse(const struct cli_spec *spec, int argc, char **argv)
+{
+    dar_tool = spec->tool;
+    int i = 1;
+    for (; i < argc; i++) {
+        char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || strcmp(a, "-") == 0)
+            break;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            print_help(spec);
+            exit(0);
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("%s (dar) %s\n", spec->tool, DAR_VERSION);
+            exit(0);
+        }
+        const struct cli_option *o = NULL;
+        const char *inline_value = NULL;
+        if (a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            for (const struct cli_option *p = spec->options; p->name; p++)
+                if (strlen(p->name) == len && memcmp(p->name, name, len) == 0)
+                    o = p;
+            if (eq)
+                inline_value = eq + 1;
+        } else {
+            for (const struct cli_option *p = spec->options; p->name; p++)
+                if (p->short_name && p->short_name == a[1])
+                    o = p;
+            if (o && a[2])
+                inline_value = a + 2;   /* -n16 */
+        }
+        if (!o)
+            cli_usage_error(spec, "unknown option '%s'", a);
+        if (o->type == CLI_FLAG) {
+            if (inline_value)
+                cli_usage_error(spec, "option '--%s' takes no value", o->name);
+            set_value(spec, o, NULL);
+            continue;
+        }
+        const char *v = inline_value;
+        if (!v) {
+            if (i + 1 >= argc)
+                cli_usage_error(spec, "option '--%s' needs a value", o->name);
+            v = argv[++i];
+        }
+        set_value(spec, o, v);
+    }
+    return i;
+}
+
+char *cli_canonical_args(const struct cli_spec *spec)
+{
+    size_t cap = 256, len = 0;
+    char *out = xmalloc(cap);
+    out[0] = 0;
+    for (const struct cli_option *o = spec->options; o->name; o++) {
+        if (!(o->flags & CLI_KEY))
+            continue;
+        char v[512];
+        format_value(o, v, sizeof v);
+        size_t need = strlen(o->name) + strlen(v) + 3;
+        if (len + need >= cap) {
+            cap = 2 * (len + need);
+            out = xrealloc(out, cap);
+        }
+        len += (size_t)sprintf(out + len, "%s=%s\n", o->name, v);
+    }
+    return out;
+}

@@ -1,0 +1,150 @@
+/* layers.h - the numeric kernels the models are built from: dense layers on
+ * OpenBLAS, elementwise activations, message aggregation over an edge list,
+ * row gathers, losses and parameter init.  float32 throughout.
+ *
+ * Conventions (llm.c's, see DESIGN.md §7):
+ * - name_forward(out..., in..., params..., dims...) and
+ *   name_backward(dinputs..., dparams..., dout, saved inputs..., dims...);
+ *   the first comment lines of each definition give every array's shape.
+ * - Arrays are contiguous, row-major.  Row counts (N nodes, E edges) are
+ *   int64_t, feature widths int.
+ * - Backward kernels ACCUMULATE (+=) into their d-buffers, so a tensor used
+ *   in several places sums its gradients for free; zero them before the
+ *   backward pass.  A d-buffer passed as NULL is not computed.
+ * - Kernels never allocate and never depend on the thread count: every
+ *   reduction runs in one fixed order, so results are bit-identical across
+ *   runs and across OPENBLAS_NUM_THREADS (OpenBLAS's sgemm was verified to be
+ *   bit-identical across thread counts on our machines).
+ * - A kernel with a faster path has a `_naive` twin: plain loops, the
+ *   specification the tests compare against.  Elementwise kernels (relu,
+ *   tanh) and the squared error are plain loops already and have no twin.
+ *
+ * Useful identities for the model:
+ * - A bilinear score matrix out(N×M) = a(N×K)·bᵀ (b is M×K) is
+ *   linear_forward(out, a, b, NULL, N, K, M); its backward is
+ *   linear_backward(da, db, NULL, dout, a, b, N, K, M).
+ * - A sum of linear terms (M1·z_v + M2·z_u + Me·e_uv) is one linear_forward
+ *   followed by linear_forward_accumulate or gather_rows_forward_accumulate. */
+#ifndef DAR_LAYERS_H
+#define DAR_LAYERS_H
+#include <stdint.h>
+#include "rng.h"
+
+/* ---- dense layer: out = in·Wᵀ (+ b), W stored (O×I) ------------------------- */
+
+/* Below this many multiply-adds (N·I·O) the plain loops are used; above it
+ * cblas_sgemm.  The choice depends on the shape only, so it is deterministic. */
+#define LINEAR_BLAS_THRESHOLD 4096
+
+void linear_forward(float *out, const float *in, const float *weight, const float *bias,
+                    int64_t N, int I, int O);
+/* out += in·Wᵀ (+ b): for summing several linear terms into one buffer. */
+void linear_forward_accumulate(float *out, const float *in, const float *weight,
+                               const float *bias, int64_t N, int I, int O);
+void linear_backward(float *din, float *dweight, float *dbias, const float *dout,
+                     const float *in, const float *weight, int64_t N, int I, int O);
+
+void linear_forward_naive(float *out, const float *in, const float *weight, const float *bias,
+                          int64_t N, int I, int O);
+void linear_forward_accumulate_naive(float *out, const float *in, const float *weight,
+                                     const float *bias, int64_t N, int I, int O);
+void linear_backward_naive(float *din, float *dweight, float *dbias, const float *dout,
+                           const float *in, const float *weight, int64_t N, int I, int O);
+
+/* ---- elementwise ---------------------------------------------------------- */
+
+/* out and in may be the same buffer. */
+void relu_forward(float *out, const float *in, int64_t count);
+/* Uses the forward OUTPUT (out > 0 iff in > 0), so relu may run in place. */
+void relu_backward(float *din, const float *dout, const float *out, int64_t count);
+void tanh_forward(float *out, const float *in, int64_t count);
+/* Uses the forward output: d tanh = 1 − out². */
+void tanh_backward(float *din, const float *dout, const float *out, int64_t count);
+
+/* ---- aggregation of edge messages at their receivers ------------------------ */
+/* msg row e belongs to edge e, received by node recv[e] in [0, N).  The edge
+ * list carries the self-loops the model wants; a node that receives nothing
+ * gets 0 (and argmax −1). */
+
+/* out[v] = max over edges e into v of msg[e], per feature; argmax records the
+ * winning edge, ties going to the lowest edge index. */
+void aggregate_max_forward(float *out, int32_t *argmax, const float *msg, const int32_t *recv,
+                           int64_t E, int64_t N, int H);
+void aggregate_max_backward(float *dmsg, const float *dout, const int32_t *argmax,
+                            int64_t N, int H);
+void aggregate_sum_forward(float *out, const float *msg, const int32_t *recv,
+                           int64_t E, int64_t N, int H);
+void aggregate_sum_backward(float *dmsg, const float *dout, const int32_t *recv,
+                            int64_t E, int H);
+/* in_degree from edge_in_degree(); out[v] = sum / in_degree[v], 0 if none. */
+void aggregate_mean_forward(float *out, const float *msg, const int32_t *recv,
+                            const int32_t *in_degree, int64_t E, int64_t N, int H);
+void aggregate_mean_backward(float *dmsg, const float *dout, const int32_t *recv,
+                             const int32_t *in_degree, int64_t E, int H);
+void edge_in_degree(int32_t *in_degree, const int32_t *recv, int64_t E, int64_t N);
+
+void aggregate_max_forward_naive(float *out, int32_t *argmax, const float *msg,
+                                 const int32_t *recv, int64_t E, int64_t N, int H);
+void aggregate_max_backward_naive(float *dmsg, const float *dout, const int32_t *argmax,
+                                  int64_t N, int H);
+void aggregate_sum_forward_naive(float *out, const float *msg, const int32_t *recv,
+                                 int64_t E, int64_t N, int H);
+void aggregate_sum_backward_naive(float *dmsg, const float *dout, const int32_t *recv,
+                                  int64_t E, int H);
+void aggregate_mean_forward_naive(float *out, const float *msg, const int32_t *recv,
+                                  const int32_t *in_degree, int64_t E, int64_t N, int H);
+void aggregate_mean_backward_naive(float *dmsg, const float *dout, const int32_t *recv,
+                                   const int32_t *in_degree, int64_t E, int H);
+
+/* ---- row gathers ---------------------------------------------------------- */
+
+/* out[e] = in[idx[e]]: node rows onto edges (sender or receiver side). */
+void gather_rows_forward(float *out, const float *in, const int32_t *idx, int64_t E, int H);
+/* out[e] += in[idx[e]]. */
+void gather_rows_forward_accumulate(float *out, const float *in, const int32_t *idx,
+                                    int64_t E, int H);
+/* din[idx[e]] += dout[e], edges in increasing order (a fixed summation order). */
+void gather_rows_backward(float *din, const float *dout, const int32_t *idx, int64_t E, int H);
+
+void gather_rows_forward_naive(float *out, const float *in, const int32_t *idx, int64_t E, int H);
+void gather_rows_forward_accumulate_naive(float *out, const float *in, const int32_t *idx,
+                                          int64_t E, int H);
+void gather_rows_backward_naive(float *din, const float *dout, const int32_t *idx,
+                                int64_t E, int H);
+
+/* ---- losses --------------------------------------------------------------- */
+/* Each returns  scale · Σ_i weight[i] · loss_i  (summed in double, in item
+ * order) and, when dlogits/dpred is not NULL, ACCUMULATES the gradient of
+ * that value.  weight NULL means 1 for every item; items of weight 0 are
+ * skipped entirely (their target may then be anything, e.g. a masked −1).
+ * Callers make a masked mean with weight = mask, scale = 1/Σ mask. */
+
+/* Softmax cross-entropy over K candidates per item:
+ * loss_i = −log softmax(logits[i,:])[target[i]].  Pointers use K = n,
+ * categories K = 2.  A target outside [0, K) on a weighted item dies (70). */
+double softmax_cross_entropy(float *dlogits, const float *logits, const int32_t *target,
+                             const float *weight, float scale, int64_t count, int K);
+/* Binary cross-entropy on logits: loss_i = −[y log σ(x) + (1−y) log(1−σ(x))],
+ * computed stably as max(x,0) − x·y + log(1 + e^−|x|). */
+double bce_with_logits(float *dlogits, const float *logits, const float *target,
+                       const float *weight, float scale, int64_t count);
+/* loss_i = (pred_i − target_i)². */
+double squared_error(float *dpred, const float *pred, const float *target,
+                     const float *weight, float scale, int64_t count);
+
+double softmax_cross_entropy_naive(float *dlogits, const float *logits, const int32_t *target,
+                                   const float *weight, float scale, int64_t count, int K);
+double bce_with_logits_naive(float *dlogits, const float *logits, const float *target,
+                             const float *weight, float scale, int64_t count);
+
+/* ---- parameter init ------------------------------------------------------- */
+
+/* PyTorch's nn.Linear default: every entry ~ U(−1/√fan_in, +1/√fan_in).
+ * Draws one rng_uniform() per entry in memory order: value[i] =
+ * (float)((2u − 1)/√fan_in). */
+void param_init_uniform(float *value, int64_t count, int fan_in, struct rng *r);
+/* A dense layer (O×I weight, then the O-vector bias if not NULL): weight in
+ * row-major order first, then bias, both with fan_in = I. */
+void linear_init(float *weight, float *bias, int I, int O, struct rng *r);
+
+#endif

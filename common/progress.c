@@ -1,0 +1,59 @@
+/* progress.c - one line on stderr, redrawn in place with rate and time left. */
+#include "progress.h"
+#include "die.h"
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void progress_begin(struct progress *p, enum progress_mode mode, const char *what, int64_t total)
+{
+    memset(p, 0, sizeof *p);
+    p->enabled = mode == PROGRESS_ON || (mode == PROGRESS_AUTO && isatty(STDERR_FILENO));
+    p->what = what;
+    p->total = total;
+    p->start = now_seconds();
+}
+
+static void format_duration(double s, char *buf, size_t cap)
+{
+    if (s < 0 || s > 1e7) { snprintf(buf, cap, "?"); return; }
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60) snprintf(buf, cap, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(buf, cap, "%lds", t);
+}
+
+void progress_update(struct progress *p, int64_t done)
+{
+    if (!p->enabled)
+        return;
+    double now = now_seconds();
+    if (now - p->last < 0.1 && done != p->total)
+        return;
+    p->last = now;
+    double elapsed = now - p->start, rate = elapsed > 0 ? done / elapsed : 0;
+    char left[32] = "?";
+    if (p->total > 0 && rate > 0)
+        format_duration((p->total - done) / rate, left, sizeof left);
+    if (p->total > 0)
+        fprintf(stderr, "\r%s: %lld/%lld %s (%.1f/s, %s left) %s\033[K", dar_tool, (long long)done,
+                (long long)p->total, p->what, rate, left, p->extra);
+    else
+        fprintf(stderr, "\r%s: %lld %s (%.1f/s) %s\033[K", dar_tool, (long long)done, p->what, rate, p->extra);
+    fflush(stderr);
+}
+
+void progress_end(struct progress *p)
+{
+    if (p->enabled)
+        fputc('\n', stderr);
+    p->enabled = false;
+}

@@ -1,0 +1,191 @@
+/* tensor.c - the msgpack-numpy tensor codec (formats/stream.md).
+ *
+ * msgpack-numpy writes {b"nd": True, b"type": "<f4", b"kind": b"",
+ * b"shape": [..], b"data": b"..."}: keys as bin, the dtype as str.  We write
+ * the same bytes so Python reads our streams with msgpack_numpy.decode and
+ * equal tensors are equal bytes. */
+#include "tensor.h"
+#include "die.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const struct { const char *name; size_t size; } dtypes[DT_COUNT] = {
+    [DT_F32] = {"<f4", 4}, [DT_F64] = {"<f8", 8}, [DT_I32] = {"<i4", 4},
+    [DT_I64] = {"<i8", 8}, [DT_U8] = {"|u1", 1},  [DT_BOOL] = {"|b1", 1},
+};
+
+const char *dtype_name(enum dtype dt) { return dtypes[dt].name; }
+size_t dtype_size(enum dtype dt) { return dtypes[dt].size; }
+
+bool dtype_parse(const char *s, size_t len, enum dtype *dt)
+{
+    for (int i = 0; i < DT_COUNT; i++) {
+        const char *name = dtypes[i].name;
+        /* numpy also spells single-byte types with '<' or '=' on some paths. */
+        if ((len == strlen(name) && memcmp(s, name, len) == 0) ||
+            (len == 3 && dtypes[i].size == 1 && (s[0] == '<' || s[0] == '=') && memcmp(s + 1, name + 1, 2) == 0)) {
+            *dt = (enum dtype)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const msgpack_object *map_get(const msgpack_object *o, const char *key)
+{
+    for (uint32_t i = 0; i < o->via.map.size; i++)
+        if (mp_str_eq(&o->via.map.ptr[i].key, key))
+            return &o->via.map.ptr[i].val;
+    return NULL;
+}
+
+bool tensor_is(const msgpack_object *o)
+{
+    return o->type == MSGPACK_OBJECT_MAP && map_get(o, "nd") != NULL;
+}
+
+static void *aligned_alloc_or_die(size_t bytes)
+{
+    size_t rounded = (bytes + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, rounded ? rounded : 64);
+    if (!p)
+        die(EX_SOFTWARE, "out of memory allocating %zu bytes", bytes);
+    return p;
+}
+
+void tensor_alloc(struct tensor *t, enum dtype dt, int ndim, const int64_t *shape)
+{
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->ndim = ndim;
+    t->count = 1;
+    for (int i = 0; i < ndim; i++) {
+        t->shape[i] = shape[i];
+        t->count *= shape[i];
+    }
+    size_t bytes = (size_t)t->count * dtype_size(dt);
+    t->data = aligned_alloc_or_die(bytes);
+    memset(t->data, 0, bytes);
+}
+
+void tensor_free(struct tensor *t)
+{
+    free(t->data);
+    t->data = NULL;
+    t->count = 0;
+}
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
+
+bool tensor_decode(const msgpack_object *o, struct tensor *t, char *err, size_t errlen)
+{
+    if (o->type != MSGPACK_OBJECT_MAP)
+        FAIL("is not a tensor (expected a msgpack-numpy map)");
+    const msgpack_object *nd = map_get(o, "nd"), *type = map_get(o, "type"),
+                         *shape = map_get(o, "shape"), *data = map_get(o, "data");
+    if (!nd || !type || !shape || !data)
+        FAIL("is not a tensor (needs keys nd, type, shape, data)");
+    if (nd->type != MSGPACK_OBJECT_BOOLEAN || !nd->via.boolean)
+        FAIL("is not an ndarray ('nd' is not true)");
+    const char *ts;
+    size_t tl;
+    if (type->type == MSGPACK_OBJECT_STR) { ts = type->via.str.ptr; tl = type->via.str.size; }
+    else if (type->type == MSGPACK_OBJECT_BIN) { ts = type->via.bin.ptr; tl = type->via.bin.size; }
+    else FAIL("has a dtype that is not a string");
+    enum dtype dt;
+    if (!dtype_parse(ts, tl, &dt))
+        FAIL("has unsupported dtype '%.*s'", (int)(tl < 16 ? tl : 16), ts);
+    if (shape->type != MSGPACK_OBJECT_ARRAY || shape->via.array.size > TENSOR_MAX_DIMS)
+        FAIL("has a bad shape (an array of at most %d integers)", TENSOR_MAX_DIMS);
+    if (data->type != MSGPACK_OBJECT_BIN && data->type != MSGPACK_OBJECT_STR)
+        FAIL("has data that is not binary");
+    const char *bytes = data->type == MSGPACK_OBJECT_BIN ? data->via.bin.ptr : data->via.str.ptr;
+    size_t nbytes = data->type == MSGPACK_OBJECT_BIN ? data->via.bin.size : data->via.str.size;
+
+    int64_t shp[TENSOR_MAX_DIMS], count = 1;
+    int ndim = (int)shape->via.array.size;
+    for (int i = 0; i < ndim; i++) {
+        const msgpack_object *d = &shape->via.array.ptr[i];
+        if (d->type != MSGPACK_OBJECT_POSITIVE_INTEGER || d->via.u64 > ((uint64_t)1 << 40))
+            FAIL("has a bad shape entry");
+        shp[i] = (int64_t)d->via.u64;
+        count *= shp[i];
+        if (count > ((int64_t)1 << 40))
+            FAIL("is too large");
+    }
+    if ((uint64_t)count * dtype_size(dt) != nbytes)
+        FAIL("has %zu data bytes, expected %lld for shape and dtype %s",
+             nbytes, (long long)count * (long long)dtype_size(dt), dtype_name(dt));
+    tensor_alloc(t, dt, ndim, shp);
+    memcpy(t->data, bytes, nbytes);   /* bin payloads are unaligned: copy, never cast */
+    return true;
+}
+
+void record_tensor(const struct record *rec, const char *key, enum dtype dt,
+                   int ndim, const int64_t *expect, struct tensor *t)
+{
+    const msgpack_object *o = record_find(rec, key);
+    char err[160];
+    if (!o)
+        die_record(rec->index, "missing key '%s'", key);
+    if (!tensor_decode(o, t, err, sizeof err))
+        die_record(rec->index, "'%s' %s", key, err);
+    if (t->dtype != dt) {
+        enum dtype got = t->dtype;
+        tensor_free(t);
+        die_record(rec->index, "'%s' has dtype %s, expected %s", key, dtype_name(got), dtype_name(dt));
+    }
+    if (t->ndim != ndim) {
+        int got = t->ndim;
+        tensor_free(t);
+        die_record(rec->index, "'%s' has %d dimensions, expected %d", key, got, ndim);
+    }
+    for (int i = 0; i < ndim; i++)
+        if (expect && expect[i] >= 0 && t->shape[i] != expect[i]) {
+            long long got = (long long)t->shape[i];
+            tensor_free(t);
+            if (ndim == 1)
+                die_record(rec->index, "'%s' has %lld entries, expected %lld", key, got, (long long)expect[i]);
+            die_record(rec->index, "'%s' has %lld entries in dimension %d, expected %lld",
+                       key, got, i, (long long)expect[i]);
+        }
+}
+
+void *record_vector(const struct record *rec, const char *key, enum dtype dt, int64_t n)
+{
+    struct tensor t;
+    record_tensor(rec, key, dt, 1, &n, &t);
+    return t.data;
+}
+
+static void pack_bin_key(struct writer *w, const char *key)
+{
+    msgpack_pack_bin_with_body(&w->pk, key, strlen(key));
+}
+
+void mp_tensor(struct writer *w, enum dtype dt, int ndim, const int64_t *shape, const void *data)
+{
+    int64_t count = 1;
+    for (int i = 0; i < ndim; i++)
+        count *= shape[i];
+    size_t nbytes = (size_t)count * dtype_size(dt);
+    msgpack_pack_map(&w->pk, 5);
+    pack_bin_key(w, "nd");
+    msgpack_pack_true(&w->pk);
+    pack_bin_key(w, "type");
+    mp_str(w, dtype_name(dt));
+    pack_bin_key(w, "kind");
+    msgpack_pack_bin_with_body(&w->pk, "", 0);
+    pack_bin_key(w, "shape");
+    msgpack_pack_array(&w->pk, (size_t)ndim);
+    for (int i = 0; i < ndim; i++)
+        msgpack_pack_int64(&w->pk, shape[i]);
+    pack_bin_key(w, "data");
+    msgpack_pack_bin(&w->pk, nbytes);
+    msgpack_pack_bin_body(&w->pk, data, nbytes);
+}
+
+void mp_vector(struct writer *w, enum dtype dt, int64_t n, const void *data)
+{
+    mp_tensor(w, dt, 1, &n, data);
+}
