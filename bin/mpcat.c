@@ -1,0 +1,54 @@
+/* mpcat - a stream as JSON lines, and back (--to-msgpack). */
+#include "cli.h"
+#include "die.h"
+#include "io.h"
+#include "jsonl.h"
+#include "stream.h"
+#include <string.h>
+
+static bool summary, to_msgpack, force;
+static const char *input = "-", *output = "-";
+
+static const struct cli_option options[] = {
+    {"summary", 0, CLI_FLAG, &summary, NULL, "print tensors as dtype, shape, min, max and mean only", 0, NULL, 0, 0},
+    {"to-msgpack", 0, CLI_FLAG, &to_msgpack, NULL, "read JSON lines, write a msgpack stream", 0, NULL, 0, 0},
+    {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
+    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
+    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
+    {0},
+};
+
+static const struct cli_spec spec = {
+    "mpcat", "[options] [FILE]",
+    "Print a msgpack record stream as JSON lines, one record per line; tensors\n"
+    "appear as {\"dtype\",\"shape\",\"data\"}.  With --to-msgpack, turn such JSON lines\n"
+    "back into a stream (objects of exactly dtype/shape/data become tensors).",
+    "gen-graphs --count 3 | mpcat --summary | jq -c '{id, n, m}'",
+    options,
+};
+
+int main(int argc, char **argv)
+{
+    int first = cli_parse(&spec, argc, argv);
+    if (first < argc)
+        input = argv[first++];
+    if (first < argc)
+        cli_usage_error(&spec, "too many operands");
+    FILE *in = io_open_input(input);
+    FILE *out = io_open_output(output, to_msgpack, force);
+    const char *name = strcmp(input, "-") ? input : "<stdin>";
+    if (to_msgpack) {
+        struct writer w;
+        writer_init(&w, out);
+        jsonl_to_stream(in, name, &w);
+    } else {
+        struct reader rd;
+        struct record rec;
+        reader_init(&rd, in, name);
+        while (reader_next(&rd, &rec))
+            jsonl_write_record(out, &rec, summary);
+        reader_free(&rd);
+    }
+    io_close_output(out);
+    return 0;
+}
