@@ -1,0 +1,112 @@
+/* gen-graphs - synthetic flow networks as a graph record stream
+ * (formats/graph.md; the families are in common/graphgen.c). */
+#include "cache.h"
+#include "cli.h"
+#include "die.h"
+#include "graph.h"
+#include "graphgen.h"
+#include "io.h"
+#include "progress.h"
+#include "stream.h"
+#include <stdlib.h>
+
+/* Below this many node pairs in all (count * nodes^2) generating is cheaper
+ * than hashing the executable and copying an entry: no cache. */
+#define CACHE_MIN_WORK ((double)(1 << 24))
+/* Above this much work the progress line appears (on a terminal). */
+#define PROGRESS_MIN_WORK ((double)(1 << 22))
+
+static const char *family = "two-community", *capacity = "max-of-two", *output = "-";
+static int64_t nodes = 16, count = 1, seed = 0;
+static double density = 0.75, inter_density = 0.05;
+static bool directed, force, no_cache, verbose, quiet, progress;
+
+static const struct cli_option options[] = {
+    {"family", 0, CLI_CHOICE, &family, "NAME", "graph family", CLI_KEY,
+     "two-community|bipartite|erdos-renyi", 0, 0},
+    {"nodes", 'n', CLI_INT, &nodes, "N", "nodes per graph (two-community: even)", CLI_KEY, NULL, 2, 46340},
+    {"count", 'c', CLI_INT, &count, "K", "number of graphs", CLI_KEY, NULL, 0, 1e12},
+    {"seed", 's', CLI_INT, &seed, "S", "random seed; graph k depends only on (options, S, k)", CLI_KEY,
+     NULL, 0, 9.2e18},
+    {"density", 0, CLI_DOUBLE, &density, "P",
+     "community pair density ({i,j} iff U_ij<=P or U_ji<=P); erdos-renyi edge probability; "
+     "bipartite: A-B probability ~ U(P,1) per graph", CLI_KEY, NULL, 0, 1},
+    {"inter-density", 0, CLI_DOUBLE, &inter_density, "P",
+     "two-community: probability of each C1-C2 pair (+0.01 per redraw until one)", CLI_KEY, NULL, 0, 1},
+    {"directed", 0, CLI_FLAG, &directed, NULL,
+     "directed arcs, ordered pairs drawn independently (else undirected, src<dst)", CLI_KEY, NULL, 0, 0},
+    {"capacity", 0, CLI_CHOICE, &capacity, "LAW",
+     "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
+     "min-max rescaled per graph (paper); bipartite is always 1", CLI_KEY, "max-of-two|uniform-minmax", 0, 0},
+    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
+    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
+    {"no-cache", 0, CLI_FLAG, &no_cache, NULL, "do not use the cache (large outputs are cached)", 0, NULL, 0, 0},
+    {"verbose", 'v', CLI_FLAG, &verbose, NULL, "say on stderr whether the cache hit", 0, NULL, 0, 0},
+    {"quiet", 'q', CLI_FLAG, &quiet, NULL, "no progress line", 0, NULL, 0, 0},
+    {"progress", 0, CLI_FLAG, &progress, NULL, "progress line even when stderr is not a terminal", 0, NULL, 0, 0},
+    {0},
+};
+
+static const struct cli_spec spec = {
+    "gen-graphs", "[options] > graphs.mp",
+    "Generate synthetic flow networks, one graph record per graph (formats/graph.md):\n"
+    "two-community graphs (the paper's training and test data), bipartite graphs\n"
+    "(s=0, t=n-1, unit capacities; the paper's out-of-family test) and Erdos-Renyi\n"
+    "graphs.  Record k depends only on the options, the seed and k, so --count 10\n"
+    "is a prefix of --count 1000.  Bellman-Ford weights are U[0,1) per edge.",
+    "gen-graphs --count 1000 --seed 1 | ff-trace > train.mp",
+    options,
+};
+
+int main(int argc, char **argv)
+{
+    if (cli_parse(&spec, argc, argv) < argc)
+        cli_usage_error(&spec, "unexpected operand '%s'", argv[argc - 1]);
+    if (quiet && progress)
+        cli_usage_error(&spec, "options '--quiet' and '--progress' conflict");
+    cleanup_install_signals();
+
+    struct graphgen_options o = {
+        .family = family, .nodes = (int)nodes, .density = density, .inter_density = inter_density,
+        .directed = directed, .seed = (uint64_t)seed,
+    };
+    char err[256];
+    if (!graphgen_capacity_law(capacity, &o.capacity))
+        cli_usage_error(&spec, "unknown capacity law '%s'", capacity);
+    if (!graphgen_check(&o, err, sizeof err))
+        cli_usage_error(&spec, "%s", err);
+
+    FILE *out = io_open_output(output, 1, force);
+    double work = (double)count * (double)nodes * (double)nodes;
+    bool small = work < CACHE_MIN_WORK;
+    if (small && verbose && !no_cache)
+        fprintf(stderr, "%s: cache not used for a small output\n", spec.tool);
+
+    struct cache c;
+    char *args = cli_canonical_args(&spec);
+    cache_begin(&c, spec.tool, args, NULL, no_cache || small, verbose);
+    FILE *dest = cache_lookup(&c, out);
+    if (dest) {
+        struct progress p;
+        progress_begin(&p, quiet ? PROGRESS_OFF : progress ? PROGRESS_ON
+                           : work >= PROGRESS_MIN_WORK ? PROGRESS_AUTO : PROGRESS_OFF,
+                       "graphs", count);
+        struct writer w;
+        writer_init(&w, dest);
+        for (int64_t k = 0; k < count; k++) {
+            struct graph g;
+            if (!graphgen(&o, k, &g, err, sizeof err))
+                die(EX_SOFTWARE, "record %lld: %s", (long long)k, err);
+            mp_map(&w, GRAPH_CORE_KEYS);
+            graph_write_core(&w, &g);
+            graph_free(&g);
+            progress_update(&p, k + 1);
+        }
+        progress_end(&p);
+        cache_commit(&c);
+    }
+    cache_end(&c);
+    free(args);
+    io_close_output(out);
+    return 0;
+}

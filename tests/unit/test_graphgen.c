@@ -1,0 +1,336 @@
+/* test_graphgen.c - the synthetic generator: structure, statistics,
+ * determinism and independence of the purpose streams. */
+#include "check.h"
+#include "graphgen.h"
+#include <stdlib.h>
+#include <string.h>
+
+static struct graphgen_options opts(const char *family, int n)
+{
+    struct graphgen_options o = {
+        .family = family, .nodes = n, .density = 0.75, .inter_density = 0.05,
+        .directed = false, .capacity = CAP_MAX_OF_TWO, .seed = 0,
+    };
+    return o;
+}
+
+static void gen(const struct graphgen_options *o, int64_t k, struct graph *g)
+{
+    char err[256];
+    if (!graphgen(o, k, g, err, sizeof err)) {
+        fprintf(stderr, "graphgen failed: %s\n", err);
+        exit(2);
+    }
+}
+
+static bool same_graph(const struct graph *a, const struct graph *b)
+{
+    return a->n == b->n && a->m == b->m && a->s == b->s && a->t == b->t &&
+           a->directed == b->directed && a->cap_scale == b->cap_scale && a->id == b->id &&
+           strcmp(a->family, b->family) == 0 &&
+           !memcmp(a->src, b->src, sizeof *a->src * a->m) &&
+           !memcmp(a->dst, b->dst, sizeof *a->dst * a->m) &&
+           !memcmp(a->cap, b->cap, sizeof *a->cap * a->m) &&
+           !memcmp(a->w, b->w, sizeof *a->w * a->m);
+}
+
+/* Edges sorted by (src,dst), strictly; no self-loops; src < dst when
+ * undirected; endpoints in range; w in [0,1); cap*scale integral. */
+static bool well_formed(const struct graph *g)
+{
+    for (int e = 0; e < g->m; e++) {
+        if (g->src[e] < 0 || g->src[e] >= g->n || g->dst[e] < 0 || g->dst[e] >= g->n) return false;
+        if (g->src[e] == g->dst[e]) return false;
+        if (!g->directed && g->src[e] > g->dst[e]) return false;
+        if (e > 0 && (g->src[e - 1] > g->src[e] ||
+                      (g->src[e - 1] == g->src[e] && g->dst[e - 1] >= g->dst[e]))) return false;
+        if (!(g->w[e] >= 0 && g->w[e] < 1)) return false;
+        if (!(g->cap[e] >= 0 && g->cap[e] <= 1)) return false;
+        double k = g->cap[e] * (double)g->cap_scale;
+        if (fabs(k - nearbyint(k)) > 1e-5) return false;
+    }
+    return g->s != g->t && g->s >= 0 && g->s < g->n && g->t >= 0 && g->t < g->n;
+}
+
+static void test_two_community(void)
+{
+    struct graphgen_options o = opts("two-community", 16);
+    int n = 16, h = 8, graphs = 2000;
+    long within = 0, within_pairs = 0, inter = 0, cross_missing = 0, bad = 0, s_bad = 0, t_bad = 0;
+    double cap_sum = 0; long caps = 0, cap_off = 0;
+    for (int k = 0; k < graphs; k++) {
+        struct graph g;
+        gen(&o, k, &g);
+        if (!well_formed(&g) || g.n != n || g.directed || strcmp(g.family, "two-community") || g.id != k)
+            bad++;
+        int cross = 0;
+        for (int e = 0; e < g.m; e++) {
+            bool a = g.src[e] < h, b = g.dst[e] < h;
+            if (a == b) within++; else cross++;
+            cap_sum += g.cap[e]; caps++;
+            int c10 = (int)nearbyintf(g.cap[e] * 10);
+            if (c10 < 1 || c10 > 9 || g.cap[e] != (float)c10 / 10.0f) cap_off++;
+        }
+        within_pairs += 2 * h * (h - 1) / 2;
+        inter += cross;
+        if (cross == 0) cross_missing++;
+        if (!(g.s >= 0 && g.s < h)) s_bad++;
+        if (!(g.t > h && g.t < n)) t_bad++;
+        if (g.cap_scale != 10) bad++;
+        graph_free(&g);
+    }
+    double density = (double)within / within_pairs;
+    CHECK(bad == 0, "two-community: %d graphs well formed, sorted, src<dst, id=k", graphs);
+    CHECK(fabs(density - 0.9375) < 0.005,
+          "two-community n=16 p=.75: within-community pair density %.4f ~ 1-(1-p)^2 = 0.9375", density);
+    CHECK(cross_missing == 0, "two-community: every graph has an inter-community edge");
+    double mean_inter = (double)inter / graphs;
+    CHECK(mean_inter > 2.9 && mean_inter < 3.8, "two-community: mean inter edges %.3f ~ 64*0.05 given >= 1", mean_inter);
+    CHECK(s_bad == 0, "two-community: s in 0..h-1");
+    CHECK(t_bad == 0, "two-community: t in h+1..n-1");
+    CHECK(cap_off == 0, "max-of-two capacities are k/10, k in 1..9, as float32");
+    CHECK(fabs(cap_sum / caps - 0.6481) < 0.01, "max-of-two: mean capacity %.4f ~ 0.6481", cap_sum / caps);
+
+    /* Both communities and every s,t value turn up. */
+    int s_seen[16] = {0}, t_seen[16] = {0};
+    for (int k = 0; k < 400; k++) {
+        struct graph g;
+        gen(&o, k, &g);
+        s_seen[g.s]++; t_seen[g.t]++;
+        graph_free(&g);
+    }
+    int s_all = 1, t_all = 1;
+    for (int i = 0; i < h; i++) s_all &= s_seen[i] > 0;
+    for (int i = h + 1; i < n; i++) t_all &= t_seen[i] > 0;
+    CHECK(s_all && t_all && t_seen[h] == 0, "two-community: s covers 0..7, t covers 9..15, never 8");
+}
+
+static void test_two_community_directed(void)
+{
+    struct graphgen_options o = opts("two-community", 16);
+    o.directed = true;
+    int h = 8, graphs = 1000;
+    long within = 0, anti = 0, bad = 0, no_forward = 0;
+    for (int k = 0; k < graphs; k++) {
+        struct graph g;
+        gen(&o, k, &g);
+        if (!well_formed(&g) || !g.directed) bad++;
+        int forward = 0;
+        for (int e = 0; e < g.m; e++) {
+            if ((g.src[e] < h) == (g.dst[e] < h)) within++;
+            if (g.src[e] < h && g.dst[e] >= h) forward++;
+            if (g.src[e] > g.dst[e]) anti++;
+        }
+        if (!forward) no_forward++;
+        graph_free(&g);
+    }
+    double density = (double)within / ((double)graphs * 2 * h * (h - 1));
+    CHECK(bad == 0, "two-community --directed: well formed");
+    CHECK(fabs(density - 0.75) < 0.01, "two-community --directed: ordered-pair density %.4f ~ 0.75", density);
+    CHECK(no_forward == 0, "two-community --directed: always an arc from C1 to C2");
+    CHECK(anti > 0, "two-community --directed: arcs with src > dst exist");
+
+    /* Undirected is the symmetrised directed graph (same structure draws). */
+    struct graphgen_options u = opts("two-community", 16);
+    int same = 1;
+    for (int k = 0; k < 50; k++) {
+        struct graph gd, gu;
+        gen(&o, k, &gd); gen(&u, k, &gu);
+        uint8_t adj[16 * 16] = {0};
+        for (int e = 0; e < gd.m; e++)
+            if ((gd.src[e] < h) == (gd.dst[e] < h)) {
+                int a = gd.src[e], b = gd.dst[e];
+                adj[(a < b ? a : b) * 16 + (a < b ? b : a)] = 1;
+            }
+        for (int e = 0; e < gu.m; e++)
+            if ((gu.src[e] < h) == (gu.dst[e] < h)) {
+                if (!adj[gu.src[e] * 16 + gu.dst[e]]) same = 0;
+                adj[gu.src[e] * 16 + gu.dst[e]] = 0;
+            }
+        for (int i = 0; i < 256; i++) if (adj[i]) same = 0;
+        graph_free(&gd); graph_free(&gu);
+    }
+    CHECK(same, "two-community: undirected communities are the symmetrised directed ones");
+}
+
+static void test_bipartite_at(int n)
+{
+    struct graphgen_options o = opts("bipartite", n);
+    int a_count = (n - 2) / 2, b_first = a_count + 1, b_last = n - 2, b_count = b_last - b_first + 1;
+    long bad_shape = 0, bad_cap = 0, ab = 0;
+    int graphs = 500;
+    for (int k = 0; k < graphs; k++) {
+        struct graph g;
+        gen(&o, k, &g);
+        int s_a = 0, b_t = 0, k_ab = 0, other = 0;
+        int *b_has = calloc((size_t)n, sizeof *b_has);
+        for (int e = 0; e < g.m; e++) {
+            int u = g.src[e], v = g.dst[e];
+            bool ua = u >= 1 && u <= a_count, vb = v >= b_first && v <= b_last;
+            if (u == 0 && v >= 1 && v <= a_count) s_a++;
+            else if (v == n - 1 && u >= b_first && u <= b_last) b_t++;
+            else if (ua && vb) { k_ab++; b_has[v] = 1; }
+            else other++;
+            if (g.cap[e] != 1.0f) bad_cap++;
+        }
+        int covered = 1;
+        for (int b = b_first; b <= b_last; b++) covered &= b_has[b];
+        free(b_has);
+        if (!well_formed(&g) || g.s != 0 || g.t != n - 1 || s_a != a_count || b_t != b_count ||
+            other || !covered || g.m != a_count + b_count + k_ab || g.cap_scale != 1 || g.directed)
+            bad_shape++;
+        ab += k_ab;
+        graph_free(&g);
+    }
+    CHECK(bad_shape == 0, "bipartite n=%d: s=0, t=n-1, s-A all, B-t all, only A-B otherwise, every B covered", n);
+    CHECK(bad_cap == 0, "bipartite n=%d: every capacity is 1", n);
+    double density = (double)ab / ((double)graphs * a_count * b_count);
+    CHECK(fabs(density - 0.875) < 0.02, "bipartite n=%d: A-B density %.4f ~ E[U(0.75,1)] = 0.875", n, density);
+}
+
+static void test_bipartite(void)
+{
+    test_bipartite_at(16);
+    test_bipartite_at(64);
+    test_bipartite_at(15);
+    /* The capacity law does not apply to bipartite graphs. */
+    struct graphgen_options o = opts("bipartite", 16), p = o;
+    p.capacity = CAP_UNIFORM_MINMAX;
+    struct graph a, b;
+    gen(&o, 3, &a); gen(&p, 3, &b);
+    CHECK(same_graph(&a, &b), "bipartite: --capacity changes nothing");
+    graph_free(&a); graph_free(&b);
+
+    struct graphgen_options d = opts("bipartite", 16);
+    d.directed = true;
+    gen(&d, 0, &a);
+    CHECK(well_formed(&a) && a.directed, "bipartite --directed: arcs s->A, A->B, B->t");
+    graph_free(&a);
+}
+
+static void test_erdos_renyi(void)
+{
+    struct graphgen_options o = opts("erdos-renyi", 16);
+    o.density = 0.3;
+    long edges = 0, bad = 0;
+    int graphs = 1000;
+    for (int k = 0; k < graphs; k++) {
+        struct graph g;
+        gen(&o, k, &g);
+        if (!well_formed(&g) || strcmp(g.family, "erdos-renyi")) bad++;
+        edges += g.m;
+        graph_free(&g);
+    }
+    double density = (double)edges / (graphs * 120.0);
+    CHECK(bad == 0, "erdos-renyi: well formed, s != t");
+    CHECK(fabs(density - 0.3) < 0.01, "erdos-renyi p=0.3: pair density %.4f", density);
+
+    o.density = 0;
+    struct graph g;
+    gen(&o, 0, &g);
+    CHECK(g.m == 0 && g.s != g.t, "erdos-renyi p=0: no edges, still a valid record");
+    graph_free(&g);
+}
+
+static void test_uniform_minmax(void)
+{
+    struct graphgen_options o = opts("two-community", 16);
+    o.capacity = CAP_UNIFORM_MINMAX;
+    long bad = 0, zeros = 0, caps = 0;
+    for (int k = 0; k < 500; k++) {
+        struct graph g;
+        gen(&o, k, &g);
+        float lo = 2, hi = -1;
+        for (int e = 0; e < g.m; e++) {
+            if (g.cap[e] < lo) lo = g.cap[e];
+            if (g.cap[e] > hi) hi = g.cap[e];
+            zeros += g.cap[e] == 0;
+            caps++;
+        }
+        if (!well_formed(&g) || g.cap_scale < 1 || g.cap_scale > 10) bad++;
+        if (g.cap_scale > 1 || lo != hi) { if (lo != 0 || hi != 1) bad++; }
+        graph_free(&g);
+    }
+    CHECK(bad == 0, "uniform-minmax: min 0, max 1, cap*cap_scale integral, scale in 1..10");
+    CHECK(zeros > 0 && zeros < caps / 5, "uniform-minmax: zero capacities occur and are kept (%ld of %ld)", zeros, caps);
+
+    /* Changing the capacity law keeps structure, weights and endpoints. */
+    struct graphgen_options p = opts("two-community", 16);
+    int same = 1;
+    for (int k = 0; k < 50; k++) {
+        struct graph a, b;
+        gen(&o, k, &a); gen(&p, k, &b);
+        same &= a.m == b.m && a.s == b.s && a.t == b.t &&
+                !memcmp(a.src, b.src, sizeof *a.src * a.m) && !memcmp(a.dst, b.dst, sizeof *a.dst * a.m) &&
+                !memcmp(a.w, b.w, sizeof *a.w * a.m);
+        graph_free(&a); graph_free(&b);
+    }
+    CHECK(same, "capacity law changes only capacities (separate streams)");
+}
+
+static void test_determinism(void)
+{
+    const char *fams[] = { "two-community", "bipartite", "erdos-renyi" };
+    for (int f = 0; f < 3; f++) {
+        struct graphgen_options o = opts(fams[f], 32);
+        struct graph a, b, c, d;
+        gen(&o, 7, &a); gen(&o, 7, &b); gen(&o, 8, &c);
+        o.seed = 1;
+        gen(&o, 7, &d);
+        CHECK(same_graph(&a, &b), "%s: same (seed,k) gives the identical graph", fams[f]);
+        CHECK(!same_graph(&a, &c), "%s: record 8 differs from record 7", fams[f]);
+        CHECK(!same_graph(&a, &d), "%s: seed 1 differs from seed 0", fams[f]);
+        graph_free(&a); graph_free(&b); graph_free(&c); graph_free(&d);
+    }
+    /* Record k does not depend on what was generated before it. */
+    struct graphgen_options o = opts("two-community", 16);
+    struct graph seq[10], alone;
+    for (int k = 0; k < 10; k++) gen(&o, k, &seq[k]);
+    gen(&o, 6, &alone);
+    CHECK(same_graph(&seq[6], &alone), "record 6 is the same alone as after records 0..5");
+    for (int k = 0; k < 10; k++) graph_free(&seq[k]);
+    graph_free(&alone);
+
+    /* Pinned values: a change of the draw order must be deliberate. */
+    struct graph g;
+    gen(&o, 0, &g);
+    printf("# two-community n=16 seed 0 record 0: m=%d s=%d t=%d cap[0]=%g w[0]=%.9g\n",
+           g.m, g.s, g.t, g.cap[0], g.w[0]);
+    graph_free(&g);
+}
+
+static void test_errors(void)
+{
+    char err[256];
+    struct graph g;
+    struct graphgen_options o = opts("two-community", 15);
+    CHECK(!graphgen_check(&o, err, sizeof err) && strstr(err, "even") && strstr(err, "15"),
+          "two-community n=15 refused: %s", err);
+    CHECK(!graphgen(&o, 0, &g, err, sizeof err), "graphgen refuses n=15 too");
+    o = opts("two-community", 2);
+    CHECK(!graphgen_check(&o, err, sizeof err), "two-community n=2 refused: %s", err);
+    o = opts("triangle", 16);
+    CHECK(!graphgen_check(&o, err, sizeof err) && strstr(err, "triangle"), "unknown family refused: %s", err);
+    o = opts("erdos-renyi", 16);
+    o.density = 1.5;
+    CHECK(!graphgen_check(&o, err, sizeof err) && strstr(err, "density"), "density 1.5 refused: %s", err);
+    o = opts("bipartite", 3);
+    CHECK(!graphgen_check(&o, err, sizeof err), "bipartite n=3 refused: %s", err);
+    enum capacity_law law;
+    CHECK(graphgen_capacity_law("uniform-minmax", &law) && law == CAP_UNIFORM_MINMAX &&
+          graphgen_capacity_law("max-of-two", &law) && law == CAP_MAX_OF_TWO &&
+          !graphgen_capacity_law("gauss", &law), "capacity law names");
+}
+
+int main(void)
+{
+    check_file_name = "graphgen";
+    test_two_community();
+    test_two_community_directed();
+    test_bipartite();
+    test_erdos_renyi();
+    test_uniform_minmax();
+    test_determinism();
+    test_errors();
+    return check_done();
+}
