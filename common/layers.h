@@ -6,8 +6,10 @@
  * - name_forward(out..., in..., params..., dims...) and
  *   name_backward(dinputs..., dparams..., dout, saved inputs..., dims...);
  *   the first comment lines of each definition give every array's shape.
- * - Arrays are contiguous, row-major.  Row counts (N nodes, E edges) are
- *   int64_t, feature widths int.
+ * - Arrays are contiguous, row-major.  Row counts (N rows or nodes, E edges)
+ *   are int64_t, feature widths int: C input and OC output features of a
+ *   dense layer, H features of a message.  (Not I/O: OpenBLAS's cblas.h
+ *   pulls in <complex.h>, which defines I.)
  * - Backward kernels ACCUMULATE (+=) into their d-buffers, so a tensor used
  *   in several places sums its gradients for free; zero them before the
  *   backward pass.  A d-buffer passed as NULL is not computed.
@@ -30,26 +32,26 @@
 #include <stdint.h>
 #include "rng.h"
 
-/* ---- dense layer: out = in·Wᵀ (+ b), W stored (O×I) ------------------------- */
+/* ---- dense layer: out = in·Wᵀ (+ b), W stored (OC×C) ------------------------- */
 
-/* Below this many multiply-adds (N·I·O) the plain loops are used; above it
+/* Below this many multiply-adds (N·C·OC) the plain loops are used; above it
  * cblas_sgemm.  The choice depends on the shape only, so it is deterministic. */
 #define LINEAR_BLAS_THRESHOLD 4096
 
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
-                    int64_t N, int I, int O);
+                    int64_t N, int C, int OC);
 /* out += in·Wᵀ (+ b): for summing several linear terms into one buffer. */
 void linear_forward_accumulate(float *out, const float *in, const float *weight,
-                               const float *bias, int64_t N, int I, int O);
+                               const float *bias, int64_t N, int C, int OC);
 void linear_backward(float *din, float *dweight, float *dbias, const float *dout,
-                     const float *in, const float *weight, int64_t N, int I, int O);
+                     const float *in, const float *weight, int64_t N, int C, int OC);
 
 void linear_forward_naive(float *out, const float *in, const float *weight, const float *bias,
-                          int64_t N, int I, int O);
+                          int64_t N, int C, int OC);
 void linear_forward_accumulate_naive(float *out, const float *in, const float *weight,
-                                     const float *bias, int64_t N, int I, int O);
+                                     const float *bias, int64_t N, int C, int OC);
 void linear_backward_naive(float *din, float *dweight, float *dbias, const float *dout,
-                           const float *in, const float *weight, int64_t N, int I, int O);
+                           const float *in, const float *weight, int64_t N, int C, int OC);
 
 /* ---- elementwise ---------------------------------------------------------- */
 
@@ -143,8 +145,8 @@ double bce_with_logits_naive(float *dlogits, const float *logits, const float *t
  * Draws one rng_uniform() per entry in memory order: value[i] =
  * (float)((2u − 1)/√fan_in). */
 void param_init_uniform(float *value, int64_t count, int fan_in, struct rng *r);
-/* A dense layer (O×I weight, then the O-vector bias if not NULL): weight in
- * row-major order first, then bias, both with fan_in = I. */
-void linear_init(float *weight, float *bias, int I, int O, struct rng *r);
+/* A dense layer (OC×C weight, then the OC-vector bias if not NULL): weight in
+ * row-major order first, then bias, both with fan_in = C. */
+void linear_init(float *weight, float *bias, int C, int OC, struct rng *r);
 
 #endif

@@ -1,0 +1,546 @@
+/* layers.c - forward and backward kernels of the models (see layers.h).
+ *
+ * The optimised kernels are the naive ones with the loops reordered for
+ * memory order, plus cblas_sgemm for the dense layers; none of them uses
+ * threads of its own, and none reorders a sum depending on the machine's
+ * thread count, so a run is reproducible bit for bit.  This file is not a
+ * general tensor library: no strides, no broadcasting, no allocation. */
+#include "layers.h"
+#include "die.h"
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+/* cblas takes int dimensions; rows beyond this go in several calls. */
+#define BLAS_MAX_ROWS ((int64_t)1 << 30)
+
+static int use_blas(int64_t N, int C, int OC)
+{
+    return (double)N * C * OC >= LINEAR_BLAS_THRESHOLD;
+}
+
+/* ---- dense layer ------------------------------------------------------------ */
+
+void linear_forward_naive(float *out, const float *in, const float *weight, const float *bias,
+                          int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
+    for (int64_t n = 0; n < N; n++) {
+        const float *in_row = in + n * C;
+        for (int o = 0; o < OC; o++) {
+            const float *w_row = weight + (int64_t)o * C;
+            float sum = bias ? bias[o] : 0.0f;
+            for (int i = 0; i < C; i++)
+                sum += in_row[i] * w_row[i];
+            out[n * OC + o] = sum;
+        }
+    }
+}
+
+void linear_forward_accumulate_naive(float *out, const float *in, const float *weight,
+                                     const float *bias, int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
+    for (int64_t n = 0; n < N; n++) {
+        const float *in_row = in + n * C;
+        for (int o = 0; o < OC; o++) {
+            const float *w_row = weight + (int64_t)o * C;
+            float sum = bias ? bias[o] : 0.0f;
+            for (int i = 0; i < C; i++)
+                sum += in_row[i] * w_row[i];
+            out[n * OC + o] += sum;
+        }
+    }
+}
+
+void linear_backward_naive(float *din, float *dweight, float *dbias, const float *dout,
+                           const float *in, const float *weight, int64_t N, int C, int OC)
+{
+    // din is (N,C), dweight is (OC,C), dbias is (OC), each NULL if not wanted
+    // dout is (N,OC), in is (N,C), weight is (OC,C)
+    for (int64_t n = 0; n < N; n++) {
+        const float *dout_row = dout + n * OC;
+        for (int o = 0; o < OC; o++) {
+            float d = dout_row[o];
+            const float *w_row = weight + (int64_t)o * C;
+            if (din)
+                for (int i = 0; i < C; i++)
+                    din[n * C + i] += d * w_row[i];
+            if (dweight)
+                for (int i = 0; i < C; i++)
+                    dweight[(int64_t)o * C + i] += d * in[n * C + i];
+            if (dbias)
+                dbias[o] += d;
+        }
+    }
+}
+
+/* out (= or +=) in·Wᵀ + b through sgemm; bias goes in first so that beta = 1
+ * adds the product to it. */
+static void linear_forward_blas(float *out, const float *in, const float *weight,
+                                const float *bias, int64_t N, int C, int OC, int accumulate)
+{
+    float beta = accumulate ? 1.0f : 0.0f;
+    if (bias) {
+        for (int64_t n = 0; n < N; n++) {
+            float *out_row = out + n * OC;
+            if (accumulate)
+                for (int o = 0; o < OC; o++) out_row[o] += bias[o];
+            else
+                memcpy(out_row, bias, (size_t)OC * sizeof(float));
+        }
+        beta = 1.0f;
+    }
+    for (int64_t n0 = 0; n0 < N; n0 += BLAS_MAX_ROWS) {
+        int rows = (int)(N - n0 < BLAS_MAX_ROWS ? N - n0 : BLAS_MAX_ROWS);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, OC, C,
+                    1.0f, in + n0 * C, C, weight, C, beta, out + n0 * OC, OC);
+    }
+}
+
+void linear_forward(float *out, const float *in, const float *weight, const float *bias,
+                    int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
+    if (use_blas(N, C, OC))
+        linear_forward_blas(out, in, weight, bias, N, C, OC, 0);
+    else
+        linear_forward_naive(out, in, weight, bias, N, C, OC);
+}
+
+void linear_forward_accumulate(float *out, const float *in, const float *weight,
+                               const float *bias, int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
+    if (use_blas(N, C, OC))
+        linear_forward_blas(out, in, weight, bias, N, C, OC, 1);
+    else
+        linear_forward_accumulate_naive(out, in, weight, bias, N, C, OC);
+}
+
+void linear_backward(float *din, float *dweight, float *dbias, const float *dout,
+                     const float *in, const float *weight, int64_t N, int C, int OC)
+{
+    // din is (N,C), dweight is (OC,C), dbias is (OC), each NULL if not wanted
+    // dout is (N,OC), in is (N,C), weight is (OC,C)
+    if (!use_blas(N, C, OC)) {
+        linear_backward_naive(din, dweight, dbias, dout, in, weight, N, C, OC);
+        return;
+    }
+    for (int64_t n0 = 0; n0 < N; n0 += BLAS_MAX_ROWS) {
+        int rows = (int)(N - n0 < BLAS_MAX_ROWS ? N - n0 : BLAS_MAX_ROWS);
+        // din += dout·W
+        if (din)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, C, OC,
+                        1.0f, dout + n0 * OC, OC, weight, C, 1.0f, din + n0 * C, C);
+        // dW += doutᵀ·in
+        if (dweight)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, rows,
+                        1.0f, dout + n0 * OC, OC, in + n0 * C, C, 1.0f, dweight, C);
+    }
+    // dbias is a column sum of dout, rows in order
+    if (dbias)
+        for (int64_t n = 0; n < N; n++) {
+            const float *dout_row = dout + n * OC;
+            for (int o = 0; o < OC; o++)
+                dbias[o] += dout_row[o];
+        }
+}
+
+/* ---- elementwise ------------------------------------------------------------ */
+
+void relu_forward(float *out, const float *in, int64_t count)
+{
+    // out and in are (count), possibly the same buffer
+    for (int64_t i = 0; i < count; i++)
+        out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+
+void relu_backward(float *din, const float *dout, const float *out, int64_t count)
+{
+    // din, dout and out (the forward output) are (count)
+    for (int64_t i = 0; i < count; i++)
+        din[i] += out[i] > 0.0f ? dout[i] : 0.0f;
+}
+
+void tanh_forward(float *out, const float *in, int64_t count)
+{
+    // out and in are (count), possibly the same buffer
+    for (int64_t i = 0; i < count; i++)
+        out[i] = tanhf(in[i]);
+}
+
+void tanh_backward(float *din, const float *dout, const float *out, int64_t count)
+{
+    // din, dout and out (the forward output) are (count)
+    for (int64_t i = 0; i < count; i++)
+        din[i] += dout[i] * (1.0f - out[i] * out[i]);
+}
+
+/* ---- aggregation ------------------------------------------------------------ */
+
+/* A receiver out of range would write outside out: catch it once per edge. */
+static void check_receiver(int32_t v, int64_t e, int64_t N)
+{
+    if (v < 0 || v >= N)
+        die(EX_SOFTWARE, "edge %lld: receiver %d outside [0, %lld)", (long long)e, (int)v,
+            (long long)N);
+}
+
+void edge_in_degree(int32_t *in_degree, const int32_t *recv, int64_t E, int64_t N)
+{
+    // in_degree is (N), recv is (E)
+    memset(in_degree, 0, (size_t)N * sizeof(int32_t));
+    for (int64_t e = 0; e < E; e++) {
+        check_receiver(recv[e], e, N);
+        in_degree[recv[e]]++;
+    }
+}
+
+void aggregate_max_forward_naive(float *out, int32_t *argmax, const float *msg,
+                                 const int32_t *recv, int64_t E, int64_t N, int H)
+{
+    // out is (N,H), argmax is (N,H), msg is (E,H), recv is (E)
+    for (int64_t v = 0; v < N; v++)
+        for (int h = 0; h < H; h++) {
+            float best = 0.0f;
+            int32_t winner = -1;
+            for (int64_t e = 0; e < E; e++)
+                if (recv[e] == v && (winner < 0 || msg[e * H + h] > best)) {
+                    best = msg[e * H + h];
+                    winner = (int32_t)e;
+                }
+            out[v * H + h] = best;
+            argmax[v * H + h] = winner;
+        }
+}
+
+void aggregate_max_forward(float *out, int32_t *argmax, const float *msg, const int32_t *recv,
+                           int64_t E, int64_t N, int H)
+{
+    // out is (N,H), argmax is (N,H), msg is (E,H), recv is (E)
+    if (E > INT32_MAX)
+        die(EX_SOFTWARE, "%lld edges do not fit the int32 argmax", (long long)E);
+    memset(out, 0, (size_t)(N * H) * sizeof(float));
+    for (int64_t i = 0; i < N * H; i++)
+        argmax[i] = -1;
+    // edges in increasing order with a strict '>', so ties keep the lowest edge
+    for (int64_t e = 0; e < E; e++) {
+        check_receiver(recv[e], e, N);
+        const float *msg_row = msg + e * H;
+        float *out_row = out + (int64_t)recv[e] * H;
+        int32_t *argmax_row = argmax + (int64_t)recv[e] * H;
+        for (int h = 0; h < H; h++)
+            if (argmax_row[h] < 0 || msg_row[h] > out_row[h]) {
+                out_row[h] = msg_row[h];
+                argmax_row[h] = (int32_t)e;
+            }
+    }
+}
+
+void aggregate_max_backward_naive(float *dmsg, const float *dout, const int32_t *argmax,
+                                  int64_t N, int H)
+{
+    // dmsg is (E,H), dout is (N,H), argmax is (N,H) from the forward pass
+    for (int64_t v = 0; v < N; v++)
+        for (int h = 0; h < H; h++)
+            if (argmax[v * H + h] >= 0)
+                dmsg[(int64_t)argmax[v * H + h] * H + h] += dout[v * H + h];
+}
+
+void aggregate_max_backward(float *dmsg, const float *dout, const int32_t *argmax,
+                            int64_t N, int H)
+{
+    // dmsg is (E,H), dout is (N,H), argmax is (N,H) from the forward pass
+    // each message feature wins at most one receiver, so the order is irrelevant
+    aggregate_max_backward_naive(dmsg, dout, argmax, N, H);
+}
+
+void aggregate_sum_forward_naive(float *out, const float *msg, const int32_t *recv,
+                                 int64_t E, int64_t N, int H)
+{
+    // out is (N,H), msg is (E,H), recv is (E)
+    for (int64_t v = 0; v < N; v++)
+        for (int h = 0; h < H; h++) {
+            float sum = 0.0f;
+            for (int64_t e = 0; e < E; e++)
+                if (recv[e] == v)
+                    sum += msg[e * H + h];
+            out[v * H + h] = sum;
+        }
+}
+
+void aggregate_sum_forward(float *out, const float *msg, const int32_t *recv,
+                           int64_t E, int64_t N, int H)
+{
+    // out is (N,H), msg is (E,H), recv is (E)
+    memset(out, 0, (size_t)(N * H) * sizeof(float));
+    // edges in increasing order: the sum into each node has one fixed order
+    for (int64_t e = 0; e < E; e++) {
+        check_receiver(recv[e], e, N);
+        const float *msg_row = msg + e * H;
+        float *out_row = out + (int64_t)recv[e] * H;
+        for (int h = 0; h < H; h++)
+            out_row[h] += msg_row[h];
+    }
+}
+
+void aggregate_sum_backward_naive(float *dmsg, const float *dout, const int32_t *recv,
+                                  int64_t E, int H)
+{
+    // dmsg is (E,H), dout is (N,H), recv is (E)
+    for (int64_t e = 0; e < E; e++)
+        for (int h = 0; h < H; h++)
+            dmsg[e * H + h] += dout[(int64_t)recv[e] * H + h];
+}
+
+void aggregate_sum_backward(float *dmsg, const float *dout, const int32_t *recv,
+                            int64_t E, int H)
+{
+    // dmsg is (E,H), dout is (N,H), recv is (E)
+    gather_rows_forward_accumulate(dmsg, dout, recv, E, H);
+}
+
+void aggregate_mean_forward_naive(float *out, const float *msg, const int32_t *recv,
+                                  const int32_t *in_degree, int64_t E, int64_t N, int H)
+{
+    // out is (N,H), msg is (E,H), recv is (E), in_degree is (N)
+    aggregate_sum_forward_naive(out, msg, recv, E, N, H);
+    for (int64_t v = 0; v < N; v++)
+        for (int h = 0; h < H; h++)
+            out[v * H + h] = in_degree[v] ? out[v * H + h] / (float)in_degree[v] : 0.0f;
+}
+
+void aggregate_mean_forward(float *out, const float *msg, const int32_t *recv,
+                            const int32_t *in_degree, int64_t E, int64_t N, int H)
+{
+    // out is (N,H), msg is (E,H), recv is (E), in_degree is (N)
+    aggregate_sum_forward(out, msg, recv, E, N, H);
+    for (int64_t v = 0; v < N; v++) {
+        if (!in_degree[v])
+            continue;   // the sum is already 0
+        float degree = (float)in_degree[v];
+        float *out_row = out + v * H;
+        for (int h = 0; h < H; h++)
+            out_row[h] /= degree;
+    }
+}
+
+void aggregate_mean_backward_naive(float *dmsg, const float *dout, const int32_t *recv,
+                                   const int32_t *in_degree, int64_t E, int H)
+{
+    // dmsg is (E,H), dout is (N,H), recv is (E), in_degree is (N)
+    for (int64_t e = 0; e < E; e++)
+        for (int h = 0; h < H; h++)
+            dmsg[e * H + h] += dout[(int64_t)recv[e] * H + h] / (float)in_degree[recv[e]];
+}
+
+void aggregate_mean_backward(float *dmsg, const float *dout, const int32_t *recv,
+                             const int32_t *in_degree, int64_t E, int H)
+{
+    // dmsg is (E,H), dout is (N,H), recv is (E), in_degree is (N)
+    for (int64_t e = 0; e < E; e++) {
+        float degree = (float)in_degree[recv[e]];
+        const float *dout_row = dout + (int64_t)recv[e] * H;
+        float *dmsg_row = dmsg + e * H;
+        for (int h = 0; h < H; h++)
+            dmsg_row[h] += dout_row[h] / degree;
+    }
+}
+
+/* ---- row gathers ------------------------------------------------------------ */
+
+void gather_rows_forward_naive(float *out, const float *in, const int32_t *idx, int64_t E, int H)
+{
+    // out is (E,H), in is (N,H), idx is (E)
+    for (int64_t e = 0; e < E; e++)
+        for (int h = 0; h < H; h++)
+            out[e * H + h] = in[(int64_t)idx[e] * H + h];
+}
+
+void gather_rows_forward(float *out, const float *in, const int32_t *idx, int64_t E, int H)
+{
+    // out is (E,H), in is (N,H), idx is (E)
+    for (int64_t e = 0; e < E; e++)
+        memcpy(out + e * H, in + (int64_t)idx[e] * H, (size_t)H * sizeof(float));
+}
+
+void gather_rows_forward_accumulate_naive(float *out, const float *in, const int32_t *idx,
+                                          int64_t E, int H)
+{
+    // out is (E,H), in is (N,H), idx is (E)
+    for (int64_t e = 0; e < E; e++)
+        for (int h = 0; h < H; h++)
+            out[e * H + h] += in[(int64_t)idx[e] * H + h];
+}
+
+void gather_rows_forward_accumulate(float *out, const float *in, const int32_t *idx,
+                                    int64_t E, int H)
+{
+    // out is (E,H), in is (N,H), idx is (E)
+    for (int64_t e = 0; e < E; e++) {
+        const float *in_row = in + (int64_t)idx[e] * H;
+        float *out_row = out + e * H;
+        for (int h = 0; h < H; h++)
+            out_row[h] += in_row[h];
+    }
+}
+
+void gather_rows_backward_naive(float *din, const float *dout, const int32_t *idx,
+                                int64_t E, int H)
+{
+    // din is (N,H), dout is (E,H), idx is (E)
+    for (int64_t e = 0; e < E; e++)
+        for (int h = 0; h < H; h++)
+            din[(int64_t)idx[e] * H + h] += dout[e * H + h];
+}
+
+void gather_rows_backward(float *din, const float *dout, const int32_t *idx, int64_t E, int H)
+{
+    // din is (N,H), dout is (E,H), idx is (E)
+    // sequential over edges: the sum into each row has one fixed order
+    for (int64_t e = 0; e < E; e++) {
+        const float *dout_row = dout + e * H;
+        float *din_row = din + (int64_t)idx[e] * H;
+        for (int h = 0; h < H; h++)
+            din_row[h] += dout_row[h];
+    }
+}
+
+/* ---- losses ----------------------------------------------------------------- */
+
+static void check_target(int32_t target, int64_t i, int K)
+{
+    if (target < 0 || target >= K)
+        die(EX_SOFTWARE, "item %lld: target %d outside [0, %d)", (long long)i, (int)target, K);
+}
+
+double softmax_cross_entropy(float *dlogits, const float *logits, const int32_t *target,
+                             const float *weight, float scale, int64_t count, int K)
+{
+    // dlogits and logits are (count,K), target is (count), weight is (count) or NULL
+    double total = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        double w = weight ? weight[i] : 1.0;
+        if (w == 0.0)
+            continue;
+        check_target(target[i], i, K);
+        const float *row = logits + i * K;
+        // shift by the row maximum so no exp overflows
+        float max = row[0];
+        for (int k = 1; k < K; k++)
+            if (row[k] > max) max = row[k];
+        double sum = 0.0;
+        for (int k = 0; k < K; k++)
+            sum += exp((double)row[k] - max);
+        double log_sum = log(sum);
+        total += w * (log_sum - ((double)row[target[i]] - max));
+        if (dlogits) {
+            float *drow = dlogits + i * K;
+            double g = w * scale;
+            for (int k = 0; k < K; k++) {
+                double p = exp((double)row[k] - max - log_sum);
+                drow[k] += (float)(g * (p - (k == target[i])));
+            }
+        }
+    }
+    return scale * total;
+}
+
+double softmax_cross_entropy_naive(float *dlogits, const float *logits, const int32_t *target,
+                                   const float *weight, float scale, int64_t count, int K)
+{
+    // dlogits and logits are (count,K), target is (count), weight is (count) or NULL
+    // the textbook formula, unshifted: fine for the moderate logits of the tests
+    double total = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        double w = weight ? weight[i] : 1.0;
+        if (w == 0.0)
+            continue;
+        check_target(target[i], i, K);
+        double sum = 0.0;
+        for (int k = 0; k < K; k++)
+            sum += exp((double)logits[i * K + k]);
+        total += w * -log(exp((double)logits[i * K + target[i]]) / sum);
+        if (dlogits)
+            for (int k = 0; k < K; k++) {
+                double p = exp((double)logits[i * K + k]) / sum;
+                dlogits[i * K + k] += (float)(w * scale * (p - (k == target[i] ? 1.0 : 0.0)));
+            }
+    }
+    return scale * total;
+}
+
+double bce_with_logits(float *dlogits, const float *logits, const float *target,
+                       const float *weight, float scale, int64_t count)
+{
+    // dlogits, logits, target and weight (or NULL) are (count)
+    double total = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        double w = weight ? weight[i] : 1.0;
+        if (w == 0.0)
+            continue;
+        double x = logits[i], y = target[i];
+        // max(x,0) − x·y + log(1 + e^−|x|) never overflows
+        total += w * (fmax(x, 0.0) - x * y + log1p(exp(-fabs(x))));
+        if (dlogits) {
+            double sigmoid = x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
+            dlogits[i] += (float)(w * scale * (sigmoid - y));
+        }
+    }
+    return scale * total;
+}
+
+double bce_with_logits_naive(float *dlogits, const float *logits, const float *target,
+                             const float *weight, float scale, int64_t count)
+{
+    // dlogits, logits, target and weight (or NULL) are (count)
+    double total = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        double w = weight ? weight[i] : 1.0;
+        if (w == 0.0)
+            continue;
+        double sigmoid = 1.0 / (1.0 + exp(-(double)logits[i]));
+        double y = target[i];
+        total += w * -(y * log(sigmoid) + (1.0 - y) * log(1.0 - sigmoid));
+        if (dlogits)
+            dlogits[i] += (float)(w * scale * (sigmoid - y));
+    }
+    return scale * total;
+}
+
+double squared_error(float *dpred, const float *pred, const float *target,
+                     const float *weight, float scale, int64_t count)
+{
+    // dpred, pred, target and weight (or NULL) are (count)
+    double total = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        double w = weight ? weight[i] : 1.0;
+        if (w == 0.0)
+            continue;
+        double diff = (double)pred[i] - target[i];
+        total += w * diff * diff;
+        if (dpred)
+            dpred[i] += (float)(2.0 * w * scale * diff);
+    }
+    return scale * total;
+}
+
+/* ---- parameter init --------------------------------------------------------- */
+
+void param_init_uniform(float *value, int64_t count, int fan_in, struct rng *r)
+{
+    // value is (count)
+    double bound = 1.0 / sqrt((double)fan_in);
+    for (int64_t i = 0; i < count; i++)
+        value[i] = (float)((2.0 * rng_uniform(r) - 1.0) * bound);
+}
+
+void linear_init(float *weight, float *bias, int C, int OC, struct rng *r)
+{
+    // weight is (OC,C), bias is (OC) or NULL
+    param_init_uniform(weight, (int64_t)OC * C, C, r);
+    if (bias)
+        param_init_uniform(bias, OC, C, r);
+}

@@ -1,0 +1,83 @@
+/* optim.c - SGD and Adam over a parameter list (see optim.h).  The float
+ * arithmetic follows PyTorch's single-tensor ("foreach=False") code paths
+ * so results agree to rounding with torch.optim on the same gradients. */
+#include "optim.h"
+#include "die.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void params_zero_grad(struct param *params, int nparams)
+{
+    for (int k = 0; k < nparams; k++)
+        memset(params[k].grad, 0, (size_t)params[k].count * sizeof(float));
+}
+
+int64_t params_count(const struct param *params, int nparams)
+{
+    int64_t total = 0;
+    for (int k = 0; k < nparams; k++)
+        total += params[k].count;
+    return total;
+}
+
+void sgd_step(const struct sgd *opt, struct param *params, int nparams)
+{
+    float lr = opt->lr, wd = opt->weight_decay;
+    for (int k = 0; k < nparams; k++) {
+        float *p = params[k].value;
+        const float *g = params[k].grad;
+        for (int64_t i = 0; i < params[k].count; i++)
+            p[i] -= lr * (g[i] + wd * p[i]);
+    }
+}
+
+void adam_init(struct adam *opt, const struct param *params, int nparams,
+               float lr, float weight_decay)
+{
+    opt->lr = lr;
+    opt->beta1 = 0.9f;
+    opt->beta2 = 0.999f;
+    opt->eps = 1e-8f;
+    opt->weight_decay = weight_decay;
+    opt->step = 0;
+    opt->count = params_count(params, nparams);
+    // one spare entry so an empty list still gets a real allocation
+    opt->m = xcalloc((size_t)opt->count + 1, sizeof(float));
+    opt->v = xcalloc((size_t)opt->count + 1, sizeof(float));
+}
+
+void adam_step(struct adam *opt, struct param *params, int nparams)
+{
+    if (params_count(params, nparams) != opt->count)
+        die(EX_SOFTWARE, "adam: the parameter list has %lld entries, the optimiser %lld",
+            (long long)params_count(params, nparams), (long long)opt->count);
+    opt->step++;
+    // the bias corrections are Python floats (double) in torch
+    double correction1 = 1.0 - pow(opt->beta1, (double)opt->step);
+    double correction2 = 1.0 - pow(opt->beta2, (double)opt->step);
+    float step_size = (float)(opt->lr / correction1);
+    float correction2_sqrt = (float)sqrt(correction2);
+    float beta1 = opt->beta1, beta2 = opt->beta2, eps = opt->eps, wd = opt->weight_decay;
+    float *m = opt->m, *v = opt->v;
+    for (int k = 0; k < nparams; k++) {
+        float *p = params[k].value;
+        const float *grad = params[k].grad;
+        for (int64_t i = 0; i < params[k].count; i++) {
+            float g = wd != 0.0f ? grad[i] + wd * p[i] : grad[i];
+            m[i] = m[i] * beta1 + (1.0f - beta1) * g;
+            v[i] = v[i] * beta2 + (1.0f - beta2) * g * g;
+            float denom = sqrtf(v[i]) / correction2_sqrt + eps;
+            p[i] -= step_size * (m[i] / denom);
+        }
+        m += params[k].count;
+        v += params[k].count;
+    }
+}
+
+void adam_free(struct adam *opt)
+{
+    free(opt->m);
+    free(opt->v);
+    opt->m = opt->v = NULL;
+}
