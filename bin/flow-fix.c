@@ -1,0 +1,40 @@
+/* flow-fix - the corrective procedure: a predicted flow made feasible. */
+#include "cli.h"
+#include "flowfix_filter.h"
+#include "io.h"
+#include <string.h>
+
+static bool force;
+static const char *input = "-", *output = "-", *key = "pred_flow";
+
+static const struct cli_option options[] = {
+    {"key", 'k', CLI_STRING, &key, "NAME", "the key holding the predicted flow", 0, NULL, 0, 0},
+    {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
+    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
+    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
+    {0},
+};
+
+static const struct cli_spec spec = {
+    "flow-fix", "[options] < predicted.mp > fixed.mp",
+    "Turn a predicted flow (capacity-bounded, antisymmetric, but not conserving)\n"
+    "into a feasible flow with the paper's corrective procedure (appendix A.2):\n"
+    "excess goes back towards s, surplus out-flow is lowered towards t.  Adds\n"
+    "fixed_flow, fixed_value and the per-node conservation error before and after.",
+    "dar-step --model dual.mp < test.mp | flow-fix | metrics",
+    options,
+};
+
+int main(int argc, char **argv)
+{
+    int first = cli_parse(&spec, argc, argv);
+    if (first < argc)
+        input = argv[first++];
+    if (first < argc)
+        cli_usage_error(&spec, "too many operands");
+    FILE *in = io_open_input(input);
+    FILE *out = io_open_output(output, 1, force);
+    flowfix_stream(in, strcmp(input, "-") ? input : "<stdin>", out, key);
+    io_close_output(out);
+    return 0;
+}

@@ -1,0 +1,17 @@
+/* fftrace.h - the ff-trace filter: graph records in, records enriched with
+ * the Ford-Fulkerson trace (or only the solution) out.  formats/graph.md
+ * lists the keys it adds. */
+#ifndef DAR_FFTRACE_H
+#define DAR_FFTRACE_H
+#include <stdio.h>
+#include <stdbool.h>
+#include "progress.h"
+
+struct fftrace_options {
+    bool hints;                 /* false: --no-hints, fast solver, solution only */
+    enum progress_mode progress;
+};
+
+void fftrace_stream(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o);
+
+#endif

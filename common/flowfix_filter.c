@@ -1,0 +1,67 @@
+/* flowfix_filter.c - read graph + predicted flow, write the corrected flow.
+ *
+ * A predicted flow outside [-cap, cap] (or [0, cap] on a directed arc) is
+ * first clamped into it: the model's F = C * tanh(.) never is, but a flow from
+ * elsewhere may be, and Algorithm 2 starts from a flow within capacity. */
+#include "flowfix_filter.h"
+#include "die.h"
+#include "flowfix.h"
+#include "graph.h"
+#include "stream.h"
+#include "tensor.h"
+#include <math.h>
+#include <stdlib.h>
+
+static const char *const added_keys[] = {"fixed_flow", "fixed_value", "conservation_before", "conservation_after"};
+
+static void fix_record(struct writer *w, const struct record *rec, const char *key)
+{
+    struct graph g;
+    graph_read(&g, rec);
+    const msgpack_object *o = record_find(rec, key);
+    if (!o)
+        die_record(rec->index, "missing key '%s' (the predicted flow; choose another with --key)", key);
+    struct tensor t;
+    char err[160];
+    if (!tensor_decode(o, &t, err, sizeof err))
+        die_record(rec->index, "'%s' %s", key, err);
+    if (t.ndim != 1 || t.count != g.m || (t.dtype != DT_F32 && t.dtype != DT_F64)) {
+        tensor_free(&t);
+        die_record(rec->index, "'%s' must be a float vector of %d entries (one per edge)", key, g.m);
+    }
+    size_t m = (size_t)(g.m ? g.m : 1), n = (size_t)g.n;
+    double *cap = xmalloc(sizeof *cap * m), *pred = xmalloc(sizeof *pred * m), *fixed = xmalloc(sizeof *fixed * m);
+    double *before = xmalloc(sizeof *before * n), *after = xmalloc(sizeof *after * n);
+    float *out = xmalloc(sizeof *out * m);
+    for (int e = 0; e < g.m; e++) {
+        double p = t.dtype == DT_F32 ? ((float *)t.data)[e] : ((double *)t.data)[e];
+        if (!isfinite(p))
+            die_record(rec->index, "'%s' entry %d is %g, expected a finite number", key, e, p);
+        cap[e] = g.cap[e];
+        double lo = g.directed ? 0 : -cap[e];
+        pred[e] = fmin(fmax(p, lo), cap[e]);
+    }
+    tensor_free(&t);
+    double value = flow_fix(g.n, g.m, g.s, g.t, g.directed, g.src, g.dst, cap, pred, fixed, before, after);
+    for (int e = 0; e < g.m; e++)
+        out[e] = (float)fixed[e];
+    writer_begin_enriched(w, rec, added_keys, 4);
+    mp_key(w, "fixed_flow");          mp_vector(w, DT_F32, g.m, out);
+    mp_key(w, "fixed_value");         mp_double(w, value);
+    mp_key(w, "conservation_before"); mp_vector(w, DT_F64, g.n, before);
+    mp_key(w, "conservation_after");  mp_vector(w, DT_F64, g.n, after);
+    free(cap); free(pred); free(fixed); free(before); free(after); free(out);
+    graph_free(&g);
+}
+
+void flowfix_stream(FILE *in, const char *in_name, FILE *out, const char *key)
+{
+    struct reader rd;
+    struct record rec;
+    struct writer w;
+    reader_init(&rd, in, in_name);
+    writer_init(&w, out);
+    while (reader_next(&rd, &rec))
+        fix_record(&w, &rec, key);
+    reader_free(&rd);
+}
