@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# gen-graphs: options, determinism, prefix property, Python interop of every
+# family, the terminal refusal and the cache for large outputs.
+# Binary output always goes to files: $output drops NUL bytes.
+load test_helper
+
+@test "gen-graphs --help lists every option with its default, --version answers" {
+    run --separate-stderr gen-graphs --help
+    assert_success
+    for opt in --family --nodes --count --seed --density --inter-density --directed \
+               --capacity --output --force --no-cache --verbose --quiet --progress; do
+        assert_output --partial -- "$opt"
+    done
+    assert_output --partial "two-community|bipartite|erdos-renyi"
+    assert_output --partial "max-of-two|uniform-minmax"
+    assert_output --partial "(default: 0.75)"
+    run --separate-stderr gen-graphs --version
+    assert_success
+    assert_output --regexp '^gen-graphs \(dar\) [0-9.]+$'
+}
+
+@test "bad options and values are usage errors (exit 64)" {
+    run --separate-stderr gen-graphs --bogus
+    [ "$status" -eq 64 ]
+    [[ "$stderr" == "gen-graphs: unknown option '--bogus'"* ]]
+    for args in "--family triangle" "--capacity gauss" "--density 1.5" "--inter-density -0.1" \
+                "--nodes 1" "--nodes abc" "--count -1" "--quiet --progress" "extra-operand"; do
+        run --separate-stderr gen-graphs $args -o "$T/x.mp"
+        [ "$status" -eq 64 ] || fail "'$args' exited $status: $stderr"
+        [[ "$stderr" == "gen-graphs: "* ]] || fail "'$args': $stderr"
+    done
+}
+
+@test "--nodes 15 --family two-community is a usage error saying n must be even" {
+    run --separate-stderr gen-graphs --nodes 15 --family two-community -o "$T/odd.mp"
+    [ "$status" -eq 64 ]
+    [[ "$stderr" == "gen-graphs: family 'two-community' needs an even number of nodes"*"got 15"* ]] || fail "$stderr"
+    assert_file_not_exists "$T/odd.mp"
+    # an odd bipartite or erdos-renyi graph is fine
+    gen-graphs --nodes 15 --family bipartite > "$T/b.mp"
+    gen-graphs --nodes 15 --family erdos-renyi > "$T/e.mp"
+}
+
+@test "same seed twice is bit-identical; another seed differs" {
+    gen-graphs --count 50 --seed 7 > "$T/a.mp"
+    gen-graphs --count 50 --seed 7 > "$T/b.mp"
+    gen-graphs --count 50 --seed 8 > "$T/c.mp"
+    cmp "$T/a.mp" "$T/b.mp"
+    ! cmp -s "$T/a.mp" "$T/c.mp" || fail "seeds 7 and 8 gave the same output"
+    # -o FILE writes the same bytes as stdout
+    gen-graphs --count 50 --seed 7 -o "$T/d.mp"
+    cmp "$T/a.mp" "$T/d.mp"
+}
+
+@test "--count 10 is a byte prefix of --count 100, for every family" {
+    for fam in two-community bipartite erdos-renyi; do
+        gen-graphs --family "$fam" --count 10 --seed 3 > "$T/10.mp"
+        gen-graphs --family "$fam" --count 100 --seed 3 > "$T/100.mp"
+        size=$(stat -c %s "$T/10.mp")
+        [ "$size" -gt 0 ]
+        head -c "$size" "$T/100.mp" | cmp - "$T/10.mp" || fail "$fam: not a prefix"
+        [ "$(stat -c %s "$T/100.mp")" -gt "$size" ]
+    done
+    gen-graphs --count 0 > "$T/0.mp"
+    assert_file_empty "$T/0.mp"
+}
+
+@test "every family and option decodes in Python with the documented keys, dtypes and shapes" {
+    for fam in two-community bipartite erdos-renyi; do
+        for extra in "" "--directed" "--capacity uniform-minmax" "--nodes 64"; do
+            gen-graphs --family "$fam" --count 20 --seed 1 $extra > "$T/g.mp"
+            directed=False; [[ "$extra" == --directed ]] && directed=True
+            n=16; [[ "$extra" == "--nodes 64" ]] && n=64
+            py_stream "$T/g.mp" "
+fam, directed, n = '$fam', $directed, $n
+assert len(recs) == 20, len(recs)
+for k, r in enumerate(recs):
+    assert list(r) == ['kind','id','family','n','m','directed','s','t','src','dst','cap','w','cap_scale'], list(r)
+    assert r['kind'] == 'graph' and r['id'] == k and r['family'] == fam and r['n'] == n
+    assert r['directed'] is directed
+    m = r['m']
+    for key, dt in (('src', np.int32), ('dst', np.int32), ('cap', np.float32), ('w', np.float32)):
+        a = r[key]
+        assert isinstance(a, np.ndarray) and a.dtype == dt and a.shape == (m,), (key, a.dtype, a.shape)
+    src, dst = r['src'].astype(np.int64), r['dst'].astype(np.int64)
+    assert ((src >= 0) & (src < n) & (dst >= 0) & (dst < n) & (src != dst)).all()
+    key = src * n + dst
+    assert (np.diff(key) > 0).all(), 'edges not sorted by (src,dst) or repeated'
+    if not directed:
+        assert (src < dst).all()
+    assert ((r['w'] >= 0) & (r['w'] < 1)).all()
+    assert ((r['cap'] >= 0) & (r['cap'] <= 1)).all()
+    k_int = r['cap'].astype(np.float64) * r['cap_scale']
+    assert np.allclose(k_int, np.round(k_int), atol=1e-5), 'cap * cap_scale not integral'
+    assert r['s'] != r['t'] and 0 <= r['s'] < n and 0 <= r['t'] < n
+"
+        done
+    done
+}
+
+@test "two-community: s in the first community, t beyond node h, an inter-community edge, density ~ 0.9375" {
+    gen-graphs --count 300 --seed 2 > "$T/g.mp"
+    py_stream "$T/g.mp" '
+within = pairs = 0
+for r in recs:
+    n = r["n"]; h = n // 2
+    assert 0 <= r["s"] < h and h < r["t"] < n, (r["s"], r["t"])
+    a, b = r["src"] < h, r["dst"] < h
+    assert (a != b).any(), "no inter-community edge"
+    within += int((a == b).sum()); pairs += 2 * h * (h - 1) // 2
+    c10 = r["cap"].astype(np.float64) * 10
+    assert r["cap_scale"] == 10 and (np.abs(c10 - np.round(c10)) < 1e-5).all()
+    assert 1 <= np.round(c10).min() and np.round(c10).max() <= 9
+d = within / pairs
+assert abs(d - 0.9375) < 0.01, d
+'
+}
+
+@test "bipartite: s=0, t=n-1, s-A and B-t complete, only A-B otherwise, every B covered, unit capacities" {
+    for n in 16 64; do
+        gen-graphs --family bipartite --nodes $n --count 50 > "$T/b.mp"
+        py_stream "$T/b.mp" "
+n = $n
+m2 = (n - 2) // 2
+A = set(range(1, m2 + 1)); B = set(range(m2 + 1, n - 1))
+for r in recs:
+    assert r['s'] == 0 and r['t'] == n - 1 and r['cap_scale'] == 1
+    assert (r['cap'] == 1).all()
+    E = set(zip(r['src'].tolist(), r['dst'].tolist()))
+    assert {(0, a) for a in A} <= E and {(b, n - 1) for b in B} <= E
+    ab = E - {(0, a) for a in A} - {(b, n - 1) for b in B}
+    assert all(u in A and v in B for u, v in ab), ab
+    assert {v for _, v in ab} == B
+"
+    done
+}
+
+@test "the maximum flow of generated graphs is positive (networkx)" {
+    gen-graphs --count 30 --seed 4 > "$T/g.mp"
+    gen-graphs --family bipartite --count 10 --seed 4 >> "$T/g.mp"
+    py_stream "$T/g.mp" '
+import networkx as nx
+for r in recs:
+    G = nx.Graph()
+    G.add_nodes_from(range(r["n"]))
+    for u, v, c in zip(r["src"].tolist(), r["dst"].tolist(), r["cap"].tolist()):
+        G.add_edge(u, v, capacity=c)
+    assert nx.maximum_flow_value(G, r["s"], r["t"]) > 0, r["id"]
+'
+}
+
+@test "changing --capacity keeps structure, weights, s and t" {
+    gen-graphs --count 20 > "$T/a.mp"
+    gen-graphs --count 20 --capacity uniform-minmax > "$T/b.mp"
+    "$PY" - "$T/a.mp" "$T/b.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy, numpy as np
+load = lambda p: list(msgpack.Unpacker(open(p, "rb"), object_hook=msgpack_numpy.decode, raw=False))
+for a, b in zip(load(sys.argv[1]), load(sys.argv[2])):
+    for k in ("m", "s", "t"): assert a[k] == b[k]
+    for k in ("src", "dst", "w"): assert (a[k] == b[k]).all()
+    assert b["cap"].min() == 0 and b["cap"].max() == 1
+PYEOF
+}
+
+@test "refuses to write msgpack to a terminal; -f overrides" {
+    command -v script >/dev/null || skip "script(1) not installed"
+    run script -qec "$DAR_BIN/gen-graphs" /dev/null
+    [ "$status" -eq 64 ] || fail "exit $status: $output"
+    assert_output --partial "refusing to write binary msgpack to a terminal"
+    run script -qec "$DAR_BIN/gen-graphs -f --count 1" /dev/null
+    assert_success
+}
+
+@test "a closed pipe ends gen-graphs quietly" {
+    run --separate-stderr bash -c 'gen-graphs --count 200000 --no-cache | head -c 100 > /dev/null'
+    assert_success
+    [ -z "$stderr" ] || fail "stderr: $stderr"
+}
+
+@test "large outputs are cached (miss then hit, same bytes); small ones and --no-cache are not" {
+    # 4096^2 node pairs is above the cache threshold; the output itself is small.
+    big="--family erdos-renyi --nodes 4096 --density 0.0005"
+    run --separate-stderr gen-graphs $big -v -o "$T/a.mp"
+    assert_success
+    [[ "$stderr" == *"cache miss"* ]] || fail "$stderr"
+    run --separate-stderr gen-graphs $big -v -o "$T/b.mp"
+    assert_success
+    [[ "$stderr" == *"cache hit"* ]] || fail "$stderr"
+    cmp "$T/a.mp" "$T/b.mp"
+    run --separate-stderr gen-graphs $big --no-cache -v -o "$T/c.mp"
+    [[ "$stderr" != *"cache hit"* ]] || fail "$stderr"
+    cmp "$T/a.mp" "$T/c.mp"
+    # another seed is another entry
+    run --separate-stderr gen-graphs $big --seed 1 -v -o "$T/d.mp"
+    [[ "$stderr" == *"cache miss"* ]] || fail "$stderr"
+    ! cmp -s "$T/a.mp" "$T/d.mp" || fail "seeds 0 and 1 gave the same output"
+    entries=$(find "$DAR_CACHE" -name '*.mp' | wc -l)
+    gen-graphs --count 10 -v -o "$T/small.mp" 2> "$T/err"
+    [ "$(find "$DAR_CACHE" -name '*.mp' | wc -l)" -eq "$entries" ]
+    ! grep -q "cache hit\|cache miss" "$T/err" || fail "small output went through the cache"
+}
+
+@test "a corrupt cache entry is a miss and is replaced" {
+    big="--family erdos-renyi --nodes 4096 --density 0.0005"
+    gen-graphs $big -o "$T/a.mp"
+    entry=$(find "$DAR_CACHE" -name '*.mp' | head -1)
+    [ -n "$entry" ]
+    printf 'garbage' | dd of="$entry" bs=1 seek=10 conv=notrunc 2>/dev/null
+    run --separate-stderr gen-graphs $big -v -o "$T/b.mp"
+    assert_success
+    [[ "$stderr" == *"cache miss"* ]] || fail "$stderr"
+    cmp "$T/a.mp" "$T/b.mp"
+}
+
+@test "--progress draws a progress line on stderr, --quiet none" {
+    gen-graphs --count 2000 --progress -o "$T/a.mp" 2> "$T/err"
+    grep -q "graphs" "$T/err"
+    gen-graphs --count 2000 --quiet -o "$T/b.mp" 2> "$T/err2"
+    assert_file_empty "$T/err2"
+    cmp "$T/a.mp" "$T/b.mp"
+}
