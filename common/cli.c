@@ -46,7 +46,17 @@ static void format_value(const struct cli_option *o, char *buf, size_t cap)
     switch (o->type) {
     case CLI_FLAG: snprintf(buf, cap, "%s", *(bool *)o->dest ? "true" : "false"); break;
     case CLI_INT: snprintf(buf, cap, "%lld", (long long)*(int64_t *)o->dest); break;
-    case CLI_DOUBLE: snprintf(buf, cap, "%.17g", *(double *)o->dest); break;
+    case CLI_DOUBLE: {
+        /* the shortest text that reads back to the same double: exact for
+         * cache keys, readable in --help */
+        double v = *(double *)o->dest;
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(buf, cap, "%.*g", digits, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
+        break;
+    }
     case CLI_STRING:
     case CLI_CHOICE: {
         const char *s = *(const char **)o->dest;
