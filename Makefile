@@ -26,10 +26,13 @@ TOOLS      := $(sort $(basename $(notdir $(wildcard bin/*.c))))
 TOOL_BINS  := $(TOOLS:%=$(BINDIR)/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+# Small C programs the bats tests and benchmarks drive (not user tools).
+TESTTOOL_SRC  := $(sort $(wildcard tests/tools/*.c))
+TESTTOOL_BINS := $(TESTTOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 LIB        := $(BUILD)/libdar.a
 
 .PHONY: all deps demo test test-unit test-bats test-asan bench clean
-all: $(LIB) $(TOOL_BINS)
+all: $(LIB) $(TOOL_BINS) $(TESTTOOL_BINS)
 
 $(BUILD)/%.o: %.c $(wildcard common/*.h)
 	@mkdir -p $(dir $@)
@@ -44,6 +47,10 @@ $(BINDIR)/%: $(BUILD)/bin/%.o $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/check.h $(LIB) $(wildcard common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+$(BUILD)/tools/%: tests/tools/%.c $(LIB) $(wildcard common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
@@ -69,7 +76,7 @@ test-unit: $(UNIT_BINS)
 
 BATS_JOBS ?= 2
 test-bats: all
-	DAR_BIN=$(abspath $(BINDIR)) bats --tap --jobs $(BATS_JOBS) tests/
+	DAR_BIN=$(abspath $(BINDIR)) DAR_TOOLS=$(abspath $(BUILD)/tools) bats --tap --jobs $(BATS_JOBS) tests/
 
 # The sanitizer build lives entirely under build/asan so it never replaces the
 # normal tools; the same unit tests and bats suite run against it.
@@ -78,7 +85,7 @@ test-asan:
 	$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin CFLAGS='$(ASAN_FLAGS) -Wall -std=gnu11' \
 	    LDFLAGS='-fsanitize=address,undefined' all test-unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	    DAR_BIN=$(abspath build/asan/bin) DAR_ASAN=1 bats --tap --jobs $(BATS_JOBS) tests/
+	    DAR_BIN=$(abspath build/asan/bin) DAR_TOOLS=$(abspath build/asan/tools) DAR_ASAN=1 bats --tap --jobs $(BATS_JOBS) tests/
 
 bench: all
 	@for b in tests/bench/*.sh; do [ -e "$$b" ] || continue; bash "$$b"; done

@@ -8,6 +8,7 @@ bats_load_library bats-file
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 DAR_BIN="${DAR_BIN:-$ROOT/bin}"
 PATH="$DAR_BIN:$PATH"
+DAR_TOOLS="${DAR_TOOLS:-$ROOT/build/tools}"
 PY=/usr/bin/python3
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 # Each test gets its own cache so tests never see each other's entries.
