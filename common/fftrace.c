@@ -20,25 +20,27 @@ static const char *const trace_keys[] = {"steps", "hint_phase", "hint_mask", "hi
                                          "flow", "maxflow", "cut"};
 static const char *const solution_keys[] = {"flow", "maxflow", "cut"};
 
-/* Integer capacities and the value of one integer unit. */
+/* Integer capacities k and the number of integer units in 1.0: real values
+ * are k / units (a division, so 27 units of 1/10 print as 2.7, not
+ * 2.7000000000000002). */
 static double integer_capacities(const struct graph *g, int64_t *k)
 {
     int64_t scale = graph_integer_capacities(g, k);
     if (scale > 0)
-        return 1.0 / (double)scale;
+        return (double)scale;
     double top = 0;
     for (int e = 0; e < g->m; e++)
         top = fmax(top, g->cap[e]);
-    double unit = top / 1099511627776.0;   /* 2^40 */
+    double units = top > 0 ? 1099511627776.0 / top : 1.0;   /* 2^40 units in the largest capacity */
     for (int e = 0; e < g->m; e++)
-        k[e] = llround(g->cap[e] / unit);
-    return unit;
+        k[e] = llround(g->cap[e] * units);
+    return units;
 }
 
-static void write_flow(struct writer *w, const int64_t *flow, int64_t count, double unit, float *buf)
+static void write_flow(struct writer *w, const int64_t *flow, int64_t count, double units, float *buf)
 {
     for (int64_t i = 0; i < count; i++)
-        buf[i] = (float)((double)flow[i] * unit);
+        buf[i] = (float)((double)flow[i] / units);
     mp_vector(w, DT_F32, count, buf);
 }
 
@@ -49,7 +51,7 @@ static void trace_record(struct writer *w, const struct record *rec, const struc
     int64_t *cap = xmalloc(sizeof *cap * (size_t)(g.m ? g.m : 1));
     int64_t *flow = xmalloc(sizeof *flow * (size_t)(g.m ? g.m : 1));
     uint8_t *cut = xmalloc((size_t)g.n);
-    double unit = integer_capacities(&g, cap);
+    double units = integer_capacities(&g, cap);
     struct flownet net = {g.n, g.m, g.s, g.t, g.directed, g.src, g.dst, cap, g.w};
     float *fbuf;
 
@@ -65,18 +67,18 @@ static void trace_record(struct writer *w, const struct record *rec, const struc
         mp_key(w, "hint_pi");    mp_tensor(w, DT_I32, 2, (int64_t[]){T, g.n}, tr.pi);
         mp_key(w, "hint_flow");
         for (int64_t i = 0; i < T * g.m; i++)
-            fbuf[i] = (float)((double)tr.flow[i] * unit);
+            fbuf[i] = (float)((double)tr.flow[i] / units);
         mp_tensor(w, DT_F32, 2, (int64_t[]){T, g.m}, fbuf);
-        mp_key(w, "flow");       write_flow(w, flow, g.m, unit, fbuf);
-        mp_key(w, "maxflow");    mp_double(w, (double)value * unit);
+        mp_key(w, "flow");       write_flow(w, flow, g.m, units, fbuf);
+        mp_key(w, "maxflow");    mp_double(w, (double)value / units);
         mp_key(w, "cut");        mp_vector(w, DT_U8, g.n, cut);
         trace_free(&tr);
     } else {
         int64_t value = maxflow_fast(&net, flow, cut);
         fbuf = xmalloc(sizeof *fbuf * (size_t)(g.m + 1));
         writer_begin_enriched(w, rec, solution_keys, 3);
-        mp_key(w, "flow");       write_flow(w, flow, g.m, unit, fbuf);
-        mp_key(w, "maxflow");    mp_double(w, (double)value * unit);
+        mp_key(w, "flow");       write_flow(w, flow, g.m, units, fbuf);
+        mp_key(w, "maxflow");    mp_double(w, (double)value / units);
         mp_key(w, "cut");        mp_vector(w, DT_U8, g.n, cut);
     }
     free(fbuf);

@@ -85,8 +85,9 @@ static void put_tensor(FILE *out, const struct tensor *t, bool summary)
                 sum += v;
             }
             char a[48], b[48], c[48];
-            format_real(a, sizeof a, lo, false);
-            format_real(b, sizeof b, hi, false);
+            bool single = t->dtype == DT_F32;   /* min and max are elements: print them as such */
+            format_real(a, sizeof a, lo, single);
+            format_real(b, sizeof b, hi, single);
             format_real(c, sizeof c, sum / (double)t->count, false);
             put(out, ",\"min\":"); put(out, a);
             put(out, ",\"max\":"); put(out, b);
