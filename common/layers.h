@@ -34,9 +34,11 @@
 
 /* ---- dense layer: out = in·Wᵀ (+ b), W stored (OC×C) ------------------------- */
 
-/* Below this many multiply-adds (N·C·OC) the plain loops are used; above it
- * cblas_sgemm.  The choice depends on the shape only, so it is deterministic. */
-#define LINEAR_BLAS_THRESHOLD 4096
+/* Below this many multiply-adds (N·C·OC) the plain loops are used, from it
+ * on cblas_sgemm.  The choice depends on the shape only, so it is
+ * deterministic.  Measured with one thread: sgemm already wins at 2×16×16
+ * (0.18 µs against 0.29 µs) and the plain loops only below that. */
+#define LINEAR_BLAS_THRESHOLD 512
 
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
                     int64_t N, int C, int OC);
@@ -69,7 +71,10 @@ void tanh_backward(float *din, const float *dout, const float *out, int64_t coun
  * gets 0 (and argmax −1). */
 
 /* out[v] = max over edges e into v of msg[e], per feature; argmax records the
- * winning edge, ties going to the lowest edge index. */
+ * winning edge, ties going to the lowest edge index.  A message wins only by
+ * comparing greater, so NaN and −inf never win (a feature whose messages are
+ * all NaN or −inf counts as empty: 0, argmax −1).  argmax may be NULL when
+ * no backward pass follows (inference). */
 void aggregate_max_forward(float *out, int32_t *argmax, const float *msg, const int32_t *recv,
                            int64_t E, int64_t N, int H);
 void aggregate_max_backward(float *dmsg, const float *dout, const int32_t *argmax,

@@ -209,7 +209,7 @@ static double unary_loss(void *p)
 
 static void test_elementwise(void)
 {
-    int64_t count = 200;
+    int64_t count = 203;     // not a multiple of the vector width
     float *in = random_array(count, -2, 2), *G = random_array(count, -1, 1);
     // keep the relu kink out of the finite-difference window
     for (int64_t i = 0; i < count; i++)
@@ -357,6 +357,15 @@ static void test_aggregation_edge_cases(void)
     aggregate_max_forward(out, argmax, negative, recv, 5, 3, 1);
     CHECK(out[0] == -1.5f && argmax[0] == 3 && out[1] == -3.0f,
           "aggregate max of negative messages is their max");
+    float no_argmax[3];
+    aggregate_max_forward(no_argmax, NULL, negative, recv, 5, 3, 1);
+    CHECK(memcmp(no_argmax, out, sizeof out) == 0, "aggregate max without argmax gives the same values");
+    const float special[] = { NAN, -INFINITY, NAN, 4.0f, -INFINITY };
+    aggregate_max_forward(out, argmax, special, recv, 5, 3, 1);
+    aggregate_max_forward_naive(ref, argmax_ref, special, recv, 5, 3, 1);
+    CHECK(out[0] == 4.0f && argmax[0] == 3 && out[1] == 0.0f && argmax[1] == -1 &&
+          memcmp(argmax, argmax_ref, sizeof argmax) == 0 && memcmp(out, ref, sizeof out) == 0,
+          "aggregate max: NaN and -inf never win, in both twins");
 
     // no edges at all
     float none[4] = { 1, 1, 1, 1 };
