@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# ff-trace: the Ford-Fulkerson trace, against networkx, the reference's worked
+# example, the paper's trajectory statistics, bad input and the cache.
+load test_helper
+
+@test "maxflow, flow and cut agree with networkx on every family, directed and undirected" {
+    {
+        gen-graphs --family two-community --nodes 16 --count 60 --seed 11
+        gen-graphs --family two-community --nodes 12 --count 30 --seed 12 --directed
+        gen-graphs --family two-community --nodes 10 --count 30 --seed 13 --capacity uniform-minmax --density 0.3
+        gen-graphs --family bipartite --nodes 16 --count 40 --seed 14
+        gen-graphs --family bipartite --nodes 9 --count 20 --seed 15 --directed
+        gen-graphs --family erdos-renyi --nodes 20 --count 60 --seed 16 --density 0.12
+        gen-graphs --family erdos-renyi --nodes 14 --count 40 --seed 17 --density 0.2 --directed
+    } > "$T/g.mp"
+    ff-trace < "$T/g.mp" > "$T/t.mp"
+    ff-trace --no-hints < "$T/g.mp" > "$T/f.mp"
+    run "$PY" - "$T/t.mp" "$T/f.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn, numpy as np, networkx as nx
+def load(p): return list(msgpack.Unpacker(open(p, "rb"), object_hook=mn.decode, raw=False))
+traced, fast = load(sys.argv[1]), load(sys.argv[2])
+assert len(traced) == len(fast) == 280, len(traced)
+disconnected = 0
+for r, q in zip(traced, fast):
+    n, s, t, sc = r["n"], r["s"], r["t"], r["cap_scale"]
+    cap = np.rint(r["cap"].astype(np.float64) * sc).astype(np.int64)
+    G = nx.DiGraph() if r["directed"] else nx.Graph()
+    G.add_nodes_from(range(n))
+    for u, v, c in zip(r["src"], r["dst"], cap):
+        G.add_edge(int(u), int(v), capacity=int(c))
+    value, (S, Tside) = nx.minimum_cut(G, s, t)
+    assert abs(r["maxflow"] * sc - value) < 1e-9, (r["id"], r["maxflow"], value)
+    assert abs(q["maxflow"] - r["maxflow"]) < 1e-12
+    disconnected += value == 0
+    for rec in (r, q):
+        f = np.rint(rec["flow"].astype(np.float64) * sc).astype(np.int64)
+        assert np.all(np.abs(f) <= cap) and (not r["directed"] or np.all(f >= 0))
+        net = np.zeros(n, np.int64)
+        np.add.at(net, r["src"], -f); np.add.at(net, r["dst"], f)
+        assert all(net[v] == 0 for v in range(n) if v not in (s, t)), net
+        assert -net[s] == value
+        cut = rec["cut"]
+        assert set(np.flatnonzero(cut == 0)) == set(S), (r["id"], cut, S)
+    hf = r["hint_flow"]
+    assert hf.shape == (r["steps"], r["m"]) and r["hint_mask"].shape == (r["steps"], n)
+    assert np.array_equal(hf[-1], r["flow"]) and r["hint_phase"][-1] == 1 and r["hint_phase"][0] == 1
+assert disconnected > 0, "no disconnected s-t pair was exercised"
+print("ok", len(traced), "graphs,", disconnected, "with s and t disconnected")
+PYEOF
+    assert_success
+    assert_output --partial "ok 280 graphs"
+}
+
+@test "the reference's worked 5-node example: T = 17, flow frames 5, 10, 15 with 0.4, 0.1, 0.3" {
+    cat > "$T/ex.jsonl" <<'JSON'
+{"kind":"graph","id":0,"family":"example","n":5,"m":7,"directed":false,"s":0,"t":4,"src":{"dtype":"<i4","shape":[7],"data":[0,0,1,1,2,3,2]},"dst":{"dtype":"<i4","shape":[7],"data":[1,2,2,3,3,4,4]},"cap":{"dtype":"<f4","shape":[7],"data":[0.5,0.3,0.2,0.4,0.6,0.9,0.1]},"w":{"dtype":"<f4","shape":[7],"data":[0.1,0.5,0.3,0.2,0.4,0.3,0.6]},"cap_scale":10}
+JSON
+    mpcat --to-msgpack < "$T/ex.jsonl" | ff-trace > "$T/ex.mp"
+    run py_stream "$T/ex.mp" '
+r = recs[0]
+assert r["steps"] == 17, r["steps"]
+flow_frames = [i for i, p in enumerate(r["hint_phase"]) if p == 0]
+assert flow_frames == [5, 10, 15], flow_frames
+hf = r["hint_flow"].astype(np.float64)
+value = lambda f: f[0] + f[1]          # edges 0-1 and 0-2 leave s
+inc = [round(value(hf[i]) - value(hf[i - 1]), 6) for i in flow_frames]
+assert inc == [0.4, 0.1, 0.3], inc
+assert abs(r["maxflow"] - 0.8) < 1e-12
+assert list(r["cut"]) == [0, 1, 1, 1, 1], r["cut"]
+print("ok")'
+    assert_success
+}
+
+@test "trajectory statistics of the paper's splits lie near the reference's table" {
+    # Paper splits (dar-reference.md 1.1): train 1000 x 16, test 128 x 64, bipartite 128 x 64.
+    gen-graphs --family two-community --nodes 16 --count 1000 --seed 1 | ff-trace --no-cache > "$T/c16.mp"
+    gen-graphs --family two-community --nodes 64 --count 128 --seed 4 | ff-trace --no-cache > "$T/c64.mp"
+    gen-graphs --family bipartite --nodes 16 --count 1000 --seed 5 | ff-trace --no-cache > "$T/b16.mp"
+    gen-graphs --family bipartite --nodes 64 --count 128 --seed 6 | ff-trace --no-cache > "$T/b64.mp"
+    run "$PY" - "$T" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn, numpy as np
+ref = {"c16": (48.1, None), "c64": (587, None), "b16": (40.0, 7.0), "b64": (189, 31)}
+out = []
+for name in ["c16", "c64", "b16", "b64"]:
+    T, aug = [], []
+    for r in msgpack.Unpacker(open(f"{sys.argv[1]}/{name}.mp", "rb"), object_hook=mn.decode, raw=False):
+        T.append(r["steps"]); aug.append(int((r["hint_phase"] == 0).sum()))
+    T, aug = np.array(T), np.array(aug)
+    print(f"# {name}: T mean {T.mean():.1f} median {np.median(T):.0f} max {T.max()}, augmentations mean {aug.mean():.1f} max {aug.max()} (reference T mean {ref[name][0]})")
+    out.append((name, T.mean(), aug.mean()))
+d = dict((n, t) for n, t, _ in out)
+assert 44 <= d["c16"] <= 53, d      # exact arithmetic: ~48 (float64 traces: 50.3)
+assert 520 <= d["c64"] <= 650, d    # exact: ~587
+assert 35 <= d["b16"] <= 45 and 170 <= d["b64"] <= 230, d   # reference 40 and 189
+PYEOF
+    echo "$output" | grep '^#' >&3 || true
+    assert_success
+}
+
+bad_graph() { # name, then a jq-free JSON line
+    printf '%s\n' "$2" | mpcat --to-msgpack > "$T/$1.mp"
+}
+
+G='"kind":"graph","n":3,"m":2,"directed":false'
+E='"src":{"dtype":"<i4","shape":[2],"data":[0,1]},"dst":{"dtype":"<i4","shape":[2],"data":[1,2]}'
+C='"cap":{"dtype":"<f4","shape":[2],"data":[0.5,0.5]}'
+
+@test "bad graphs: exit 65 naming the record and the key, nothing cached" {
+    ok="{$G,\"s\":0,\"t\":2,$E,$C}"
+    cases=(
+        "s-equals-t|{$G,\"s\":1,\"t\":1,$E,$C}|'s' and 't' are both 1"
+        "s-range|{$G,\"s\":7,\"t\":2,$E,$C}|'s' is 7, outside 0..2"
+        "t-range|{$G,\"s\":0,\"t\":-1,$E,$C}|'t' is -1, outside 0..2"
+        "neg-cap|{$G,\"s\":0,\"t\":2,$E,\"cap\":{\"dtype\":\"<f4\",\"shape\":[2],\"data\":[0.5,-1]}}|'cap' entry 1 is -1"
+        "nan-cap|{$G,\"s\":0,\"t\":2,$E,\"cap\":{\"dtype\":\"<f4\",\"shape\":[2],\"data\":[\"nan\",1]}}|'cap' entry 0 is nan"
+        "endpoint|{$G,\"s\":0,\"t\":2,\"src\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[0,1]},\"dst\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[1,5]},$C}|'dst' entry 1 is 5, outside 0..2"
+        "short-cap|{$G,\"s\":0,\"t\":2,$E,\"cap\":{\"dtype\":\"<f4\",\"shape\":[1],\"data\":[0.5]}}|'cap' has 1 entries, expected 2"
+        "wrong-dtype|{$G,\"s\":0,\"t\":2,\"src\":{\"dtype\":\"<f4\",\"shape\":[2],\"data\":[0,1]},\"dst\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[1,2]},$C}|'src' has dtype <f4, expected <i4"
+        "self-loop|{$G,\"s\":0,\"t\":2,\"src\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[0,1]},\"dst\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[1,1]},$C}|edge 1 is a self-loop on node 1"
+        "duplicate|{$G,\"s\":0,\"t\":2,\"src\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[0,1]},\"dst\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[1,0]},$C}|nodes 0 and 1 are joined by more than one edge"
+        "missing-s|{$G,\"t\":2,$E,$C}|missing key 's'"
+        "missing-cap|{$G,\"s\":0,\"t\":2,$E}|missing key 'cap'"
+        "wrong-kind|{\"kind\":\"model\",\"n\":3,\"m\":2,\"s\":0,\"t\":2,$E,$C}|'kind' is 'model', expected 'graph'"
+    )
+    for c in "${cases[@]}"; do
+        IFS='|' read -r name json msg <<<"$c"
+        { printf '%s\n' "$ok"; printf '%s\n' "$json"; } | mpcat --to-msgpack > "$T/$name.mp"
+        run --separate-stderr ff-trace -i "$T/$name.mp" -o "$T/$name.out"
+        [ "$status" -eq 65 ] || fail "$name: status $status: $stderr"
+        assert_one_line_error ff-trace
+        [[ "$stderr" == "ff-trace: record 1: $msg"* ]] || fail "$name: $stderr"
+        run --separate-stderr ff-trace --no-hints -i "$T/$name.mp" -o /dev/null
+        [ "$status" -eq 65 ] || fail "$name (--no-hints): status $status"
+    done
+    # no failure was ever cached: only complete entries, none of them for these inputs
+    [ -z "$(find "$DAR_CACHE" -name '*.mp' 2>/dev/null)" ] || fail "a cache entry was written"
+    [ -z "$(find "$DAR_CACHE" -name '.tmp*' 2>/dev/null)" ] || fail "a temp file was left"
+}
+
+@test "a second run is a cache hit with identical bytes; a changed input byte is a miss" {
+    gen-graphs --count 50 --seed 3 > "$T/g.mp"
+    run --separate-stderr ff-trace -v -i "$T/g.mp" -o "$T/a.mp"
+    assert_success
+    [[ "$stderr" == *"cache miss"* ]]
+    run --separate-stderr ff-trace -v -o "$T/b.mp" < "$T/g.mp"
+    [[ "$stderr" == *"cache hit"* ]]
+    cmp "$T/a.mp" "$T/b.mp"
+    cat "$T/g.mp" | ff-trace --no-cache | cmp - "$T/a.mp"
+    gen-graphs --count 50 --seed 4 > "$T/g2.mp"
+    run --separate-stderr ff-trace -v -i "$T/g2.mp" -o /dev/null
+    [[ "$stderr" == *"cache miss"* ]]
+    run --separate-stderr ff-trace -v --no-hints -i "$T/g.mp" -o /dev/null
+    [[ "$stderr" == *"cache miss"* ]]
+    [ "$(grep -c '^hit ff-trace' "$DAR_CACHE/log")" -eq 1 ]
+}
+
+@test "ff-trace passes unknown keys through and re-tracing replaces its own keys" {
+    gen-graphs --count 3 --seed 9 | ff-trace > "$T/a.mp"
+    ff-trace < "$T/a.mp" > "$T/b.mp"
+    cmp "$T/a.mp" "$T/b.mp"
+    mpcat "$T/a.mp" | sed 's/"kind":"graph",/"kind":"graph","note":"keep me",/' | mpcat --to-msgpack | ff-trace --no-hints | mpcat > "$T/c.jsonl"
+    [ "$(grep -c '"note":"keep me"' "$T/c.jsonl")" -eq 3 ]
+}
