@@ -3,8 +3,8 @@
  * t = n-1 ("plain"), and the same graph with 1000 extra arcs of capacity 10
  * out of s and 1000 into t ("terminals"), which makes the flow large.
  * Boost 1.74's boykov_kolmogorov_max_flow, the peer, takes about 0.55 s and
- * 0.83 s on these (0.70 s and 1.10 s measured on the machine that gave the
- * timings in maxflow.c).
+ * 0.83 s on these on an idle machine; maxflow.c records both measured side
+ * by side.
  *
  * Each result is checked, not just timed: a feasible flow whose value equals
  * the capacity of a cut is a maximum flow.
