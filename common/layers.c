@@ -1,10 +1,11 @@
 /* layers.c - forward and backward kernels of the models (see layers.h).
  *
  * The optimised kernels are the naive ones with the loops reordered for
- * memory order, plus cblas_sgemm for the dense layers; none of them uses
- * threads of its own, and none reorders a sum depending on the machine's
- * thread count, so a run is reproducible bit for bit.  This file is not a
- * general tensor library: no strides, no broadcasting, no allocation. */
+ * memory order and run four features at a time, plus cblas_sgemm for the
+ * dense layers.  None of them uses threads of its own or orders a sum by the
+ * machine's thread count, so a run is reproducible bit for bit.  This file
+ * is not a general tensor library: no strides, no broadcasting, no
+ * allocation. */
 #include "layers.h"
 #include "die.h"
 #include <cblas.h>
@@ -20,8 +21,10 @@
  * (the build's default) does not vectorise a loop of unknown length, so
  * these helpers work on four floats at a time with GNU C vector types (one
  * SSE register on baseline x86-64, the widest every x86-64 has; NEON on
- * arm64), then finish the tail one by one.  Every output element still sees its operations in the same order as
- * the scalar loop, so the results are the scalar loop's, bit for bit. */
+ * arm64), then finish the tail one by one.  Every output element still sees
+ * its operations in the same order as in the scalar loop, so the results are
+ * the scalar loop's, bit for bit.  (Eight-wide vectors are slower without
+ * -mavx: gcc then passes them through memory.) */
 typedef float vec4 __attribute__((vector_size(16)));
 typedef int32_t ivec4 __attribute__((vector_size(16)));
 
