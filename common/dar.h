@@ -1,0 +1,236 @@
+/* dar.h - the DAR model (formats/model.md): configuration, parameters, the
+ * per-graph data it reads, the batched forward pass with its hand-written
+ * backward through time, predictions, and the `model` record.
+ *
+ * Files: dar_model.c (configuration names, parameter list and init, model
+ * records), dar_graph.c (a graph record as the model sees it), dar.c (the
+ * computation: encoders, processor, decoders, the step loop, the losses).
+ *
+ * Batching.  A call takes B graphs.  At every step the graphs whose
+ * trajectory is still running (step i < T_b − 1) are laid out one after
+ * another (compact node and arc offsets per graph), and each linear layer of
+ * each network runs as one sgemm over all their nodes or arcs; a graph whose
+ * steps are over takes no further part.  P_F runs only on the graphs at a
+ * flow step (its outputs are masked at Bellman-Ford steps, and its hidden
+ * state is not carried), the pointer logits are one small product per graph.
+ *
+ * Me·e_a and q3·e_a are computed as rank-4 sums: e_a = Σ_φ f_aφ a_φ, so
+ * Me·e_a = Σ_φ f_aφ (Me a_φ) with the products Me a_φ, q3·a_φ formed once
+ * per call; backward goes through the same identity (dMe = Σ_φ dk_φ a_φᵀ,
+ * da_φ += Meᵀ dk_φ).  The biases of q1, q2, q3 cancel in P_a − P_a' and get
+ * an exactly zero gradient.
+ *
+ * Memory kept per step for backward: the decoder input hd (N×3H, which holds
+ * z = [x; h_prev] and h), the aggregate (N×H) with its argmax for max, the
+ * second message activation (A×H floats), the sign of the third (A×H bytes),
+ * the pointer projections, and the loss gradients of the heads (formed in the
+ * forward pass: every loss normaliser is known before the first step).  The
+ * first message activation is recomputed in backward from hd and the arc
+ * features.
+ *
+ * Determinism: every reduction runs in a fixed order (graphs in batch order,
+ * nodes and arcs in index order), sgemm is bit-identical across thread
+ * counts, so results are bit-identical across runs and OPENBLAS_NUM_THREADS. */
+#ifndef DAR_DAR_H
+#define DAR_DAR_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "graph.h"
+#include "optim.h"
+#include "stream.h"
+
+/* ---- configuration ---------------------------------------------------------- */
+
+enum dar_variant { DAR_PRIMAL, DAR_DUAL, DAR_PIPELINE, DAR_NO_ALGO };
+enum dar_processor { DAR_PGN, DAR_MPNN };
+enum dar_agg { DAR_AGG_MAX, DAR_AGG_MEAN, DAR_AGG_SUM };
+
+struct dar_config {
+    enum dar_variant variant;
+    enum dar_processor processor;
+    enum dar_agg agg;
+    int hidden;                 /* H */
+    bool leak_cut;              /* dual: feed the true min cut as the code does */
+};
+
+/* "primal" "dual" "pipeline" "no-algo"; "pgn" "mpnn"; "max" "mean" "sum".
+ * The parsers return false on an unknown name. */
+const char *dar_variant_name(enum dar_variant v);
+const char *dar_processor_name(enum dar_processor p);
+const char *dar_agg_name(enum dar_agg a);
+bool dar_variant_parse(const char *s, enum dar_variant *v);
+bool dar_processor_parse(const char *s, enum dar_processor *p);
+bool dar_agg_parse(const char *s, enum dar_agg *a);
+
+/* ---- the model ------------------------------------------------------------- */
+
+/* Encoders, in the order of model.md §6. */
+enum dar_feature { DAR_F_POS, DAR_F_S, DAR_F_T, DAR_F_MASK, DAR_F_CUT,
+                   DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR, DAR_F_COUNT };
+
+/* A linear layer's parameters inside the model's storage (NULL if absent). */
+struct dar_linear {
+    float *weight, *bias, *dweight, *dbias;
+    int in, out;
+};
+
+/* One encode-process-decode network (P_BF, P_F, the pipeline's mincut, or
+ * no-algo's single network).  A decoder that is not built has weight NULL. */
+struct dar_net {
+    char name[16];                      /* "bf", "flow", "mincut", "net" */
+    bool encodes[DAR_F_COUNT];
+    float *enc[DAR_F_COUNT], *denc[DAR_F_COUNT];   /* H (cut: H×2) */
+    struct dar_linear m1, m2, me, l1, l2, o1, o2;
+    struct dar_linear mask, pi1, pi2, cut_hint, cut;
+    struct dar_linear flow_hint[3], flow[3];       /* q1, q2, q3 */
+};
+
+/* Shape and init of one parameter tensor, parallel to model.params. */
+struct dar_param_info {
+    char name[64];
+    int ndim;                   /* 1 (bias) or 2 (weight) */
+    int64_t shape[2];
+    int fan_in;
+};
+
+enum { DAR_MAX_NETS = 3, DAR_MAX_PARAMS = 128 };
+
+struct dar_model {
+    struct dar_config config;
+    int nnets;
+    struct dar_net nets[DAR_MAX_NETS];
+    /* roles: index into nets or -1 */
+    int mincut, bf, flow, net;
+    int nparams;
+    struct param params[DAR_MAX_PARAMS];      /* model.md §6 order */
+    struct dar_param_info info[DAR_MAX_PARAMS];
+    int64_t count;              /* total entries */
+    float *values, *grads;      /* one contiguous storage each, params point into them */
+};
+
+/* Lay out the parameters of config (values and grads zeroed). */
+void dar_model_create(struct dar_model *m, const struct dar_config *config);
+/* Create, then initialise per model.md §5: U(−1/√fan_in, 1/√fan_in) drawn
+ * from rng(seed, "init", 0), parameter by parameter in §6 order. */
+void dar_model_init(struct dar_model *m, const struct dar_config *config, uint64_t seed);
+void dar_model_free(struct dar_model *m);
+/* Index of the parameter called name, or -1. */
+int dar_param_index(const struct dar_model *m, const char *name);
+
+/* ---- model records (formats/model.md §7) ------------------------------------ */
+
+/* Write a model record: kind, format, variant, processor, agg, hidden,
+ * leak_cut, params (values, or the model's own when NULL: a storage laid out
+ * as model.values), then n_extra more key/value pairs packed by extra(w, ctx)
+ * (provenance, train_state). */
+void dar_model_write(struct writer *w, const struct dar_model *m, const float *values,
+                     int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx);
+/* Pack a params map (name -> f32 tensor, §6 order) of values laid out as
+ * model.values; for train_state and the like. */
+void dar_params_write(struct writer *w, const struct dar_model *m, const float *values);
+/* Read a model record into m (allocates).  Dies with exit 65 naming the record
+ * and key on a wrong kind or format, an unknown name, a missing, unknown or
+ * misshapen parameter ("'params' entry 'bf.proc.m1.weight' has shape [4, 8],
+ * expected [5, 10]"), a non-finite value. */
+void dar_model_read(struct dar_model *m, const struct record *rec);
+/* Read a params map object (the value of `key` of record rec) into values,
+ * laid out as model.values, with the same checks. */
+void dar_params_read(const struct dar_model *m, const struct record *rec, const char *key,
+                     float *values);
+
+/* ---- graphs as the model sees them ----------------------------------------- */
+
+/* What dar_graph_read must find (a missing key dies naming it). */
+enum {
+    DAR_NEED_PHASES = 1,        /* steps, hint_phase: the step loop (prediction) */
+    DAR_NEED_HINTS = 2,         /* hint_mask, hint_pi, hint_flow: training */
+    DAR_NEED_SOLUTION = 4,      /* flow, cut: training, --leak-cut */
+    DAR_NEED_TRAINING = 7,
+};
+
+struct dar_graph {
+    struct graph g;             /* n, m, s, t, src, dst, cap, w (graph_read) */
+    long record;                /* index in its stream, for messages */
+    int steps;                  /* T, 0 when not loaded */
+    uint8_t *phase;             /* [T] 1 = Bellman-Ford step */
+    uint8_t *hint_mask;         /* [T*n] or NULL */
+    int32_t *hint_pi;           /* [T*n] or NULL */
+    float *hint_flow;           /* [T*m] or NULL */
+    float *flow;                /* [m] or NULL */
+    uint8_t *cut;               /* [n] or NULL */
+};
+
+/* Read a graph record; the trace keys are loaded when present and checked
+ * (shapes, 0/1 flags, pointers in range, finite flows), and those in need
+ * must be present.  Dies with exit 65 naming the record and key. */
+void dar_graph_read(struct dar_graph *g, const struct record *rec, int need);
+void dar_graph_free(struct dar_graph *g);
+
+/* ---- training: loss and gradients ------------------------------------------ */
+
+struct dar_losses {
+    double mask, pi, flow_hint, cut_hint;   /* L_h, pooled over the batch (0 if never scored) */
+    double flow, cut;                       /* L_f, L_c (0 when the variant has none) */
+    double total;
+};
+
+/* Scratch memory reused across calls: an arena for everything one call
+ * keeps for its backward pass, and per-graph state. */
+struct dar_workspace;
+struct dar_workspace *dar_workspace_new(void);
+void dar_workspace_free(struct dar_workspace *ws);
+/* Bytes the workspace holds (its high-water mark). */
+size_t dar_workspace_bytes(const struct dar_workspace *ws);
+
+/* Steps the step loop runs for this batch: max_b T_b − 1 (no-algo as well).
+ * The teacher array of dar_loss_and_grad is indexed by step 0..this−1. */
+int dar_batch_steps(struct dar_graph *const *graphs, int B);
+
+/* Forward pass over the batch (graphs must be loaded with DAR_NEED_TRAINING),
+ * the losses of model.md §5 into *out, and with backward the gradient of
+ * out->total ADDED to model->grads (zero them first: params_zero_grad).
+ * teacher[i] != 0 teacher-forces step i (entries at or past teacher_len, or
+ * all when teacher is NULL, mean no forcing; step 0 always uses frame 0).
+ * Returns out->total. */
+double dar_loss_and_grad(struct dar_model *model, struct dar_workspace *ws,
+                         struct dar_graph *const *graphs, int B,
+                         const uint8_t *teacher, int teacher_len, bool backward,
+                         struct dar_losses *out);
+
+/* ---- prediction (dar-step) -------------------------------------------------- */
+
+/* Where dar_predict writes, per graph; every pointer may be NULL (not wanted).
+ * Frames are aligned with the trace: frame 0 is the input (identity, e_s, 0),
+ * frame i+1 what step i predicts. */
+struct dar_prediction {
+    float *flow;            /* [m] F_out: the flow head at the last flow step, 0 if none
+                               (no-algo: at its last step) */
+    float *cut;             /* [n] P(sink side) = softmax class 1 of c_out (dual: the cut head
+                               at the last flow step, 0.5 if none; pipeline: mincut) */
+    int32_t *pi;            /* [T*n] pointer argmax at Bellman-Ford steps, identity after a flow step */
+    uint8_t *mask;          /* [T*n] 1[mask logit > 0] */
+    float *hint_flow;       /* [T*m] the last flow_hint prediction (0 before the first) */
+    float *embed;           /* [n*3H] the node embedding, see enum dar_embed */
+};
+
+enum dar_embed {
+    /* P_F's decoder input hd = [x; h_prev; h] at the graph's last flow step
+     * (zeros if it has none); no-algo: its network's hd at its last step. */
+    DAR_EMBED_LAST,
+    /* One Ford-Fulkerson step from the frame-0 hints (mask e_s, pi identity,
+     * flow 0): P_BF, then P_F with h_prev = P_BF's h, P_F's hd (no-algo: hd of
+     * step 0; pipeline: cut input from the mincut network).  Needs no trace;
+     * only `embed` is written. */
+    DAR_EMBED_FIRST,
+};
+
+/* Run the model without teacher forcing and fill out[b] for each graph.
+ * Except with DAR_EMBED_FIRST the graphs need their phase flags and length
+ * (DAR_NEED_PHASES: the model follows the trace's phases, as the paper does),
+ * and with --leak-cut their cut (DAR_NEED_SOLUTION); hint values are not read.
+ * Memory is released step by step (nothing is kept for backward). */
+void dar_predict(struct dar_model *model, struct dar_workspace *ws,
+                 struct dar_graph *const *graphs, int B, enum dar_embed embed,
+                 struct dar_prediction *out);
+
+#endif

@@ -1,0 +1,361 @@
+/* dar_model.c - the DAR model's configuration names, its parameter list
+ * (formats/model.md §3, §6) and init (§5), and `model` records (§7). */
+#include "dar.h"
+#include "die.h"
+#include "layers.h"
+#include "rng.h"
+#include "tensor.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ------------------------------------------------------------------ */
+
+static const char *const variant_names[] = {"primal", "dual", "pipeline", "no-algo"};
+static const char *const processor_names[] = {"pgn", "mpnn"};
+static const char *const agg_names[] = {"max", "mean", "sum"};
+
+const char *dar_variant_name(enum dar_variant v) { return variant_names[v]; }
+const char *dar_processor_name(enum dar_processor p) { return processor_names[p]; }
+const char *dar_agg_name(enum dar_agg a) { return agg_names[a]; }
+
+static int name_index(const char *s, const char *const *names, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+bool dar_variant_parse(const char *s, enum dar_variant *v)
+{
+    int i = name_index(s, variant_names, 4);
+    if (i >= 0) *v = (enum dar_variant)i;
+    return i >= 0;
+}
+
+bool dar_processor_parse(const char *s, enum dar_processor *p)
+{
+    int i = name_index(s, processor_names, 2);
+    if (i >= 0) *p = (enum dar_processor)i;
+    return i >= 0;
+}
+
+bool dar_agg_parse(const char *s, enum dar_agg *a)
+{
+    int i = name_index(s, agg_names, 3);
+    if (i >= 0) *a = (enum dar_agg)i;
+    return i >= 0;
+}
+
+/* ---- parameter layout --------------------------------------------------------
+ * The list is built twice by the same code: once to name and count the
+ * tensors, once (storage allocated) to point the networks into it. */
+
+static const char *const feature_names[DAR_F_COUNT] = {
+    "pos", "s", "t", "mask", "cut", "cap", "w", "flow", "ptr"};
+
+enum { DEC_MASK = 1, DEC_PI = 2, DEC_FLOW_HINT = 4, DEC_CUT_HINT = 8, DEC_FLOW = 16, DEC_CUT = 32 };
+
+struct layout {
+    struct dar_model *m;
+    int64_t offset;
+    bool resolve;               /* second pass: storage exists */
+};
+
+static void add_tensor(struct layout *L, const char *name, int ndim, int64_t rows, int64_t cols,
+                       int fan_in, float **value, float **grad)
+{
+    struct dar_model *m = L->m;
+    int k = m->nparams++;
+    if (k >= DAR_MAX_PARAMS)
+        die(EX_SOFTWARE, "BUG: too many parameters");
+    int64_t count = ndim == 1 ? rows : rows * cols;
+    if (!L->resolve) {
+        struct dar_param_info *in = &m->info[k];
+        snprintf(in->name, sizeof in->name, "%s", name);
+        in->ndim = ndim;
+        in->shape[0] = rows;
+        in->shape[1] = ndim == 2 ? cols : 0;
+        in->fan_in = fan_in;
+    } else {
+        m->params[k].name = m->info[k].name;
+        m->params[k].value = m->values + L->offset;
+        m->params[k].grad = m->grads + L->offset;
+        m->params[k].count = count;
+        *value = m->values + L->offset;
+        *grad = m->grads + L->offset;
+    }
+    L->offset += count;
+}
+
+static void add_linear(struct layout *L, const char *net, const char *part, struct dar_linear *lin,
+                       int in, int out, bool bias)
+{
+    char name[64];
+    lin->in = in;
+    lin->out = out;
+    snprintf(name, sizeof name, "%s.%s.weight", net, part);
+    add_tensor(L, name, 2, out, in, in, &lin->weight, &lin->dweight);
+    if (bias) {
+        snprintf(name, sizeof name, "%s.%s.bias", net, part);
+        add_tensor(L, name, 1, out, 0, in, &lin->bias, &lin->dbias);
+    }
+}
+
+static void add_net(struct layout *L, struct dar_net *net, const char *name,
+                    const bool encodes[DAR_F_COUNT], int decoders)
+{
+    int H = L->m->config.hidden;
+    char buf[64];
+    snprintf(net->name, sizeof net->name, "%s", name);
+    for (int f = 0; f < DAR_F_COUNT; f++) {
+        net->encodes[f] = encodes[f];
+        if (!encodes[f])
+            continue;
+        snprintf(buf, sizeof buf, "%s.enc.%s", name, feature_names[f]);
+        int cols = f == DAR_F_CUT ? 2 : 1;
+        add_tensor(L, buf, 2, H, cols, cols, &net->enc[f], &net->denc[f]);
+    }
+    add_linear(L, name, "proc.m1", &net->m1, 2 * H, H, true);
+    add_linear(L, name, "proc.m2", &net->m2, 2 * H, H, true);
+    add_linear(L, name, "proc.me", &net->me, H, H, true);
+    add_linear(L, name, "proc.l1", &net->l1, H, H, true);
+    add_linear(L, name, "proc.l2", &net->l2, H, H, true);
+    add_linear(L, name, "proc.o1", &net->o1, 2 * H, H, true);
+    add_linear(L, name, "proc.o2", &net->o2, H, H, true);
+    if (decoders & DEC_MASK)
+        add_linear(L, name, "dec.mask", &net->mask, 3 * H, 1, true);
+    if (decoders & DEC_PI) {
+        add_linear(L, name, "dec.pi1", &net->pi1, 3 * H, H, true);
+        add_linear(L, name, "dec.pi2", &net->pi2, 3 * H, H, true);
+    }
+    if (decoders & DEC_FLOW_HINT) {
+        add_linear(L, name, "dec.flow_hint.q1", &net->flow_hint[0], 3 * H, 1, true);
+        add_linear(L, name, "dec.flow_hint.q2", &net->flow_hint[1], 3 * H, 1, true);
+        add_linear(L, name, "dec.flow_hint.q3", &net->flow_hint[2], H, 1, true);
+    }
+    if (decoders & DEC_CUT_HINT)
+        add_linear(L, name, "dec.cut_hint", &net->cut_hint, 3 * H, 2, true);
+    if (decoders & DEC_FLOW) {
+        add_linear(L, name, "dec.flow.q1", &net->flow[0], 3 * H, 1, true);
+        add_linear(L, name, "dec.flow.q2", &net->flow[1], 3 * H, 1, true);
+        add_linear(L, name, "dec.flow.q3", &net->flow[2], H, 1, true);
+    }
+    if (decoders & DEC_CUT)
+        add_linear(L, name, "dec.cut", &net->cut, 3 * H, 2, true);
+}
+
+static void layout_model(struct layout *L)
+{
+    struct dar_model *m = L->m;
+    /*                        pos    s     t     mask   cut    cap   w     flow   ptr */
+    static const bool inputs[DAR_F_COUNT] = {1, 1, 1, 0, 0, 1, 1, 0, 0};
+    static const bool hints[DAR_F_COUNT] = {1, 1, 1, 1, 0, 1, 1, 1, 1};
+    static const bool hints_cut[DAR_F_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    m->nparams = 0;
+    m->nnets = 0;
+    m->mincut = m->bf = m->flow = m->net = -1;
+    switch (m->config.variant) {
+    case DAR_PRIMAL:
+        m->bf = m->nnets++;
+        add_net(L, &m->nets[m->bf], "bf", hints, DEC_MASK | DEC_PI);
+        m->flow = m->nnets++;
+        add_net(L, &m->nets[m->flow], "flow", hints, DEC_MASK | DEC_FLOW_HINT | DEC_FLOW);
+        break;
+    case DAR_DUAL:
+        m->bf = m->nnets++;
+        add_net(L, &m->nets[m->bf], "bf", hints, DEC_MASK | DEC_PI);
+        m->flow = m->nnets++;
+        add_net(L, &m->nets[m->flow], "flow", hints_cut,
+                DEC_MASK | DEC_FLOW_HINT | DEC_CUT_HINT | DEC_FLOW | DEC_CUT);
+        break;
+    case DAR_PIPELINE:
+        m->mincut = m->nnets++;
+        add_net(L, &m->nets[m->mincut], "mincut", inputs, DEC_CUT);
+        m->bf = m->nnets++;
+        add_net(L, &m->nets[m->bf], "bf", hints_cut, DEC_MASK | DEC_PI);
+        m->flow = m->nnets++;
+        add_net(L, &m->nets[m->flow], "flow", hints_cut, DEC_MASK | DEC_FLOW_HINT | DEC_FLOW);
+        break;
+    case DAR_NO_ALGO:
+        m->net = m->nnets++;
+        add_net(L, &m->nets[m->net], "net", inputs, DEC_FLOW);
+        break;
+    }
+}
+
+void dar_model_create(struct dar_model *m, const struct dar_config *config)
+{
+    memset(m, 0, sizeof *m);
+    m->config = *config;
+    if (config->hidden < 1)
+        die(EX_SOFTWARE, "BUG: hidden size %d", config->hidden);
+    struct layout L = {m, 0, false};
+    layout_model(&L);
+    m->count = L.offset;
+    m->values = xcalloc((size_t)m->count, sizeof(float));
+    m->grads = xcalloc((size_t)m->count, sizeof(float));
+    L = (struct layout){m, 0, true};
+    layout_model(&L);
+}
+
+void dar_model_init(struct dar_model *m, const struct dar_config *config, uint64_t seed)
+{
+    dar_model_create(m, config);
+    struct rng r;
+    rng_init(&r, seed, rng_stream_id("init"), 0);
+    for (int k = 0; k < m->nparams; k++)
+        param_init_uniform(m->params[k].value, m->params[k].count, m->info[k].fan_in, &r);
+}
+
+void dar_model_free(struct dar_model *m)
+{
+    free(m->values);
+    free(m->grads);
+    memset(m, 0, sizeof *m);
+}
+
+int dar_param_index(const struct dar_model *m, const char *name)
+{
+    for (int k = 0; k < m->nparams; k++)
+        if (strcmp(m->info[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
+/* ---- records ---------------------------------------------------------------- */
+
+void dar_params_write(struct writer *w, const struct dar_model *m, const float *values)
+{
+    if (!values)
+        values = m->values;
+    mp_map(w, (uint32_t)m->nparams);
+    int64_t offset = 0;
+    for (int k = 0; k < m->nparams; k++) {
+        const struct dar_param_info *in = &m->info[k];
+        mp_key(w, in->name);
+        mp_tensor(w, DT_F32, in->ndim, in->shape, values + offset);
+        offset += m->params[k].count;
+    }
+}
+
+void dar_model_write(struct writer *w, const struct dar_model *m, const float *values,
+                     int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx)
+{
+    mp_map(w, (uint32_t)(8 + n_extra));
+    mp_key(w, "kind");      mp_str(w, "model");
+    mp_key(w, "format");    mp_int(w, 1);
+    mp_key(w, "variant");   mp_str(w, dar_variant_name(m->config.variant));
+    mp_key(w, "processor"); mp_str(w, dar_processor_name(m->config.processor));
+    mp_key(w, "agg");       mp_str(w, dar_agg_name(m->config.agg));
+    mp_key(w, "hidden");    mp_int(w, m->config.hidden);
+    mp_key(w, "leak_cut");  mp_bool(w, m->config.leak_cut);
+    mp_key(w, "params");    dar_params_write(w, m, values);
+    if (n_extra > 0 && extra)
+        extra(w, ctx);
+}
+
+static void shape_string(char *buf, size_t cap, int ndim, const int64_t *shape)
+{
+    int len = snprintf(buf, cap, "[");
+    for (int i = 0; i < ndim && len < (int)cap; i++)
+        len += snprintf(buf + len, cap - (size_t)len, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    if (len < (int)cap)
+        snprintf(buf + len, cap - (size_t)len, "]");
+}
+
+void dar_params_read(const struct dar_model *m, const struct record *rec, const char *key,
+                     float *values)
+{
+    long r = rec->index;
+    const msgpack_object *o = record_find(rec, key);
+    if (!o)
+        die_record(r, "missing key '%s'", key);
+    if (o->type != MSGPACK_OBJECT_MAP)
+        die_record(r, "'%s' is not a map", key);
+    const msgpack_object_map *map = &o->via.map;
+    bool *seen = xcalloc((size_t)m->nparams, sizeof(bool));
+    int64_t *offsets = xmalloc(sizeof(int64_t) * (size_t)m->nparams);
+    int64_t off = 0;
+    for (int k = 0; k < m->nparams; k++) {
+        offsets[k] = off;
+        off += m->params[k].count;
+    }
+    for (uint32_t i = 0; i < map->size; i++) {
+        const msgpack_object *ko = &map->ptr[i].key;
+        if (ko->type != MSGPACK_OBJECT_STR && ko->type != MSGPACK_OBJECT_BIN)
+            die_record(r, "'%s' has a key that is not a string", key);
+        char name[80];
+        uint32_t len = ko->type == MSGPACK_OBJECT_STR ? ko->via.str.size : ko->via.bin.size;
+        const char *ptr = ko->type == MSGPACK_OBJECT_STR ? ko->via.str.ptr : ko->via.bin.ptr;
+        snprintf(name, sizeof name, "%.*s", (int)(len < 79 ? len : 79), ptr);
+        int k = dar_param_index(m, name);
+        if (k < 0)
+            die_record(r, "'%s' has an unknown entry '%s' for a %s model", key, name,
+                       dar_variant_name(m->config.variant));
+        if (seen[k])
+            die_record(r, "'%s' has entry '%s' twice", key, name);
+        seen[k] = true;
+        struct tensor t;
+        char err[160];
+        if (!tensor_decode(&map->ptr[i].val, &t, err, sizeof err))
+            die_record(r, "'%s' entry '%s' %s", key, name, err);
+        const struct dar_param_info *in = &m->info[k];
+        bool same = t.ndim == in->ndim;
+        for (int d = 0; same && d < in->ndim; d++)
+            same = t.shape[d] == in->shape[d];
+        if (!same) {
+            char got[80], want[80];
+            shape_string(got, sizeof got, t.ndim, t.shape);
+            shape_string(want, sizeof want, in->ndim, in->shape);
+            tensor_free(&t);
+            die_record(r, "'%s' entry '%s' has shape %s, expected %s", key, name, got, want);
+        }
+        if (t.dtype != DT_F32) {
+            enum dtype dt = t.dtype;
+            tensor_free(&t);
+            die_record(r, "'%s' entry '%s' has dtype %s, expected <f4", key, name, dtype_name(dt));
+        }
+        const float *data = t.data;
+        for (int64_t j = 0; j < t.count; j++)
+            if (!isfinite(data[j])) {
+                tensor_free(&t);
+                die_record(r, "'%s' entry '%s' has a non-finite value at %lld", key, name, (long long)j);
+            }
+        if (t.count)
+            memcpy(values + offsets[k], data, sizeof(float) * (size_t)t.count);
+        tensor_free(&t);
+    }
+    for (int k = 0; k < m->nparams; k++)
+        if (!seen[k])
+            die_record(r, "'%s' has no entry '%s'", key, m->info[k].name);
+    free(seen);
+    free(offsets);
+}
+
+void dar_model_read(struct dar_model *m, const struct record *rec)
+{
+    long r = rec->index;
+    char buf[64];
+    struct dar_config c = {0};
+    if (strcmp(record_str(rec, "kind", buf, sizeof buf), "model") != 0)
+        die_record(r, "'kind' is '%s', expected 'model'", buf);
+    int64_t format = record_int(rec, "format");
+    if (format != 1)
+        die_record(r, "'format' is %lld, expected 1", (long long)format);
+    if (!dar_variant_parse(record_str(rec, "variant", buf, sizeof buf), &c.variant))
+        die_record(r, "'variant' is '%s', expected primal, dual, pipeline or no-algo", buf);
+    if (!dar_processor_parse(record_str(rec, "processor", buf, sizeof buf), &c.processor))
+        die_record(r, "'processor' is '%s', expected pgn or mpnn", buf);
+    if (!dar_agg_parse(record_str(rec, "agg", buf, sizeof buf), &c.agg))
+        die_record(r, "'agg' is '%s', expected max, mean or sum", buf);
+    int64_t hidden = record_int(rec, "hidden");
+    if (hidden < 1 || hidden > 65536)
+        die_record(r, "'hidden' is %lld, expected 1..65536", (long long)hidden);
+    c.hidden = (int)hidden;
+    c.leak_cut = record_bool(rec, "leak_cut");
+    dar_model_create(m, &c);
+    dar_params_read(m, rec, "params", m->values);
+}
