@@ -4,9 +4,50 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+static mode_t current_umask(void)
+{
+    mode_t m = umask(0);
+    umask(m);
+    return m;
+}
+
 static int is_stdio(const char *path) { return !path || strcmp(path, "-") == 0; }
+
+/* Outputs named by -o are written to a temporary file beside them and renamed
+ * into place by io_close_output, so an interrupted or failed run never leaves
+ * a half-written file where a finished one is expected (make would take it
+ * for a result).  Devices and pipes (/dev/full, /dev/stdout) are written in
+ * place. */
+#define IO_MAX_OUTPUTS 4
+static struct { FILE *f; char tmp[4200], path[4096]; } outputs[IO_MAX_OUTPUTS];
+
+static FILE *open_via_temp(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return fopen(path, "wb");
+    for (int i = 0; i < IO_MAX_OUTPUTS; i++) {
+        if (outputs[i].f)
+            continue;
+        if (strlen(path) >= sizeof outputs[i].path) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        snprintf(outputs[i].tmp, sizeof outputs[i].tmp, "%s.tmp.XXXXXX", path);
+        int fd = mkstemp(outputs[i].tmp);
+        if (fd < 0)
+            return NULL;
+        cleanup_remember(outputs[i].tmp);
+        fchmod(fd, 0666 & ~current_umask());
+        snprintf(outputs[i].path, sizeof outputs[i].path, "%s", path);
+        outputs[i].f = fdopen(fd, "wb");
+        return outputs[i].f;
+    }
+    die(EX_SOFTWARE, "BUG: too many output files");
+}
 
 FILE *io_open_input(const char *path)
 {
@@ -23,7 +64,7 @@ FILE *io_open_output(const char *path, int binary, int force)
     FILE *f;
     if (is_stdio(path))
         f = stdout;
-    else if (!(f = fopen(path, "wb")))
+    else if (!(f = open_via_temp(path)))
         die(EX_CANTCREAT, "cannot create '%s':", path);
     if (binary && !force && isatty(fileno(f)))
         die(EX_USAGE, "refusing to write binary msgpack to a terminal (use -f, or pipe into mpcat)");
@@ -57,6 +98,13 @@ void io_close_output(FILE *f)
         io_write_failed();
     if (fclose(f) != 0)
         io_write_failed();
+    for (int i = 0; i < IO_MAX_OUTPUTS; i++)
+        if (outputs[i].f == f) {
+            outputs[i].f = NULL;
+            if (rename(outputs[i].tmp, outputs[i].path) != 0)
+                die(EX_CANTCREAT, "cannot create '%s':", outputs[i].path);
+            cleanup_forget(outputs[i].tmp);
+        }
 }
 
 size_t io_copy(FILE *in, FILE *out)
