@@ -120,3 +120,19 @@ size_t io_copy(FILE *in, FILE *out)
         die(EX_IOERR, "read error:");
     return total;
 }
+
+char *io_read_all(FILE *f, const char *name, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = xmalloc(cap);
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n - 1 == 0)
+            buf = xrealloc(buf, cap *= 2);
+    }
+    if (ferror(f))
+        die(EX_IOERR, "read error on '%s':", name);
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}

@@ -18,6 +18,9 @@ void io_write(FILE *f, const void *buf, size_t len);
 void io_close_output(FILE *f);
 /* Called when a write fails with errno: dies of SIGPIPE on EPIPE, else exit 74. */
 __attribute__((noreturn)) void io_write_failed(void);
+/* Read all of f into a malloc'ed buffer (NUL-terminated for convenience);
+ * *len receives its length.  Dies with exit 74 on a read error. */
+char *io_read_all(FILE *f, const char *name, size_t *len);
 /* Copy everything from in to out (write-or-die); returns bytes copied. */
 size_t io_copy(FILE *in, FILE *out);
 
