@@ -1,0 +1,335 @@
+/* train.c - the training loop of dar-fit.
+ *
+ * Everything random is addressed by the iteration k (rng.h): the batch of
+ * iteration k is rng(seed, "batch", k), its teacher-forcing draws
+ * rng(seed, "teacher", k).  So a run resumed at iteration k0 from a record
+ * written at k0 draws exactly what an uninterrupted run draws, and with the
+ * model, the optimizer state and the best checkpoint restored the result is
+ * the same bytes.  Validation runs at every multiple of --eval-every; when
+ * --iters is not one, a last validation picks the output parameters but is not
+ * remembered in the resume state (an uninterrupted longer run never saw it). */
+#include "train.h"
+#include "die.h"
+#include "io.h"
+#include "optim.h"
+#include "rng.h"
+#include "stream.h"
+#include "tensor.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#ifndef DAR_VERSION
+#define DAR_VERSION "0.0.0"
+#endif
+
+struct dataset {
+    struct dar_graph *graphs;
+    int count;
+    char hash[33];             /* XXH3-128 of the stream's bytes */
+};
+
+static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
+{
+    size_t len;
+    char *bytes = io_read_all(f, name, &len);
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits(bytes, len));
+    for (int i = 0; i < 16; i++)
+        sprintf(d->hash + 2 * i, "%02x", c.digest[i]);
+    FILE *mem = fmemopen(bytes, len ? len : 1, "rb");
+    if (!mem)
+        die(EX_SOFTWARE, "cannot read '%s' from memory:", name);
+    struct reader rd;
+    struct record rec;
+    int cap = 64;
+    d->graphs = xmalloc(sizeof *d->graphs * (size_t)cap);
+    d->count = 0;
+    reader_init(&rd, mem, name);
+    if (len)
+        while (reader_next(&rd, &rec)) {
+            if (d->count == cap)
+                d->graphs = xrealloc(d->graphs, sizeof *d->graphs * (size_t)(cap *= 2));
+            dar_graph_read(&d->graphs[d->count++], &rec, need);
+        }
+    reader_free(&rd);
+    fclose(mem);
+    free(bytes);
+}
+
+static void dataset_free(struct dataset *d)
+{
+    for (int i = 0; i < d->count; i++)
+        dar_graph_free(&d->graphs[i]);
+    free(d->graphs);
+}
+
+double evaluate_flow_mse(struct dar_model *model, struct dar_workspace *ws,
+                         struct dar_graph *graphs, int count, double *kappa)
+{
+    enum { EVAL_BATCH = 32 };
+    double sum = 0;
+    int64_t pooled = 0;
+    for (int first = 0; first < count; first += EVAL_BATCH) {
+        int B = count - first < EVAL_BATCH ? count - first : EVAL_BATCH;
+        struct dar_graph *batch[EVAL_BATCH];
+        struct dar_prediction pred[EVAL_BATCH];
+        memset(pred, 0, sizeof pred);
+        for (int b = 0; b < B; b++) {
+            batch[b] = &graphs[first + b];
+            pred[b].flow = xmalloc(sizeof(float) * (size_t)(batch[b]->g.m + 1));
+        }
+        dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
+        if (kappa)
+            *kappa += 1 + 2.0 * dar_batch_steps(batch, B);
+        for (int b = 0; b < B; b++) {
+            const struct dar_graph *g = batch[b];
+            for (int e = 0; e < g->g.m; e++)
+                if (g->flow[e] != 0) {
+                    double d = (double)pred[b].flow[e] - g->flow[e];
+                    sum += d * d;
+                    pooled++;
+                }
+            free(pred[b].flow);
+        }
+    }
+    return pooled ? sum / (double)pooled : 0;
+}
+
+/* ---- the resume state ---- */
+
+struct state {
+    int64_t iteration;         /* iterations done */
+    float *current;            /* parameters being trained */
+    float *best;               /* best checkpoint of the regular validations */
+    double best_score;
+    int64_t best_iteration;
+    double kappa;
+    struct adam adam;
+    bool adam_used;
+};
+
+struct write_ctx {
+    const struct train_options *o;
+    const struct dar_model *model;
+    const struct state *st;
+    const struct dataset *train, *val;
+    double out_score;
+    int64_t out_iteration;
+};
+
+static void write_extra(struct writer *w, void *p)
+{
+    const struct write_ctx *c = p;
+    const struct state *st = c->st;
+    mp_key(w, "provenance");
+    mp_map(w, 10);
+    mp_key(w, "tool");           mp_str(w, "dar-fit");
+    mp_key(w, "version");        mp_str(w, DAR_VERSION);
+    mp_key(w, "args");           mp_str(w, c->o->canonical_args ? c->o->canonical_args : "");
+    mp_key(w, "seed");           mp_int(w, (int64_t)c->o->seed);
+    mp_key(w, "train_hash");     mp_str(w, c->train->hash);
+    mp_key(w, "train_graphs");   mp_int(w, c->train->count);
+    mp_key(w, "val_hash");       mp_str(w, c->val ? c->val->hash : "");
+    mp_key(w, "iterations");     mp_int(w, st->iteration);
+    mp_key(w, "best_iteration"); mp_int(w, c->out_iteration);
+    mp_key(w, "best_score");     mp_double(w, c->out_score);
+
+    mp_key(w, "train_state");
+    mp_map(w, st->adam_used ? 10 : 7);
+    mp_key(w, "iteration");      mp_int(w, st->iteration);
+    mp_key(w, "seed");           mp_int(w, (int64_t)c->o->seed);
+    mp_key(w, "kappa");          mp_double(w, st->kappa);
+    mp_key(w, "best_score");     mp_double(w, st->best_score);
+    mp_key(w, "best_iteration"); mp_int(w, st->best_iteration);
+    mp_key(w, "params");         dar_params_write(w, c->model, st->current);
+    mp_key(w, "best_params");    dar_params_write(w, c->model, st->best);
+    if (st->adam_used) {
+        mp_key(w, "adam_step"); mp_int(w, st->adam.step);
+        mp_key(w, "adam_m");    dar_params_write(w, c->model, st->adam.m);
+        mp_key(w, "adam_v");    dar_params_write(w, c->model, st->adam.v);
+    }
+}
+
+static void resume_from(struct state *st, struct dar_model *model, const struct train_options *o,
+                        FILE *f, const char *name)
+{
+    size_t len;
+    char *bytes = io_read_all(f, name, &len);
+    FILE *mem = fmemopen(bytes, len ? len : 1, "rb");
+    struct reader rd;
+    struct record rec;
+    reader_init(&rd, mem, name);
+    if (!len || !reader_next(&rd, &rec))
+        die(EX_DATAERR, "'%s' holds no model record", name);
+    struct dar_model saved;
+    dar_model_read(&saved, &rec);
+    const struct dar_config *a = &saved.config, *b = &o->config;
+    if (a->variant != b->variant || a->processor != b->processor || a->agg != b->agg || a->hidden != b->hidden)
+        die(EX_USAGE, "--resume model is %s %s-%s H=%d, but the options ask for %s %s-%s H=%d",
+            dar_variant_name(a->variant), dar_processor_name(a->processor), dar_agg_name(a->agg), a->hidden,
+            dar_variant_name(b->variant), dar_processor_name(b->processor), dar_agg_name(b->agg), b->hidden);
+    dar_model_free(&saved);
+    const msgpack_object *ts = record_find(&rec, "train_state");
+    if (!ts || ts->type != MSGPACK_OBJECT_MAP)
+        die_record(rec.index, "missing key 'train_state' (write the model with dar-fit to resume it)");
+    struct record state = {ts, rec.index};
+    if ((uint64_t)record_int(&state, "seed") != o->seed)
+        die(EX_USAGE, "--resume model was trained with --seed %lld; pass the same seed to continue it",
+            (long long)record_int(&state, "seed"));
+    st->iteration = record_int(&state, "iteration");
+    st->kappa = record_double(&state, "kappa");
+    st->best_score = record_double(&state, "best_score");
+    st->best_iteration = record_int(&state, "best_iteration");
+    dar_params_read(model, &state, "params", st->current);
+    dar_params_read(model, &state, "best_params", st->best);
+    memcpy(model->values, st->current, sizeof(float) * (size_t)model->count);
+    if (st->adam_used) {
+        if (!record_has(&state, "adam_m"))
+            die_record(rec.index, "'train_state' has no Adam moments (it was trained with SGD)");
+        st->adam.step = record_int(&state, "adam_step");
+        dar_params_read(model, &state, "adam_m", st->adam.m);
+        dar_params_read(model, &state, "adam_v", st->adam.v);
+    }
+    reader_free(&rd);
+    fclose(mem);
+    free(bytes);
+}
+
+static void log_row(FILE *log, int64_t k, const struct dar_losses *l, double score, double seconds)
+{
+    if (!log)
+        return;
+    char s[32] = "";
+    if (!isnan(score))
+        snprintf(s, sizeof s, "%.9g", score);
+    fprintf(log, "%lld\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%s\t%.3f\n", (long long)k, l->mask, l->pi,
+            l->flow_hint, l->cut_hint, l->flow, l->cut, l->total, s, seconds);
+}
+
+void train_run(const struct train_options *o, FILE *train, const char *train_name,
+               FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out)
+{
+    struct dataset tr, va;
+    dataset_load(&tr, train, train_name, DAR_NEED_TRAINING);
+    if (tr.count == 0)
+        die(EX_DATAERR, "'%s' holds no training graphs", train_name);
+    if (val) {
+        dataset_load(&va, val, val_name, DAR_NEED_PHASES | DAR_NEED_SOLUTION);
+        if (va.count == 0)
+            die(EX_DATAERR, "'%s' holds no validation graphs", val_name);
+    }
+
+    struct dar_model model;
+    dar_model_init(&model, &o->config, o->seed);
+    size_t bytes = sizeof(float) * (size_t)model.count;
+    struct state st = {0};
+    st.current = xmalloc(bytes);
+    st.best = xmalloc(bytes);
+    memcpy(st.current, model.values, bytes);
+    memcpy(st.best, model.values, bytes);
+    st.best_score = INFINITY;
+    st.best_iteration = -1;
+    st.adam_used = o->adam;
+    struct sgd sgd = {(float)o->lr, (float)o->weight_decay};
+    if (o->adam)
+        adam_init(&st.adam, model.params, model.nparams, (float)o->lr, (float)o->weight_decay);
+    if (resume)
+        resume_from(&st, &model, o, resume, resume_name);
+
+    FILE *log = NULL;
+    if (o->log_path) {
+        log = io_open_output(o->log_path, 0, 1);
+        fprintf(log, "iteration\tmask\tpi\tflow_hint\tcut_hint\tflow\tcut\ttotal\tval_score\tseconds\n");
+    }
+    struct dar_workspace *ws = dar_workspace_new();
+    struct dar_graph **batch = xmalloc(sizeof *batch * (size_t)o->batch);
+    uint8_t *teacher = NULL;
+    int teacher_cap = 0;
+    struct progress p;
+    progress_begin(&p, o->progress, "iterations", o->iters);
+    double start = now_seconds();
+    uint64_t batch_stream = rng_stream_id("batch"), teacher_stream = rng_stream_id("teacher");
+
+    for (int64_t k = st.iteration; k < o->iters; k++) {
+        struct rng r;
+        rng_init(&r, o->seed, batch_stream, (uint64_t)k);
+        for (int64_t b = 0; b < o->batch; b++)
+            batch[b] = &tr.graphs[rng_below(&r, (uint64_t)tr.count)];
+        int steps = dar_batch_steps(batch, (int)o->batch);
+        if (steps > teacher_cap)
+            teacher = xrealloc(teacher, (size_t)(teacher_cap = steps));
+        rng_init(&r, o->seed, teacher_stream, (uint64_t)k);
+        st.kappa += 1;
+        for (int i = 0; i < steps; i++) {
+            st.kappa += 2;
+            double tf = pow(o->tf_decay, o->tf_per_step ? st.kappa : (double)k);
+            teacher[i] = rng_uniform(&r) < tf;
+        }
+        params_zero_grad(model.params, model.nparams);
+        struct dar_losses losses;
+        double loss = dar_loss_and_grad(&model, ws, batch, (int)o->batch, teacher, steps, true, &losses);
+        if (!isfinite(loss)) {
+            warn("training diverged at iteration %lld (loss %g); keeping the best checkpoint", (long long)k, loss);
+            break;
+        }
+        if (o->adam)
+            adam_step(&st.adam, model.params, model.nparams);
+        else
+            sgd_step(&sgd, model.params, model.nparams);
+        st.iteration = k + 1;
+
+        double score = NAN;
+        if (val && (k + 1) % o->eval_every == 0) {
+            score = evaluate_flow_mse(&model, ws, va.graphs, va.count, o->tf_per_step ? &st.kappa : NULL);
+            if (score < st.best_score) {
+                st.best_score = score;
+                st.best_iteration = k + 1;
+                memcpy(st.best, model.values, bytes);
+            }
+        }
+        log_row(log, k + 1, &losses, score, now_seconds() - start);
+        snprintf(p.extra, sizeof p.extra, "loss %.4f best %.4g", loss, st.best_score);
+        progress_update(&p, k + 1);
+    }
+    progress_end(&p);
+    memcpy(st.current, model.values, bytes);
+
+    /* The parameters to output: the best checkpoint, considering a last
+     * validation when the run did not end on a multiple of --eval-every. */
+    const float *chosen = st.best;
+    double out_score = st.best_score;
+    int64_t out_iteration = st.best_iteration;
+    if (!val) {
+        chosen = st.current;
+        out_score = NAN;
+        out_iteration = st.iteration;
+    } else if (st.iteration % o->eval_every != 0 || st.best_iteration < 0) {
+        double kappa = st.kappa;
+        double score = evaluate_flow_mse(&model, ws, va.graphs, va.count, &kappa);
+        if (score < out_score || st.best_iteration < 0) {
+            chosen = st.current;
+            out_score = score;
+            out_iteration = st.iteration;
+        }
+    }
+    struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, out_score, out_iteration};
+    struct writer w;
+    writer_init(&w, out);
+    dar_model_write(&w, &model, chosen, 2, write_extra, &ctx);
+
+    if (log)
+        io_close_output(log);
+    free(teacher);
+    free(batch);
+    dar_workspace_free(ws);
+    if (o->adam)
+        adam_free(&st.adam);
+    free(st.current);
+    free(st.best);
+    dar_model_free(&model);
+    dataset_free(&tr);
+    if (val)
+        dataset_free(&va);
+}

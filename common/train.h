@@ -1,0 +1,37 @@
+/* train.h - dar-fit's training loop (formats/model.md §5): batches drawn with
+ * replacement, teacher forcing that decays, SGD or Adam, validation every
+ * few iterations keeping the best checkpoint, a TSV log, and a model record
+ * that carries what --resume needs to continue bit-identically. */
+#ifndef DAR_TRAIN_H
+#define DAR_TRAIN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "dar.h"
+#include "progress.h"
+
+struct train_options {
+    struct dar_config config;
+    double lr, weight_decay;
+    int64_t batch, iters, eval_every;
+    bool adam;
+    uint64_t seed;
+    double tf_decay;
+    bool tf_per_step;          /* the code's schedule: decay^kappa, kappa per pass and step */
+    const char *log_path;      /* NULL: no log */
+    enum progress_mode progress;
+    const char *canonical_args;/* for the provenance */
+};
+
+/* Train on the records of train (all loaded), validate on val (may be NULL:
+ * then the last parameters are kept), continue from resume (a model record's
+ * bytes, may be NULL), and write one model record to out. */
+void train_run(const struct train_options *o, FILE *train, const char *train_name,
+               FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out);
+
+/* Masked mean squared error of the predicted final flow over the edges whose
+ * true flow is not zero, pooled over graphs: the validation score. */
+double evaluate_flow_mse(struct dar_model *model, struct dar_workspace *ws,
+                         struct dar_graph *graphs, int count, double *kappa);
+
+#endif
