@@ -79,7 +79,17 @@ static void arena_free(struct arena *a)
     memset(a, 0, sizeof *a);
 }
 
-struct dar_workspace { struct arena arena; };
+struct dar_workspace {
+    struct arena arena;
+    enum dar_hprev_mode hprev_mode;
+    float *hprev;               /* recorded h_prev of P_F, in call order */
+    int64_t hprev_count, hprev_room;
+};
+
+void dar_workspace_hprev_mode(struct dar_workspace *ws, enum dar_hprev_mode mode)
+{
+    ws->hprev_mode = mode;
+}
 
 struct dar_workspace *dar_workspace_new(void) { return xcalloc(1, sizeof(struct dar_workspace)); }
 
@@ -88,6 +98,7 @@ void dar_workspace_free(struct dar_workspace *ws)
     if (!ws)
         return;
     arena_free(&ws->arena);
+    free(ws->hprev);
     free(ws);
 }
 
@@ -178,6 +189,8 @@ struct netcache {
 
 struct ctx {
     struct dar_model *model;
+    struct dar_workspace *ws;
+    int64_t hprev_cursor;
     struct arena *arena;
     int H;
     bool backward;
@@ -961,6 +974,25 @@ static void recurrent_backward(struct ctx *c, struct run **runs, int S)
         run_backward(c, runs[j], true, true);
 }
 
+/* DAR_HPREV_RECORD / _REPLAY (dar.h): P_F's h_prev stored or substituted. */
+static void hprev_test_hook(struct ctx *c, float *h, int64_t count)
+{
+    struct dar_workspace *ws = c->ws;
+    if (ws->hprev_mode == DAR_HPREV_RECORD) {
+        if (ws->hprev_count + count > ws->hprev_room) {
+            ws->hprev_room = 2 * (ws->hprev_count + count);
+            ws->hprev = xrealloc(ws->hprev, sizeof(float) * (size_t)ws->hprev_room);
+        }
+        memcpy(ws->hprev + ws->hprev_count, h, sizeof(float) * (size_t)count);
+        ws->hprev_count += count;
+    } else if (ws->hprev_mode == DAR_HPREV_REPLAY) {
+        if (c->hprev_cursor + count > ws->hprev_count)
+            die(EX_SOFTWARE, "BUG: replayed h_prev of another batch");
+        memcpy(h, ws->hprev + c->hprev_cursor, sizeof(float) * (size_t)count);
+        c->hprev_cursor += count;
+    }
+}
+
 /* One-hot float targets of a mask frame, for the BCE kernel. */
 static void mask_target(float *out, const uint8_t *mask, int n)
 {
@@ -975,7 +1007,10 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
 {
     struct ctx cx = {0}, *c = &cx;
     c->model = model;
+    c->ws = ws;
     c->arena = &ws->arena;
+    if (ws->hprev_mode == DAR_HPREV_RECORD)
+        ws->hprev_count = 0;
     c->H = model->config.hidden;
     c->backward = backward;
     c->B = B;
@@ -1135,6 +1170,7 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
                                rb->hd + (rb->noff[pos[b]] + v) * 3 * H + 2 * H,
                                sizeof(float) * (size_t)H);
                 }
+                hprev_test_hook(c, hb, rf->N * H);
                 net_forward(c, rf, hb);
                 heads_forward(c, rf);
             }

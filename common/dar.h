@@ -182,6 +182,15 @@ void dar_workspace_free(struct dar_workspace *ws);
 /* Bytes the workspace holds (its high-water mark). */
 size_t dar_workspace_bytes(const struct dar_workspace *ws);
 
+/* Testing: makes the stop-gradient on P_F's h_prev visible to finite
+ * differences.  DAR_HPREV_RECORD stores, during each call, the h_prev P_F
+ * receives (P_BF's h at each flow step); DAR_HPREV_REPLAY then feeds those
+ * stored values in later calls on the same batch instead of the live ones,
+ * so the loss as a function of the parameters has exactly the gradient the
+ * backward pass computes.  DAR_HPREV_LIVE (the default) is the model. */
+enum dar_hprev_mode { DAR_HPREV_LIVE, DAR_HPREV_RECORD, DAR_HPREV_REPLAY };
+void dar_workspace_hprev_mode(struct dar_workspace *ws, enum dar_hprev_mode mode);
+
 /* Steps the step loop runs for this batch: max_b T_b − 1 (no-algo as well).
  * The teacher array of dar_loss_and_grad is indexed by step 0..this−1. */
 int dar_batch_steps(struct dar_graph *const *graphs, int B);
