@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# dar-fit and dar-step as tools: determinism, resume, cache, interrupts, bad input.
+load test_helper
+
+setup() {
+    gen-graphs --nodes 8 --count 40 --seed 1 | ff-trace > "$T/train.mp"
+    gen-graphs --nodes 8 --count 8 --seed 2 | ff-trace > "$T/val.mp"
+}
+
+fit() { dar-fit --hidden 8 --batch 4 --eval-every 5 --val "$T/val.mp" -q "$@" < "$T/train.mp"; }
+
+@test "same data and seed: bit-identical model bytes, across runs and OPENBLAS_NUM_THREADS 1 and 2" {
+    OPENBLAS_NUM_THREADS=1 fit --iters 12 --no-cache > "$T/a.mp"
+    OPENBLAS_NUM_THREADS=1 fit --iters 12 --no-cache > "$T/b.mp"
+    OPENBLAS_NUM_THREADS=2 fit --iters 12 --no-cache > "$T/c.mp"
+    cmp "$T/a.mp" "$T/b.mp"
+    cmp "$T/a.mp" "$T/c.mp"
+    fit --iters 12 --no-cache --seed 1 > "$T/d.mp"
+    ! cmp -s "$T/a.mp" "$T/d.mp"
+}
+
+@test "the model record: kind, configuration, parameters, provenance" {
+    fit --iters 3 --variant primal --processor mpnn --agg mean > "$T/m.mp"
+    run py_stream "$T/m.mp" '
+r = recs[0]
+assert r["kind"] == "model" and r["variant"] == "primal" and r["processor"] == "mpnn" and r["agg"] == "mean"
+assert r["hidden"] == 8 and r["params"]["bf.proc.m1.weight"].shape == (8, 16)
+assert "flow.dec.cut.weight" not in r["params"]
+p = r["provenance"]
+assert p["tool"] == "dar-fit" and p["iterations"] == 3 and p["train_graphs"] == 40 and len(p["train_hash"]) == 32
+print("ok")'
+    assert_success
+}
+
+@test "--resume continues bit-identically" {
+    fit --iters 20 --no-cache > "$T/full.mp"
+    fit --iters 10 --no-cache > "$T/half.mp"
+    fit --iters 20 --no-cache --resume "$T/half.mp" > "$T/resumed.mp"
+    cmp "$T/full.mp" "$T/resumed.mp"
+    # also across a stop that is not a multiple of --eval-every, and with Adam
+    fit --iters 20 --no-cache --optim adam --lr 0.001 > "$T/full-adam.mp"
+    fit --iters 7 --no-cache --optim adam --lr 0.001 > "$T/part-adam.mp"
+    fit --iters 20 --no-cache --optim adam --lr 0.001 --resume "$T/part-adam.mp" > "$T/resumed-adam.mp"
+    cmp "$T/full-adam.mp" "$T/resumed-adam.mp"
+    run --separate-stderr fit --iters 20 --variant primal --resume "$T/half.mp"
+    [ "$status" -eq 64 ]
+    [[ "$stderr" == "dar-fit: --resume model is dual pgn-max H=8, but the options ask for primal"* ]] || fail "$stderr"
+}
+
+@test "cached: a second identical run returns the stored model without training" {
+    run --separate-stderr fit --iters 15 -v -o "$T/a.mp"
+    [[ "$stderr" == *"cache miss"* ]]
+    start=$(date +%s%N)
+    run --separate-stderr fit --iters 15 -v -o "$T/b.mp"
+    [[ "$stderr" == *"cache hit"* ]]
+    cmp "$T/a.mp" "$T/b.mp"
+    run --separate-stderr fit --iters 15 -v --lr 0.002 -o "$T/c.mp"
+    [[ "$stderr" == *"cache miss"* ]]
+}
+
+@test "SIGINT or SIGTERM during training leaves no output, no cache entry and no temp file" {
+    gen-graphs --nodes 16 --count 100 --seed 3 | ff-trace > "$T/big.mp"
+    entries=$(find "$DAR_CACHE" -name '*.mp' | wc -l)     # ff-trace's
+    for sig in INT TERM; do
+        dar-fit --iters 100000 --batch 32 -q -o "$T/out-$sig.mp" < "$T/big.mp" &
+        pid=$!
+        sleep 1.5
+        kill -$sig $pid
+        run wait $pid
+        [ "$status" -ne 0 ] || fail "dar-fit was not interrupted"
+        [ ! -e "$T/out-$sig.mp" ] || fail "partial output left"
+        [ -z "$(ls "$T" | grep -F "out-$sig.mp.tmp")" ] || fail "temp output left"
+        [ "$(find "$DAR_CACHE" -name '*.mp' | wc -l)" -eq "$entries" ] || fail "cache entry left"
+        [ -z "$(find "$DAR_CACHE" -name '.tmp*')" ] || fail "cache temp file left"
+    done
+}
+
+@test "bad input: exit 65 with a message and no cache entry" {
+    entries=$(find "$DAR_CACHE" -name '*.mp' | wc -l)     # ff-trace's
+    gen-graphs --nodes 8 --count 4 --seed 1 > "$T/untraced.mp"
+    run --separate-stderr dar-fit --iters 2 < "$T/untraced.mp"
+    [ "$status" -eq 65 ]
+    assert_one_line_error dar-fit
+    [[ "$stderr" == "dar-fit: record 0: missing key 'steps'"* ]] || fail "$stderr"
+    run --separate-stderr dar-fit --iters 2 < /dev/null
+    [ "$status" -eq 65 ]
+    [[ "$stderr" == "dar-fit: '<stdin>' holds no training graphs" ]] || fail "$stderr"
+    mpcat "$T/train.mp" | head -3 | sed '2s/"cap":{"dtype":"<f4","shape":\[\([0-9]*\)\],"data":\[[^],]*/"cap":{"dtype":"<f4","shape":[\1],"data":["nan"/' | mpcat --to-msgpack > "$T/nan.mp"
+    run --separate-stderr dar-fit --iters 2 < "$T/nan.mp"
+    [ "$status" -eq 65 ]
+    [[ "$stderr" == "dar-fit: record 1: 'cap' entry 0 is nan"* ]] || fail "$stderr"
+    # a model record of the wrong kind or shape
+    run --separate-stderr dar-step --model "$T/train.mp" < "$T/val.mp"
+    [ "$status" -eq 65 ]
+    [[ "$stderr" == "dar-step: record 0: 'kind' is 'graph', expected 'model'"* ]] || fail "$stderr"
+    fit --iters 1 > "$T/m.mp"
+    mpcat "$T/m.mp" | sed 's/"hidden":8/"hidden":9/' | mpcat --to-msgpack > "$T/bad-model.mp"
+    run --separate-stderr dar-step --model "$T/bad-model.mp" < "$T/val.mp"
+    [ "$status" -eq 65 ]
+    assert_one_line_error dar-step
+    [[ "$stderr" == *"has shape"* ]] || fail "$stderr"
+    [ -z "$(find "$DAR_CACHE" -name '.tmp*' 2>/dev/null)" ]
+    [ "$(find "$DAR_CACHE" -name '*.mp' | wc -l)" -eq $((entries + 1)) ]     # only the good model
+}
+
+@test "dar-step: predictions for any n and m, hints, embeddings, untraced graphs, the random baseline" {
+    fit --iters 3 > "$T/m.mp"
+    { gen-graphs --nodes 12 --count 2 --seed 5; gen-graphs --family bipartite --nodes 9 --count 2 --seed 6; } > "$T/g.mp"
+    ff-trace < "$T/g.mp" | dar-step --model "$T/m.mp" --hints --embed > "$T/p.mp"
+    dar-step --model "$T/m.mp" < "$T/g.mp" > "$T/q.mp"
+    dar-step --model "$T/m.mp" --embed --embed-step first < "$T/g.mp" > "$T/e.mp"
+    dar-step --baseline random --seed 3 < "$T/g.mp" > "$T/r.mp"
+    run "$PY" - "$T" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn, numpy as np
+load = lambda f: list(msgpack.Unpacker(open(f"{sys.argv[1]}/{f}", "rb"), object_hook=mn.decode, raw=False))
+p, q, e, r = load("p.mp"), load("q.mp"), load("e.mp"), load("r.mp")
+for a, b, c, d in zip(p, q, e, r):
+    n, m, T = a["n"], a["m"], a["steps"]
+    assert a["pred_flow"].shape == (m,) and np.all(np.abs(a["pred_flow"]) <= a["cap"] + 1e-6)
+    assert a["pred_cut"].shape == (n,) and np.all((a["pred_cut"] >= 0) & (a["pred_cut"] <= 1))
+    assert a["pred_pi"].shape == (T, n) and a["pred_hint_flow"].shape == (T, m)
+    assert a["embed"].shape == (n, 24)
+    # an untraced graph gets the same phases from the algorithm, so the same prediction
+    assert np.array_equal(b["pred_flow"], a["pred_flow"]) and "steps" not in b
+    assert c["embed"].shape == (n, 24) and "pred_flow" not in c
+    assert np.all(np.abs(d["pred_flow"]) <= d["cap"] + 1e-6) and d["pred_cut"].shape == (n,)
+print("ok")
+PYEOF
+    assert_success
+    assert_output ok
+}
