@@ -1,0 +1,161 @@
+/* metrics.h - the evaluation metrics of the paper (formats/metric.md), as
+ * plain functions on arrays, and the `metrics` tool's two modes: graph
+ * records -> `metric` records, and metric records -> a table.
+ *
+ * Every number is computed in float64 from the stored float32/float64
+ * inputs, in a fixed order, so equal inputs give equal bits.  Pooled means
+ * are kept as a (sum, count) pair so they can be accumulated record by
+ * record and graph by graph; a mean of nothing is NaN. */
+#ifndef DAR_METRICS_H
+#define DAR_METRICS_H
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* ---- pooled means ------------------------------------------------------- */
+
+struct metric_mean {
+    double sum;
+    int64_t count;
+};
+/* sum / count, NaN when count == 0. */
+double metric_mean_value(const struct metric_mean *a);
+
+/* ---- flow regression -------------------------------------------------- */
+
+/* Masked absolute error (dar-reference §5, the code's masked_mae): adds
+ * |pred[i] - truth[i]| for every i with truth[i] != 0 to acc.  Pooled over
+ * the edges of every graph of a split this is the paper's "MAE on F".  An
+ * undirected edge stands for both orientations (u,v) and (v,u) of the code's
+ * n x n matrix, whose errors are equal, so the per-edge mean is the same. */
+void metric_masked_abs_error(struct metric_mean *acc, const float *pred, const float *truth, int64_t count);
+
+/* Intermediate-flow MAE of one graph (the reference's §5 proposal, aligned
+ * with the model: model.md §4, step i predicts frame i+1).  pred and truth
+ * are [T*m] (pred_hint_flow and hint_flow), phase is hint_phase [T].
+ *   flow steps:  every i with phase[i] == 0 and i + 1 < T (frame i is an
+ *                augmentation frame, so i >= 1; step i is where the flow
+ *                network predicts the flow);
+ *   step score:  masked MAE of pred[i+1] against truth[i+1] over the edges
+ *                with truth[i+1] != 0 (a step with no such edge is skipped);
+ *   graph score: mean of the step scores.
+ * Returns the graph score, NaN if no step was scored; *steps (if not NULL)
+ * is the number of steps scored.  The metric is then the mean over graphs
+ * of the graph scores that are not NaN. */
+double metric_hint_flow_mae(const float *pred, const float *truth, const uint8_t *phase,
+                            int64_t T, int64_t m, int64_t *steps);
+
+/* Cut accuracy: adds, for each of the n nodes, 1 if (pred_cut[v] > 0.5) ==
+ * cut[v] (pred_cut is P(sink side); exactly 0.5 counts as the source side,
+ * like the code's argmax over two logits), else 0.  Pooled over every node of
+ * every graph, s and t included (dar-reference §5). */
+void metric_cut_correct(struct metric_mean *acc, const float *pred_cut, const uint8_t *cut, int64_t n);
+
+/* The value of a (possibly infeasible) flow: max(|net out of s|, |net into t|)
+ * with net out of v = sum of flow[e] over edges with src[e] == v minus the
+ * sum over edges with dst[e] == v (flow is the net flow src->dst). */
+double metric_flow_value(const float *flow, const int32_t *src, const int32_t *dst,
+                         int64_t m, int s, int t);
+
+/* Conservation error: adds |c[v]| for every node v other than s and t. */
+void metric_conservation(struct metric_mean *acc, const double *c, int64_t n, int s, int t);
+
+/* ---- classification ----------------------------------------------------- */
+
+/* Labels are bytes, so a confusion matrix is METRIC_CLASSES x METRIC_CLASSES
+ * counts, row = true class, column = predicted class. */
+enum { METRIC_CLASSES = 256 };
+
+/* Adds label/pred pairs to confusion[label * 256 + pred], only the entries
+ * with keep[i] != 0 when keep is not NULL. */
+void metric_confusion_add(int64_t *confusion, const uint8_t *label, const uint8_t *pred,
+                          const uint8_t *keep, int64_t count);
+/* Fraction of correct predictions (sklearn accuracy_score). NaN if empty. */
+double metric_accuracy(const int64_t *confusion);
+/* Mean over the classes present in the true labels of the recall
+ * correct_c / support_c (sklearn balanced_accuracy_score, adjusted=False). */
+double metric_balanced_accuracy(const int64_t *confusion);
+/* The vessel benchmark's "ROC" (bvg.md §3): its code label-binarizes the hard
+ * predictions and the labels and calls roc_auc_score on the indicators, i.e.
+ * for each class c the binary AUC of the 0/1 score [pred == c] against
+ * [label == c], which is (TPR_c + TNR_c) / 2, macro-averaged.  Classes whose
+ * indicator column is constant (absent from the labels, or every label) have
+ * no AUC (sklearn raises) and are left out of the mean; NaN if none is left.
+ * *classes (if not NULL) is the number of classes averaged. */
+double metric_roc_hard(const int64_t *confusion, int *classes);
+
+/* Binary ROC AUC of scores against 0/1 truth: the probability that a random
+ * positive scores above a random negative, ties counting one half (equal to
+ * the trapezoidal area under sklearn's roc_curve, and to the Mann-Whitney U
+ * with average ranks).  Exact: the numerator is an integer count.  NaN when
+ * there are no positives or no negatives.  O(N log N), allocates N entries. */
+double metric_binary_auc(const double *score, const uint8_t *positive, int64_t N);
+/* One-vs-rest macro ROC AUC from probabilities (sklearn roc_auc_score(y,
+ * proba, multi_class="ovr", average="macro")): proba is [N*K] row-major, the
+ * class-c AUC scores column c against [label == c]; the mean is over the
+ * classes c < K whose column has both positives and negatives (sklearn
+ * raises unless every class of 0..K-1 occurs).  Labels >= K count as negatives
+ * everywhere (the caller rejects them).  *classes as metric_roc_hard. */
+double metric_roc_auc_ovr(const uint8_t *label, const double *proba, int64_t N, int K, int *classes);
+
+/* ---- linear decoding (R^2) -------------------------------------------- */
+
+/* Ordinary least squares with an intercept, as sklearn LinearRegression:
+ * X [N*d] row-major and y [N] are centred by their means, the minimum-norm
+ * solution of min |Xc b - yc| is taken (singular values at most
+ * eps * largest treated as zero, scipy.linalg.lstsq's default, so constant or
+ * duplicate columns are handled), and intercept = mean(y) - mean(X) . b.
+ * Solved in float64: Householder QR of Xc when N > d, then a one-sided
+ * Jacobi SVD of R (or of Xc itself when N <= d).  coef gets d entries.
+ * Returns the numerical rank. */
+int metric_least_squares(const double *X, const double *y, int64_t N, int d,
+                         double *coef, double *intercept);
+/* Coefficient of determination 1 - SS_res / SS_tot, SS_tot about the mean of
+ * y (sklearn r2_score); when SS_tot == 0: 1 if SS_res == 0, else 0 (sklearn's
+ * force_finite).  NaN when N == 0. */
+double metric_r2(const double *y, const double *pred, int64_t N);
+
+/* ---- the tool ------------------------------------------------------------ */
+
+/* The quantities, in the order they are written when none is selected. */
+enum metric_quantity {
+    Q_MAE_FLOW, Q_MAE_HINT_FLOW, Q_CUT_ACCURACY, Q_MAXFLOW_ERROR,
+    Q_CONSERVATION_BEFORE, Q_CONSERVATION_AFTER, Q_FIXED_VALUE_RATIO,
+    Q_ACCURACY, Q_BALANCED_ACCURACY, Q_ROC_AUC, Q_ROC_HARD, Q_R2,
+    Q_COUNT
+};
+const char *metric_quantity_name(enum metric_quantity q);
+/* -1 if name is not a quantity. */
+int metric_quantity_parse(const char *name);
+
+enum metric_edges { EDGES_AUTO, EDGES_ALL, EDGES_TRAIN, EDGES_VAL, EDGES_TEST };
+
+struct metrics_options {
+    int n_quantities;                  /* 0: every quantity whose inputs the first record has */
+    enum metric_quantity quantities[Q_COUNT];
+    const char *split;                 /* the `split` field written */
+    int n_labels;
+    const char **label_keys, **label_values;
+    enum metric_edges edges;           /* classification: which edges are scored */
+    FILE *fit;                         /* r2: the stream the linear map is fitted on, or NULL */
+    const char *fit_name;
+};
+
+/* Graph records from in -> one metric record per quantity on out. */
+void metrics_stream(FILE *in, const char *in_name, FILE *out, const struct metrics_options *o);
+
+enum metric_table_format { TABLE_MD, TABLE_TSV };
+struct metrics_table_options {
+    enum metric_table_format format;
+    const char *rows, *cols;           /* comma-separated keys: name, split or a label */
+    const char *title;                 /* or NULL */
+    FILE *paper;                       /* or NULL: TSV row, column, mean[, std] */
+    const char *paper_name;
+    const char *percent;               /* comma-separated names shown as percentages */
+    int digits;                        /* decimals of plain numbers */
+};
+
+/* Metric records from in -> a table on out (text). */
+void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metrics_table_options *o);
+
+#endif
