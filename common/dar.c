@@ -104,6 +104,103 @@ void dar_workspace_free(struct dar_workspace *ws)
 
 size_t dar_workspace_bytes(const struct dar_workspace *ws) { return ws->arena.bytes; }
 
+/* ---- row helpers --------------------------------------------------------------
+ * The per-arc loops run over rows of H features.  As in layers.c, gcc -O2
+ * does not vectorise loops of unknown length, so these work on eight floats
+ * at a time with GNU C vector types, then the tail one by one; every element
+ * sees the scalar loop's operations in the scalar loop's order. */
+#pragma GCC diagnostic ignored "-Wpsabi"   /* the helpers are static and inlined: no ABI */
+typedef float vec8 __attribute__((vector_size(32)));
+typedef int32_t ivec8 __attribute__((vector_size(32)));
+typedef uint8_t bvec8 __attribute__((vector_size(8)));
+
+static inline __attribute__((always_inline)) vec8 load8(const float *p) { vec8 v; memcpy(&v, p, sizeof v); return v; }
+static inline __attribute__((always_inline)) void store8(float *p, vec8 v) { memcpy(p, &v, sizeof v); }
+
+/* out = x + y + b */
+static inline void row_sum3(float *out, const float *x, const float *y, const float *b, int H)
+{
+    int h = 0;
+    for (; h + 8 <= H; h += 8)
+        store8(out + h, load8(x + h) + load8(y + h) + load8(b + h));
+    for (; h < H; h++)
+        out[h] = x[h] + y[h] + b[h];
+}
+
+/* out += f·k */
+static inline void row_axpy(float *out, float f, const float *k, int H)
+{
+    int h = 0;
+    vec8 fv = (vec8){0} + f;
+    for (; h + 8 <= H; h += 8)
+        store8(out + h, load8(out + h) + fv * load8(k + h));
+    for (; h < H; h++)
+        out[h] += f * k[h];
+}
+
+/* out += x */
+static inline void row_add(float *out, const float *x, int H)
+{
+    int h = 0;
+    for (; h + 8 <= H; h += 8)
+        store8(out + h, load8(out + h) + load8(x + h));
+    for (; h < H; h++)
+        out[h] += x[h];
+}
+
+/* Σ_h x[h]·y[h]: eight partial sums, then the tail, in a fixed order. */
+static inline float row_dot(const float *x, const float *y, int H)
+{
+    vec8 acc = {0};
+    int h = 0;
+    for (; h + 8 <= H; h += 8)
+        acc += load8(x + h) * load8(y + h);
+    float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; h < H; h++)
+        s += x[h] * y[h];
+    return s;
+}
+
+/* d[i] = keep[i] ? d[i] : 0 */
+static void mask_by_bytes(float *d, const uint8_t *keep, int64_t count)
+{
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        bvec8 k;
+        memcpy(&k, keep + i, sizeof k);
+        ivec8 on = -__builtin_convertvector(k, ivec8);
+        store8(d + i, (vec8)((ivec8)load8(d + i) & on));
+    }
+    for (; i < count; i++)
+        if (!keep[i])
+            d[i] = 0.0f;
+}
+
+/* out[i] = x[i] > 0 */
+static void positive_bytes(uint8_t *out, const float *x, int64_t count)
+{
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        bvec8 b = __builtin_convertvector(-(load8(x + i) > 0.0f), bvec8);
+        memcpy(out + i, &b, sizeof b);
+    }
+    for (; i < count; i++)
+        out[i] = x[i] > 0.0f;
+}
+
+/* d[i] = x[i] > 0 ? d[i] : 0 */
+static void mask_by_positive(float *d, const float *x, int64_t count)
+{
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        vec8 xv = load8(x + i);
+        store8(d + i, (vec8)((ivec8)load8(d + i) & (xv > 0.0f)));
+    }
+    for (; i < count; i++)
+        if (!(x[i] > 0.0f))
+            d[i] = 0.0f;
+}
+
 /* ---- the call's context ------------------------------------------------------- */
 
 enum { NODE_FEATURES = 6 };     /* pos s t mask cut0 cut1 */
@@ -422,15 +519,10 @@ static void message_input(struct ctx *c, const struct run *r, float *r0, const f
         float *out = r0 + a * H;
         const float *x = An + (int64_t)r->recv[a] * H, *y = Bn + (int64_t)r->send[a] * H;
         const float *f = r->arc + a * ARC_FEATURES;
-        for (int h = 0; h < H; h++)
-            out[h] = x[h] + y[h] + net->me.bias[h];
+        row_sum3(out, x, y, net->me.bias, H);
         for (int p = 0; p < ARC_FEATURES; p++)
-            if (use[p] && f[p] != 0.0f) {
-                const float *k = nc->kme[p];
-                float fp = f[p];
-                for (int h = 0; h < H; h++)
-                    out[h] += fp * k[h];
-            }
+            if (use[p] && f[p] != 0.0f)
+                row_axpy(out, f[p], nc->kme[p], H);
     }
     relu_forward(r0, r0, r->A * H);
 }
@@ -488,8 +580,7 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     float *msg = r0;    /* r0 is dead: reuse */
     linear_forward(msg, r->r1, net->l2.weight, net->l2.bias, A, H, H);
     relu_forward(msg, msg, A * H);
-    for (int64_t i = 0; i < A * H; i++)
-        r->msign[i] = msg[i] > 0.0f;
+    positive_bytes(r->msign, msg, A * H);
     switch (c->model->config.agg) {
     case DAR_AGG_MAX: aggregate_max_forward(r->agg, r->argmax, msg, r->recv, A, N, H); break;
     case DAR_AGG_MEAN: aggregate_mean_forward(r->agg, msg, r->recv, r->in_degree, A, N, H); break;
@@ -707,22 +798,16 @@ static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool 
     case DAR_AGG_MEAN: aggregate_mean_backward(dm, dagg, r->recv, r->in_degree, A, H); break;
     case DAR_AGG_SUM: aggregate_sum_backward(dm, dagg, r->recv, A, H); break;
     }
-    for (int64_t i = 0; i < A * H; i++)
-        if (!r->msign[i])
-            dm[i] = 0.0f;
+    mask_by_bytes(dm, r->msign, A * H);
     float *dr1 = azf(c, A * H);
     linear_backward(dr1, net->l2.dweight, net->l2.dbias, dm, r->r1, net->l2.weight, A, H, H);
-    for (int64_t i = 0; i < A * H; i++)
-        if (!(r->r1[i] > 0.0f))
-            dr1[i] = 0.0f;
+    mask_by_positive(dr1, r->r1, A * H);
     float *r0 = af(c, A * H);
     message_input(c, r, r0, z);
     float *dpre = dm;   /* dm is dead: reuse */
     memset(dpre, 0, sizeof(float) * (size_t)(A * H));
     linear_backward(dpre, net->l1.dweight, net->l1.dbias, dr1, r0, net->l1.weight, A, H, H);
-    for (int64_t i = 0; i < A * H; i++)
-        if (!(r0[i] > 0.0f))
-            dpre[i] = 0.0f;
+    mask_by_positive(dpre, r0, A * H);
 
     // pre = An[recv] + Bn[send] + b_me + Σ_φ f_aφ k_φ
     float *dAn = azf(c, N * H), *dBn = azf(c, N * H);
@@ -735,21 +820,12 @@ static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool 
     for (int64_t a = 0; a < A; a++) {
         const float *d = dpre + a * H;
         const float *f = r->arc + a * ARC_FEATURES;
-        for (int h = 0; h < H; h++)
-            net->me.dbias[h] += d[h];
+        row_add(net->me.dbias, d, H);
         for (int p = 0; p < ARC_FEATURES; p++)
-            if (use[p] && f[p] != 0.0f) {
-                float *dk = nc->dkme[p];
-                float fp = f[p];
-                for (int h = 0; h < H; h++)
-                    dk[h] += fp * d[h];
-            }
-        if (use[ARC_FLOW]) {
-            float s = 0.0f;
-            for (int h = 0; h < H; h++)
-                s += kflow[h] * d[h];
-            darc_flow[a] += s;
-        }
+            if (use[p] && f[p] != 0.0f)
+                row_axpy(nc->dkme[p], f[p], d, H);
+        if (use[ARC_FLOW])
+            darc_flow[a] += row_dot(kflow, d, H);
     }
     linear_backward(dz, net->m1.dweight, net->m1.dbias, dAn, z, net->m1.weight, N, 2 * H, H);
     linear_backward(dz, net->m2.dweight, net->m2.dbias, dBn, z, net->m2.weight, N, 2 * H, H);

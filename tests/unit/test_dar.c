@@ -31,7 +31,8 @@
 static struct dar_graph *traced_graph(int n, double density, uint64_t seed, int64_t k, int min_steps,
                                       int max_steps)
 {
-    struct graphgen_options o = {"erdos-renyi", n, density, 0.05, false, CAP_MAX_OF_TWO, seed};
+    struct graphgen_options o = {.family = "erdos-renyi", .nodes = n, .density = density,
+                                 .inter_density = 0.05, .capacity = CAP_MAX_OF_TWO, .seed = seed};
     struct dar_graph *dg = xcalloc(1, sizeof *dg);
     char err[200];
     if (!graphgen(&o, k, &dg->g, err, sizeof err))
