@@ -8,23 +8,35 @@
 #include "io.h"
 #include "progress.h"
 #include "stream.h"
+#include "vessel.h"
+#include "vesselgraph_csv.h"
 #include <stdlib.h>
+#include <string.h>
 
 /* Below this many node pairs in all (count * nodes^2) generating is cheaper
  * than hashing the executable and copying an entry: no cache. */
 #define CACHE_MIN_WORK ((double)(1 << 24))
 /* Above this much work the progress line appears (on a terminal). */
 #define PROGRESS_MIN_WORK ((double)(1 << 22))
+/* Vessel graphs from this many edges are cached (about 50 ms of work). */
+#define VESSEL_CACHE_MIN_EDGES 200000
 
 static const char *family = "two-community", *capacity = "max-of-two", *output = "-";
-static int64_t nodes = 16, count = 1, seed = 0;
+static const char *from_vesselgraph = "";
+static int64_t nodes = 16, count = 1, seed = 0, edges = 0;
 static double density = 0.75, inter_density = 0.05;
 static bool directed, force, no_cache, verbose, quiet, progress;
 
 static const struct cli_option options[] = {
     {"family", 0, CLI_CHOICE, &family, "NAME", "graph family", CLI_KEY,
-     "two-community|bipartite|erdos-renyi", 0, 0},
-    {"nodes", 'n', CLI_INT, &nodes, "N", "nodes per graph (two-community: even)", CLI_KEY, NULL, 2, 46340},
+     "two-community|bipartite|erdos-renyi|vessel", 0, 0},
+    {"nodes", 'n', CLI_INT, &nodes, "N", "nodes per graph (two-community: even; not vessel)", CLI_KEY, NULL, 2, 46340},
+    {"edges", 'e', CLI_INT, &edges, "E",
+     "vessel: exactly E edges (3234: the benchmark's synthetic graph; 5791309, 2150326, 3130650: "
+     "CD1-E-1/2/3); one record (formats/vessel.md)", CLI_KEY, NULL, 0, 1e8},
+    {"from-vesselgraph", 0, CLI_STRING, &from_vesselgraph, "DIR",
+     "read DIR/*_nodes_processed.csv and DIR/*_edges_processed.csv (VesselGraph) into one vessel "
+     "record instead of generating; --seed draws w", CLI_KEY, NULL, 0, 0},
     {"count", 'c', CLI_INT, &count, "K", "number of graphs", CLI_KEY, NULL, 0, 1e12},
     {"seed", 's', CLI_INT, &seed, "S", "random seed; graph k depends only on (options, S, k)", CLI_KEY,
      NULL, 0, 9.2e18},
@@ -53,10 +65,58 @@ static const struct cli_spec spec = {
     "two-community graphs (the paper's training and test data), bipartite graphs\n"
     "(s=0, t=n-1, unit capacities; the paper's out-of-family test) and Erdos-Renyi\n"
     "graphs.  Record k depends only on the options, the seed and k, so --count 10\n"
-    "is a prefix of --count 1000.  Bellman-Ford weights are U[0,1) per edge.",
+    "is a prefix of --count 1000.  Bellman-Ford weights are U[0,1) per edge.\n"
+    "--family vessel --edges E makes one brain-vessel-like graph of exactly E edges\n"
+    "with the VesselGraph edge columns, positions and labels; --from-vesselgraph DIR\n"
+    "reads a real one (formats/vessel.md).",
     "gen-graphs --count 1000 --seed 1 | ff-trace > train.mp",
     options,
 };
+
+/* One vessel record, generated (cached when large) or read from CSVs (not
+ * cached: parsing costs about what hashing the files would). */
+static int vessel_main(uint64_t vessel_seed)
+{
+    char err[256];
+    struct vessel_graph v;
+    if (from_vesselgraph[0]) {
+        vesselgraph_read(from_vesselgraph, vessel_seed, &v);   /* dies 65/66 naming file:line */
+        FILE *out = io_open_output(output, 1, force);
+        struct writer w;
+        writer_init(&w, out);
+        vessel_write(&w, &v);
+        vessel_free(&v);
+        io_close_output(out);
+        return 0;
+    }
+    FILE *out = io_open_output(output, 1, force);
+    bool small = edges < VESSEL_CACHE_MIN_EDGES;
+    if (small && verbose && !no_cache)
+        fprintf(stderr, "%s: cache not used for a small output\n", spec.tool);
+    struct cache c;
+    char *args = cli_canonical_args(&spec);
+    cache_begin(&c, spec.tool, args, NULL, no_cache || small, verbose);
+    FILE *dest = cache_lookup(&c, out);
+    if (dest) {
+        struct progress p;
+        progress_begin(&p, quiet ? PROGRESS_OFF : progress ? PROGRESS_ON
+                           : edges >= VESSEL_CACHE_MIN_EDGES ? PROGRESS_AUTO : PROGRESS_OFF,
+                       "graphs", 1);
+        if (!vessel_generate(edges, vessel_seed, &v, err, sizeof err))
+            die(EX_SOFTWARE, "record 0: %s", err);
+        struct writer w;
+        writer_init(&w, dest);
+        vessel_write(&w, &v);
+        vessel_free(&v);
+        progress_update(&p, 1);
+        progress_end(&p);
+        cache_commit(&c);
+    }
+    cache_end(&c);
+    free(args);
+    io_close_output(out);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -67,14 +127,22 @@ int main(int argc, char **argv)
     cleanup_install_signals();
 
     struct graphgen_options o = {
-        .family = family, .nodes = (int)nodes, .density = density, .inter_density = inter_density,
+        .family = family, .nodes = (int)nodes, .edges = edges, .density = density, .inter_density = inter_density,
         .directed = directed, .seed = (uint64_t)seed,
     };
     char err[256];
     if (!graphgen_capacity_law(capacity, &o.capacity))
         cli_usage_error(&spec, "unknown capacity law '%s'", capacity);
-    if (!graphgen_check(&o, err, sizeof err))
+    if (!from_vesselgraph[0] && !graphgen_check(&o, err, sizeof err))
         cli_usage_error(&spec, "%s", err);
+
+    bool vessel = strcmp(family, "vessel") == 0 || from_vesselgraph[0];
+    if (vessel && count != 1)
+        cli_usage_error(&spec, "a vessel graph is one record: '--count' must be 1, got %lld", (long long)count);
+    if (!vessel && edges)
+        cli_usage_error(&spec, "'--edges' is for family 'vessel'");
+    if (vessel)
+        return vessel_main(o.seed);
 
     FILE *out = io_open_output(output, 1, force);
     double work = (double)count * (double)nodes * (double)nodes;

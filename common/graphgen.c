@@ -23,6 +23,7 @@
  * - uniform-minmax capacities (the paper) can be 0 on an edge: such edges
  *   are kept, they are valid and simply carry no flow. */
 #include "graphgen.h"
+#include "vessel.h"
 #include "rng.h"
 #include "die.h"
 #include <math.h>
@@ -33,9 +34,9 @@
 /* n(n-1) must fit the int edge count. */
 #define GRAPHGEN_MAX_NODES 46340
 
-static const char *const families[] = { "two-community", "bipartite", "erdos-renyi", NULL };
+static const char *const families[] = { "two-community", "bipartite", "erdos-renyi", "vessel", NULL };
 
-enum family { FAM_TWO_COMMUNITY, FAM_BIPARTITE, FAM_ERDOS_RENYI, FAM_UNKNOWN };
+enum family { FAM_TWO_COMMUNITY, FAM_BIPARTITE, FAM_ERDOS_RENYI, FAM_VESSEL, FAM_UNKNOWN };
 
 static enum family family_of(const char *name)
 {
@@ -49,7 +50,7 @@ bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen)
 {
     enum family fam = family_of(o->family);
     if (fam == FAM_UNKNOWN) {
-        snprintf(err, errlen, "unknown family '%s' (two-community, bipartite, erdos-renyi)",
+        snprintf(err, errlen, "unknown family '%s' (two-community, bipartite, erdos-renyi, vessel)",
                  o->family ? o->family : "");
         return false;
     }
@@ -60,6 +61,14 @@ bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen)
     if (!(o->inter_density >= 0 && o->inter_density <= 1)) {
         snprintf(err, errlen, "'--inter-density' must be in [0,1], got %g", o->inter_density);
         return false;
+    }
+    if (fam == FAM_VESSEL) {
+        if (o->edges < 100 || o->edges > VESSEL_MAX_EDGES) {
+            snprintf(err, errlen, "family 'vessel' needs '--edges' in 100..%d, got %lld", VESSEL_MAX_EDGES,
+                     (long long)o->edges);
+            return false;
+        }
+        return true;
     }
     if (o->nodes > GRAPHGEN_MAX_NODES) {
         snprintf(err, errlen, "'--nodes' %d is too large (at most %d)", o->nodes, GRAPHGEN_MAX_NODES);
@@ -249,6 +258,10 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
     if (!graphgen_check(o, err, errlen))
         return false;
     enum family fam = family_of(o->family);
+    if (fam == FAM_VESSEL) {
+        snprintf(err, errlen, "family 'vessel' is made by vessel_generate");
+        return false;
+    }
     int n = o->nodes;
 
     struct rng structure, capacity, weight, endpoints;

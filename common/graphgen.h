@@ -16,8 +16,9 @@ enum capacity_law {
 };
 
 struct graphgen_options {
-    const char *family;    /* "two-community", "bipartite", "erdos-renyi" */
-    int nodes;
+    const char *family;    /* "two-community", "bipartite", "erdos-renyi", "vessel" */
+    int nodes;             /* not used by "vessel" */
+    int64_t edges;         /* "vessel" only: exact edge count (vessel.h) */
     double density;        /* within communities / ER edge probability (0.75) */
     double inter_density;  /* between communities (0.05) */
     bool directed;
@@ -35,7 +36,9 @@ bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen);
 bool graphgen_capacity_law(const char *name, enum capacity_law *law);
 
 /* Generate graph k into g (allocates; free with graph_free).  Returns false
- * with a reason in err when the options cannot make such a graph. */
+ * with a reason in err when the options cannot make such a graph.  The
+ * "vessel" family has more keys than a graph: vessel_generate (vessel.h)
+ * makes it; graphgen() refuses it. */
 bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char *err, size_t errlen);
 
 #endif
