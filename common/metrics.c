@@ -205,22 +205,21 @@ double metric_roc_auc_ovr(const uint8_t *label, const double *proba, int64_t N, 
 
 /* ---- least squares -------------------------------------------------------- */
 
-/* One-sided Jacobi (Hestenes) on the columns of A [r*d] row-major: rotations
- * V accumulate until the columns are orthogonal, so A V = W with columns
- * w_j = sigma_j u_j.  Then the minimum-norm solution of A x = b is
- * sum over sigma_j > cutoff of v_j (w_j . b) / sigma_j^2. */
-static int jacobi_solve(double *A, int64_t r, int d, const double *b, double *x)
+/* One-sided Jacobi (Hestenes) on the c columns of A [r*c] row-major:
+ * rotations V [c*c] accumulate until the columns are orthogonal, so A V = W
+ * with columns w_j = sigma_j u_j.  Deterministic plain loops. */
+static void jacobi_columns(double *A, int64_t r, int c, double *V)
 {
-    double *V = xcalloc((size_t)d * (size_t)d, sizeof *V);
-    for (int j = 0; j < d; j++)
-        V[(size_t)j * d + j] = 1;
+    memset(V, 0, sizeof *V * (size_t)c * (size_t)c);
+    for (int j = 0; j < c; j++)
+        V[(size_t)j * c + j] = 1;
     for (int sweep = 0; sweep < 80; sweep++) {
         bool rotated = false;
-        for (int p = 0; p < d; p++)
-            for (int q = p + 1; q < d; q++) {
+        for (int p = 0; p < c; p++)
+            for (int q = p + 1; q < c; q++) {
                 double alpha = 0, beta = 0, gamma = 0;
                 for (int64_t i = 0; i < r; i++) {
-                    double ap = A[i * d + p], aq = A[i * d + q];
+                    double ap = A[i * c + p], aq = A[i * c + q];
                     alpha += ap * ap;
                     beta += aq * aq;
                     gamma += ap * aq;
@@ -232,32 +231,48 @@ static int jacobi_solve(double *A, int64_t r, int d, const double *b, double *x)
                 double tn = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
                 double cs = 1 / sqrt(1 + tn * tn), sn = cs * tn;
                 for (int64_t i = 0; i < r; i++) {
-                    double ap = A[i * d + p], aq = A[i * d + q];
-                    A[i * d + p] = cs * ap - sn * aq;
-                    A[i * d + q] = sn * ap + cs * aq;
+                    double ap = A[i * c + p], aq = A[i * c + q];
+                    A[i * c + p] = cs * ap - sn * aq;
+                    A[i * c + q] = sn * ap + cs * aq;
                 }
-                for (int i = 0; i < d; i++) {
-                    double vp = V[(size_t)i * d + p], vq = V[(size_t)i * d + q];
-                    V[(size_t)i * d + p] = cs * vp - sn * vq;
-                    V[(size_t)i * d + q] = sn * vp + cs * vq;
+                for (int i = 0; i < c; i++) {
+                    double vp = V[(size_t)i * c + p], vq = V[(size_t)i * c + q];
+                    V[(size_t)i * c + p] = cs * vp - sn * vq;
+                    V[(size_t)i * c + q] = sn * vp + cs * vq;
                 }
             }
         if (!rotated)
             break;
     }
-    double *norm2 = xmalloc(sizeof *norm2 * (size_t)d), top = 0;
-    for (int j = 0; j < d; j++) {
+}
+
+/* Squared column norms of W [r*c] and the cutoff below which a singular
+ * value counts as zero: eps * max(rows, cols of the problem) * the largest
+ * (numpy.linalg.lstsq's rcond; scipy's eps alone keeps singular values that
+ * are rounding noise, such as the direction centring removes when N <= d). */
+static double column_norms(const double *W, int64_t r, int c, int64_t N, int d, double *norm2)
+{
+    double top = 0;
+    for (int j = 0; j < c; j++) {
         double s = 0;
         for (int64_t i = 0; i < r; i++)
-            s += A[i * d + j] * A[i * d + j];
+            s += W[i * c + j] * W[i * c + j];
         norm2[j] = s;
         top = fmax(top, sqrt(s));
     }
+    return DBL_EPSILON * (double)(N > d ? N : d) * top;
+}
+
+/* Minimum-norm solution x [d] of A x = b for A [r*d] (r >= d after QR). */
+static int solve_tall(double *A, int64_t r, int d, const double *b, int64_t N, double *x)
+{
+    double *V = xmalloc(sizeof *V * (size_t)d * (size_t)d), *norm2 = xmalloc(sizeof *norm2 * (size_t)d);
+    jacobi_columns(A, r, d, V);
+    double cutoff = column_norms(A, r, d, N, d, norm2);
     int rank = 0;
     memset(x, 0, sizeof *x * (size_t)d);
-    for (int j = 0; j < d; j++) {
-        double sigma = sqrt(norm2[j]);
-        if (!(sigma > DBL_EPSILON * top) || sigma == 0)
+    for (int j = 0; j < d; j++) {               /* x = sum_j v_j (w_j . b) / sigma_j^2 */
+        if (!(sqrt(norm2[j]) > cutoff))
             continue;
         rank++;
         double wb = 0;
@@ -269,6 +284,37 @@ static int jacobi_solve(double *A, int64_t r, int d, const double *b, double *x)
     }
     free(norm2);
     free(V);
+    return rank;
+}
+
+/* The same for a wide A [N*d], N <= d: Jacobi on B = A^T [d*N] gives
+ * B V = W, A = V S U^T with W's columns S u, so x = sum_j w_j (v_j . b) / s_j^2. */
+static int solve_wide(const double *A, int64_t N, int d, const double *b, double *x)
+{
+    int c = (int)N;
+    double *B = xmalloc(sizeof *B * (size_t)d * (size_t)c), *V = xmalloc(sizeof *V * (size_t)c * (size_t)c);
+    double *norm2 = xmalloc(sizeof *norm2 * (size_t)c);
+    for (int64_t i = 0; i < N; i++)
+        for (int j = 0; j < d; j++)
+            B[(int64_t)j * c + i] = A[i * d + j];
+    jacobi_columns(B, d, c, V);
+    double cutoff = column_norms(B, d, c, N, d, norm2);
+    int rank = 0;
+    memset(x, 0, sizeof *x * (size_t)d);
+    for (int j = 0; j < c; j++) {
+        if (!(sqrt(norm2[j]) > cutoff))
+            continue;
+        rank++;
+        double vb = 0;
+        for (int i = 0; i < c; i++)
+            vb += V[(size_t)i * c + j] * b[i];
+        double k = vb / norm2[j];
+        for (int i = 0; i < d; i++)
+            x[i] += B[(int64_t)i * c + j] * k;
+    }
+    free(norm2);
+    free(V);
+    free(B);
     return rank;
 }
 
@@ -292,7 +338,7 @@ int metric_least_squares(const double *X, const double *y, int64_t N, int d,
             A[i * d + j] = X[i * d + j] - mean[j];
         b[i] = y[i] - ymean;
     }
-    int64_t rows = N;
+    int rank;
     if (N > d) {
         /* Householder QR: A = Q R; b <- Q^T b; keep R (d x d) and b[0..d) */
         double *v = xmalloc(sizeof *v * (size_t)N);
@@ -330,9 +376,10 @@ int metric_least_squares(const double *X, const double *y, int64_t N, int d,
         for (int i = 1; i < d; i++)          /* R is upper triangular: clear what lies below */
             for (int j = 0; j < i; j++)
                 A[(int64_t)i * d + j] = 0;
-        rows = d;
+        rank = solve_tall(A, d, d, b, N, coef);
+    } else {
+        rank = solve_wide(A, N, d, b, coef);
     }
-    int rank = jacobi_solve(A, rows, d, b, coef);
     double ic = ymean;
     for (int j = 0; j < d; j++)
         ic -= mean[j] * coef[j];
@@ -520,7 +567,8 @@ static void add_embedding_row(struct accumulators *acc, const struct source *src
             bad(src, rec->index, "'embed' has %lld columns, expected 1..%d", (long long)d, 1 << 20);
         acc->d = (int)d;
     } else if (d != acc->d) {
-        bad(src, rec->index, "'embed' has %lld columns, expected %d like the records before", (long long)d, acc->d);
+        bad(src, rec->index, "'embed' has %lld columns, expected %d like %s", (long long)d, acc->d,
+            acc->rows || src->named ? "the records before" : "the --fit records");
     }
     const float *e = t.data;
     check_finite_f32(src, rec, "embed", e, n * d);
@@ -677,10 +725,9 @@ static void write_metric(struct writer *w, const struct metrics_options *o, cons
     }
 }
 
-/* r2: the linear map fitted on the --fit stream, scored on acc's rows. */
-static double r2_score(const struct metrics_options *o, struct accumulators *acc)
+/* r2: the rows of the --fit stream. */
+static void read_fit(const struct metrics_options *o, struct accumulators *fit)
 {
-    struct accumulators fit = {.d = acc->d};
     struct reader rd;
     struct record rec;
     const struct source src = {o->fit_name, true};
@@ -688,15 +735,20 @@ static double r2_score(const struct metrics_options *o, struct accumulators *acc
     while (reader_next(&rd, &rec)) {
         check_kind(&src, &rec, "graph");
         require_keys(&src, &rec, Q_R2);
-        add_embedding_row(&fit, &src, &rec);
+        add_embedding_row(fit, &src, &rec);
     }
     reader_free(&rd);
-    if (!fit.rows)
+    if (!fit->rows)
         die(EX_DATAERR, "%s: no graph records to fit the linear map on", o->fit_name);
-    int d = fit.d;
+}
+
+/* r2: the linear map fitted on fit's rows, scored on acc's rows. */
+static double r2_score(const struct accumulators *fit, const struct accumulators *acc)
+{
+    int d = fit->d;
     double *coef = xmalloc(sizeof *coef * (size_t)d), intercept;
-    metric_least_squares(fit.X, fit.y, fit.rows, d, coef, &intercept);
-    double *pred = xmalloc(sizeof *pred * (size_t)acc->rows);
+    metric_least_squares(fit->X, fit->y, fit->rows, d, coef, &intercept);
+    double *pred = xmalloc(sizeof *pred * (size_t)(acc->rows + 1));
     for (int64_t i = 0; i < acc->rows; i++) {
         double p = intercept;
         for (int j = 0; j < d; j++)
@@ -706,8 +758,6 @@ static double r2_score(const struct metrics_options *o, struct accumulators *acc
     double r2 = metric_r2(acc->y, pred, acc->rows);
     free(pred);
     free(coef);
-    free(fit.X);
-    free(fit.y);
     return r2;
 }
 
@@ -717,7 +767,11 @@ void metrics_stream(FILE *in, const char *in_name, FILE *out, const struct metri
     struct record rec;
     struct writer w;
     const struct source src = {in_name, false};
-    struct accumulators acc = {.d = -1};
+    struct accumulators acc = {.d = -1}, fit = {.d = -1};
+    if (o->fit) {
+        read_fit(o, &fit);
+        acc.d = fit.d;
+    }
     acc.confusion = xcalloc((size_t)METRIC_CLASSES * METRIC_CLASSES, sizeof *acc.confusion);
     bool sel[Q_COUNT] = {false};
     int order[Q_COUNT], n_order = 0;
@@ -776,7 +830,7 @@ void metrics_stream(FILE *in, const char *in_name, FILE *out, const struct metri
             count = acc.n_proba;
             break;
         case Q_R2:
-            value = r2_score(o, &acc);
+            value = r2_score(&fit, &acc);
             count = acc.rows;
             break;
         }
@@ -795,4 +849,6 @@ void metrics_stream(FILE *in, const char *in_name, FILE *out, const struct metri
     free(acc.proba);
     free(acc.X);
     free(acc.y);
+    free(fit.X);
+    free(fit.y);
 }

@@ -102,11 +102,13 @@ double metric_roc_auc_ovr(const uint8_t *label, const double *proba, int64_t N, 
 
 /* Ordinary least squares with an intercept, as sklearn LinearRegression:
  * X [N*d] row-major and y [N] are centred by their means, the minimum-norm
- * solution of min |Xc b - yc| is taken (singular values at most
- * eps * largest treated as zero, scipy.linalg.lstsq's default, so constant or
- * duplicate columns are handled), and intercept = mean(y) - mean(X) . b.
- * Solved in float64: Householder QR of Xc when N > d, then a one-sided
- * Jacobi SVD of R (or of Xc itself when N <= d).  coef gets d entries.
+ * solution of min |Xc b - yc| is taken, and intercept = mean(y) - mean(X) . b.
+ * Singular values at most eps * max(N, d) * the largest count as zero
+ * (numpy.linalg.lstsq's rcond; sklearn's scipy lstsq uses eps alone, which
+ * differs only where singular values are rounding noise), so constant and
+ * duplicate columns, and N <= d, are handled.  Solved in float64: Householder
+ * QR of Xc when N > d, then a one-sided Jacobi SVD of R (of Xc^T when
+ * N <= d).  coef gets d entries.
  * Returns the numerical rank. */
 int metric_least_squares(const double *X, const double *y, int64_t N, int d,
                          double *coef, double *intercept);
