@@ -519,8 +519,11 @@ static bool clean_pass(struct build *b)
 
 static void clean(struct build *b)
 {
-    while (clean_pass(b)) {
-    }
+    int passes = 1;
+    while (clean_pass(b))
+        passes++;
+    if (getenv("DAR_VESSEL_DEBUG"))
+        fprintf(stderr, "vessel: clean-up in %d passes\n", passes);
 }
 
 /* ---- 4. exact size ---- */
