@@ -395,6 +395,8 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
         free(split);
     }
     reader_free(&rd);
+    if (t.rows.n == 0)
+        die(EX_DATAERR, "no metric records in the input");
     if (o->paper)
         read_paper(&t, o->paper, o->paper_name);
 

@@ -328,4 +328,6 @@ PYEOF
     run -65 --separate-stderr metrics < /dev/null
     [ "$stderr" = "metrics: no graph records in the input" ] || fail "$stderr"
     run -64 metrics --table md --label a=b < /dev/null
+    run -65 --separate-stderr metrics --table tsv < /dev/null
+    [ "$stderr" = "metrics: no metric records in the input" ] || fail "$stderr"
 }
