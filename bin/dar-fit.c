@@ -32,7 +32,7 @@ static const struct cli_option options[] = {
     {"leak-cut", 0, CLI_FLAG, &leak_cut, NULL, "dual: feed the true min cut, as the authors' code", CLI_KEY, NULL, 0, 0},
     {"val", 0, CLI_STRING, &val_path, "FILE", "validation graphs (traced); without it the last parameters are kept", 0, NULL, 0, 0},
     {"resume", 0, CLI_STRING, &resume_path, "FILE", "continue training a model record written by dar-fit", 0, NULL, 0, 0},
-    {"log", 0, CLI_STRING, &log_path, "FILE", "write the training curve as TSV", 0, NULL, 0, 0},
+    {"log", 0, CLI_STRING, &log_path, "FILE", "write the training curve as TSV (iteration, losses, validation score, seconds)", 0, NULL, 0, 0},
     {"input", 'i', CLI_STRING, &input, "FILE", "read training graphs from FILE instead of stdin", 0, NULL, 0, 0},
     {"output", 'o', CLI_STRING, &output, "FILE", "write the model to FILE instead of stdout", 0, NULL, 0, 0},
     {"no-cache", 0, CLI_FLAG, &no_cache, NULL, "neither read nor write the cache", 0, NULL, 0, 0},
@@ -105,21 +105,32 @@ int main(int argc, char **argv)
     FILE *out = io_open_output(output, 1, force);
     const char *in_name = strcmp(input, "-") ? input : "<stdin>";
 
-    /* A log is a side output: a cache hit cannot reproduce it, so asking for
-     * one trains (and refreshes the entry). */
+    /* The log is not part of the cache key: the model record carries the
+     * curve, so a hit writes the same log (without the timings). */
     struct cache c;
-    cache_begin(&c, spec.tool, args, NULL, no_cache || log_path, verbose);
+    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
     FILE *data = cache_add_input(&c, in, in_name);
     if (val)
         val = cache_add_input(&c, val, val_path);
     if (resume)
         resume = cache_add_input(&c, resume, resume_path);
-    FILE *dest = cache_lookup(&c, out);
+    FILE *hit = log_path ? tmpfile() : out;   /* a hit with a log is read back */
+    if (!hit)
+        die(EX_CANTCREAT, "cannot create a temporary file:");
+    FILE *dest = cache_lookup(&c, hit);
     if (dest) {
         train_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
         cache_commit(&c);
+    } else if (log_path) {
+        rewind(hit);
+        train_write_log_from_model(hit, "<cache>", log_path);
     }
     cache_end(&c);
+    if (hit != out) {
+        rewind(hit);
+        io_copy(hit, out);
+        fclose(hit);
+    }
     free(args);
     io_close_output(out);
     return 0;

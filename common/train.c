@@ -110,6 +110,103 @@ struct state {
     bool adam_used;
 };
 
+/* The training curve, one row per iteration: kept in the model record so a
+ * cache hit or a resumed run can write the same log. */
+enum { CURVE_COLUMNS = 9 };
+static const char *const curve_names[CURVE_COLUMNS] = {
+    "iteration", "mask", "pi", "flow_hint", "cut_hint", "flow", "cut", "total", "val_score"};
+
+struct curve {
+    int64_t rows, cap;
+    double *col[CURVE_COLUMNS];   /* iteration as a double: exact below 2^53 */
+    double *seconds;              /* this run's elapsed time; NaN for resumed rows (not stored) */
+};
+
+static void curve_add(struct curve *c, int64_t k, const struct dar_losses *l, double score, double seconds)
+{
+    if (c->rows == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 1024;
+        for (int j = 0; j < CURVE_COLUMNS; j++)
+            c->col[j] = xrealloc(c->col[j], sizeof(double) * (size_t)c->cap);
+        c->seconds = xrealloc(c->seconds, sizeof(double) * (size_t)c->cap);
+    }
+    double row[CURVE_COLUMNS] = {(double)k, l->mask, l->pi, l->flow_hint, l->cut_hint, l->flow, l->cut, l->total, score};
+    for (int j = 0; j < CURVE_COLUMNS; j++)
+        c->col[j][c->rows] = row[j];
+    c->seconds[c->rows++] = seconds;
+}
+
+static void curve_free(struct curve *c)
+{
+    for (int j = 0; j < CURVE_COLUMNS; j++)
+        free(c->col[j]);
+    free(c->seconds);
+}
+
+static void curve_write(struct writer *w, const struct curve *c)
+{
+    mp_map(w, CURVE_COLUMNS);
+    for (int j = 0; j < CURVE_COLUMNS; j++) {
+        mp_key(w, curve_names[j]);
+        mp_vector(w, DT_F64, c->rows, c->col[j]);
+    }
+}
+
+/* Read the curve of a model record (key "curve"); false if it has none. */
+static bool curve_read(struct curve *c, const struct record *rec)
+{
+    const msgpack_object *o = record_find(rec, "curve");
+    if (!o)
+        return false;
+    if (o->type != MSGPACK_OBJECT_MAP)
+        die_record(rec->index, "'curve' is not a map");
+    struct record sub = {o, rec->index};
+    memset(c, 0, sizeof *c);
+    struct tensor first;
+    record_tensor(&sub, curve_names[0], DT_F64, 1, NULL, &first);
+    int64_t rows = first.count;
+    tensor_free(&first);
+    for (int j = 0; j < CURVE_COLUMNS; j++)
+        c->col[j] = record_vector(&sub, curve_names[j], DT_F64, rows);
+    c->rows = c->cap = rows;
+    c->seconds = xmalloc(sizeof(double) * (size_t)(rows + 1));
+    for (int64_t i = 0; i < rows; i++)
+        c->seconds[i] = NAN;
+    return true;
+}
+
+static void curve_write_log(const struct curve *c, const char *path)
+{
+    FILE *log = io_open_output(path, 0, 1);
+    fprintf(log, "iteration\tmask\tpi\tflow_hint\tcut_hint\tflow\tcut\ttotal\tval_score\tseconds\n");
+    for (int64_t i = 0; i < c->rows; i++) {
+        fprintf(log, "%.0f", c->col[0][i]);
+        for (int j = 1; j < CURVE_COLUMNS; j++)
+            if (isnan(c->col[j][i]))
+                fputs("\t", log);
+            else
+                fprintf(log, "\t%.9g", c->col[j][i]);
+        if (isnan(c->seconds[i]))
+            fputs("\t\n", log);
+        else
+            fprintf(log, "\t%.3f\n", c->seconds[i]);
+    }
+    io_close_output(log);
+}
+
+void train_write_log_from_model(FILE *model, const char *name, const char *log_path)
+{
+    struct reader rd;
+    struct record rec;
+    struct curve c;
+    reader_init(&rd, model, name);
+    if (!reader_next(&rd, &rec) || !curve_read(&c, &rec))
+        die(EX_DATAERR, "'%s' holds no training curve", name);
+    curve_write_log(&c, log_path);
+    curve_free(&c);
+    reader_free(&rd);
+}
+
 struct write_ctx {
     const struct train_options *o;
     const struct dar_model *model;
@@ -117,6 +214,7 @@ struct write_ctx {
     const struct dataset *train, *val;
     double out_score;
     int64_t out_iteration;
+    const struct curve *curve;
 };
 
 static void write_extra(struct writer *w, void *p)
@@ -136,6 +234,9 @@ static void write_extra(struct writer *w, void *p)
     mp_key(w, "best_iteration"); mp_int(w, c->out_iteration);
     mp_key(w, "best_score");     mp_double(w, c->out_score);
 
+    mp_key(w, "curve");
+    curve_write(w, c->curve);
+
     mp_key(w, "train_state");
     mp_map(w, st->adam_used ? 10 : 7);
     mp_key(w, "iteration");      mp_int(w, st->iteration);
@@ -152,8 +253,8 @@ static void write_extra(struct writer *w, void *p)
     }
 }
 
-static void resume_from(struct state *st, struct dar_model *model, const struct train_options *o,
-                        FILE *f, const char *name)
+static void resume_from(struct state *st, struct curve *curve, struct dar_model *model,
+                        const struct train_options *o, FILE *f, const char *name)
 {
     size_t len;
     char *bytes = io_read_all(f, name, &len);
@@ -179,6 +280,8 @@ static void resume_from(struct state *st, struct dar_model *model, const struct 
         die(EX_USAGE, "--resume model was trained with --seed %lld; pass the same seed to continue it",
             (long long)record_int(&state, "seed"));
     st->iteration = record_int(&state, "iteration");
+    if (!curve_read(curve, &rec) || curve->rows != st->iteration)
+        die_record(rec.index, "'curve' does not cover the %lld iterations of 'train_state'", (long long)st->iteration);
     st->kappa = record_double(&state, "kappa");
     st->best_score = record_double(&state, "best_score");
     st->best_iteration = record_int(&state, "best_iteration");
@@ -197,16 +300,6 @@ static void resume_from(struct state *st, struct dar_model *model, const struct 
     free(bytes);
 }
 
-static void log_row(FILE *log, int64_t k, const struct dar_losses *l, double score, double seconds)
-{
-    if (!log)
-        return;
-    char s[32] = "";
-    if (!isnan(score))
-        snprintf(s, sizeof s, "%.9g", score);
-    fprintf(log, "%lld\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%s\t%.3f\n", (long long)k, l->mask, l->pi,
-            l->flow_hint, l->cut_hint, l->flow, l->cut, l->total, s, seconds);
-}
 
 void train_run(const struct train_options *o, FILE *train, const char *train_name,
                FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out)
@@ -235,14 +328,9 @@ void train_run(const struct train_options *o, FILE *train, const char *train_nam
     struct sgd sgd = {(float)o->lr, (float)o->weight_decay};
     if (o->adam)
         adam_init(&st.adam, model.params, model.nparams, (float)o->lr, (float)o->weight_decay);
+    struct curve curve = {0};
     if (resume)
-        resume_from(&st, &model, o, resume, resume_name);
-
-    FILE *log = NULL;
-    if (o->log_path) {
-        log = io_open_output(o->log_path, 0, 1);
-        fprintf(log, "iteration\tmask\tpi\tflow_hint\tcut_hint\tflow\tcut\ttotal\tval_score\tseconds\n");
-    }
+        resume_from(&st, &curve, &model, o, resume, resume_name);
     struct dar_workspace *ws = dar_workspace_new();
     struct dar_graph **batch = xmalloc(sizeof *batch * (size_t)o->batch);
     uint8_t *teacher = NULL;
@@ -289,7 +377,7 @@ void train_run(const struct train_options *o, FILE *train, const char *train_nam
                 memcpy(st.best, model.values, bytes);
             }
         }
-        log_row(log, k + 1, &losses, score, now_seconds() - start);
+        curve_add(&curve, k + 1, &losses, score, now_seconds() - start);
         snprintf(p.extra, sizeof p.extra, "loss %.4f best %.4g", loss, st.best_score);
         progress_update(&p, k + 1);
     }
@@ -314,13 +402,13 @@ void train_run(const struct train_options *o, FILE *train, const char *train_nam
             out_iteration = st.iteration;
         }
     }
-    struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, out_score, out_iteration};
+    struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, out_score, out_iteration, &curve};
     struct writer w;
     writer_init(&w, out);
-    dar_model_write(&w, &model, chosen, 2, write_extra, &ctx);
-
-    if (log)
-        io_close_output(log);
+    dar_model_write(&w, &model, chosen, 3, write_extra, &ctx);
+    if (o->log_path)
+        curve_write_log(&curve, o->log_path);
+    curve_free(&curve);
     free(teacher);
     free(batch);
     dar_workspace_free(ws);

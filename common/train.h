@@ -29,6 +29,10 @@ struct train_options {
 void train_run(const struct train_options *o, FILE *train, const char *train_name,
                FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out);
 
+/* Write the TSV log of a model record's training curve (for a cache hit:
+ * the seconds column is then empty). */
+void train_write_log_from_model(FILE *model, const char *name, const char *log_path);
+
 /* Masked mean squared error of the predicted final flow over the edges whose
  * true flow is not zero, pooled over graphs: the validation score. */
 double evaluate_flow_mse(struct dar_model *model, struct dar_workspace *ws,

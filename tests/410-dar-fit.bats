@@ -56,6 +56,15 @@ print("ok")'
     cmp "$T/a.mp" "$T/b.mp"
     run --separate-stderr fit --iters 15 -v --lr 0.002 -o "$T/c.mp"
     [[ "$stderr" == *"cache miss"* ]]
+    # the log comes back from the record on a hit: the same rows, without the timings
+    run --separate-stderr fit --iters 16 -v --log "$T/miss.tsv" -o "$T/d.mp"
+    [[ "$stderr" == *"cache miss"* ]]
+    run --separate-stderr fit --iters 16 -v --log "$T/hit.tsv" -o "$T/e.mp"
+    [[ "$stderr" == *"cache hit"* ]]
+    cmp "$T/d.mp" "$T/e.mp"
+    [ "$(wc -l < "$T/hit.tsv")" -eq 17 ]
+    diff <(cut -f1-9 "$T/miss.tsv") <(cut -f1-9 "$T/hit.tsv")
+    [ "$(awk -F'\t' 'NR > 1 && $9 != "" {n++} END {print n}' "$T/hit.tsv")" -eq 3 ]   # validated at 5, 10, 15
 }
 
 @test "SIGINT or SIGTERM during training leaves no output, no cache entry and no temp file" {
