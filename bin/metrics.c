@@ -16,7 +16,7 @@ static int64_t digits = 3;
 static const struct cli_option options[] = {
     {"split", 0, CLI_STRING, &split, "NAME", "the split the records are from, written in every metric record", 0, NULL, 0, 0},
     {"label", 'l', CLI_STRING, &label, "KEY=VALUE", "a label for every metric record (repeat for more: model=dual, seed=3, ...)", 0, NULL, 0, 0},
-    {"quantity", 0, CLI_STRING, &quantities, "LIST", "comma-separated quantities (default: every one whose inputs the first record has): "
+    {"quantity", 0, CLI_STRING, &quantities, "LIST", "comma-separated quantities (default: every one whose inputs the first record has; with --table: the metrics to keep): "
      "mae_flow mae_hint_flow cut_accuracy maxflow_error conservation_before conservation_after fixed_value_ratio "
      "accuracy balanced_accuracy roc_auc roc_hard r2", 0, NULL, 0, 0},
     {"fit", 0, CLI_STRING, &fit, "FILE", "r2: fit the linear map from max-pooled embeddings to maxflow on FILE's graphs", 0, NULL, 0, 0},
@@ -119,12 +119,16 @@ int main(int argc, char **argv)
     const char *in_name = strcmp(input, "-") ? input : "<stdin>";
 
     if (table[0]) {
-        if (n_labels || quantities[0] || fit[0] || strcmp(edges, "auto"))
-            cli_usage_error(&spec, "--table reads metric records: --label, --quantity, --fit and --edges do not apply");
+        if (n_labels || fit[0] || strcmp(edges, "auto"))
+            cli_usage_error(&spec, "--table reads metric records: --label, --fit and --edges do not apply");
         struct metrics_table_options o = {
             strcmp(table, "md") == 0 ? TABLE_MD : TABLE_TSV, rows, cols, title[0] ? title : NULL,
-            paper[0] ? io_open_input(paper) : NULL, paper, percent, (int)digits,
+            paper[0] ? io_open_input(paper) : NULL, paper, percent, (int)digits, quantities,
         };
+        if (quantities[0]) {   /* validate the names; the table keeps only these */
+            enum metric_quantity unused[Q_COUNT];
+            parse_quantities(quantities, unused);
+        }
         FILE *out = io_open_output(output, 0, force);
         metrics_table(in, in_name, out, &o);
         if (o.paper)

@@ -155,6 +155,7 @@ struct metrics_table_options {
     const char *paper_name;
     const char *percent;               /* comma-separated names shown as percentages */
     int digits;                        /* decimals of plain numbers */
+    const char *only;                  /* comma-separated metric names to keep, or NULL: all */
 };
 
 /* Metric records from in -> a table on out (text). */

@@ -349,6 +349,9 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
     split_keys(o->cols, "cols", &col_keys);
     if (o->percent && o->percent[0])
         split_keys(o->percent, "percent", &percent);
+    struct strings only = {0};
+    if (o->only && o->only[0])
+        split_keys(o->only, "quantity", &only);
     struct table t = {0};
     struct reader rd;
     struct record rec;
@@ -358,7 +361,12 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
         if (strcmp(kind, "metric") != 0)
             die_record(rec.index, "a '%s' record, expected 'metric'", kind);
         free(kind);
-        char *name = string_key(&rec, "name"), *split = string_key(&rec, "split");
+        char *name = string_key(&rec, "name");
+        if (only.n && !in_list(&only, name)) {   /* one stream of scores feeds several tables */
+            free(name);
+            continue;
+        }
+        char *split = string_key(&rec, "split");
         double value = record_double(&rec, "value");
         const msgpack_object *labels = record_find(&rec, "labels");
         static const msgpack_object no_labels = {.type = MSGPACK_OBJECT_MAP};
