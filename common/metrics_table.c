@@ -538,4 +538,5 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
     strings_free(&row_keys);
     strings_free(&col_keys);
     strings_free(&percent);
+    strings_free(&only);
 }
