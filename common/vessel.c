@@ -241,6 +241,27 @@ static void bed(struct build *b, struct rng *g, int64_t cells)
     free(target);
 }
 
+/* Reorder the edges by their lower endpoint (a bucket sort): the clean-up
+ * then walks memory in spatial order instead of the matching's random one. */
+static void edges_by_node(struct build *b)
+{
+    int64_t *off = xcalloc((size_t)b->n + 1, sizeof *off);
+    for (int64_t e = 0; e < b->m; e++)
+        off[(b->u[e] < b->v[e] ? b->u[e] : b->v[e]) + 1]++;
+    for (int x = 0; x < b->n; x++)
+        off[x + 1] += off[x];
+    int32_t *u = xmalloc(sizeof *u * (size_t)b->m_cap), *v = xmalloc(sizeof *v * (size_t)b->m_cap);
+    float *r = xmalloc(sizeof *r * (size_t)b->m_cap);
+    uint8_t *dead = xmalloc((size_t)b->m_cap);
+    for (int64_t e = 0; e < b->m; e++) {
+        int64_t i = off[b->u[e] < b->v[e] ? b->u[e] : b->v[e]]++;
+        u[i] = b->u[e]; v[i] = b->v[e]; r[i] = b->r[e]; dead[i] = b->dead[e];
+    }
+    free(off);
+    free(b->u); free(b->v); free(b->r); free(b->dead);
+    b->u = u; b->v = v; b->r = r; b->dead = dead;
+}
+
 /* The bed node nearest to p among the 27 cells around it, other than
  * `avoid`, preferring nodes of degree >= 3 (joining them makes no degree-2
  * node); -1 if none. */
@@ -700,6 +721,7 @@ bool vessel_generate(int64_t edges, uint64_t seed, struct vessel_graph *vg, char
     if (cells < 16) cells = 16;
     bed(&b, &structure, cells);
     trunks(&b, &structure, edges);
+    edges_by_node(&b);
     clean(&b);
     if (getenv("DAR_VESSEL_DEBUG"))
         fprintf(stderr, "vessel: cells %lld, edges before sizing %lld (E %lld), trunk nodes %lld\n",
