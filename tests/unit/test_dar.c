@@ -26,17 +26,9 @@
 
 /* ---- test graphs ---------------------------------------------------------- */
 
-/* Graph k of an Erdos-Renyi family with n nodes, traced; NULL if the trace
- * is shorter than min_steps or has no flow step (so every loss term shows). */
-static struct dar_graph *traced_graph(int n, double density, uint64_t seed, int64_t k, int min_steps,
-                                      int max_steps)
+/* Run the trace on dg->g and fill dg's trace keys. */
+static void trace_graph(struct dar_graph *dg)
 {
-    struct graphgen_options o = {.family = "erdos-renyi", .nodes = n, .density = density,
-                                 .inter_density = 0.05, .capacity = CAP_MAX_OF_TWO, .seed = seed};
-    struct dar_graph *dg = xcalloc(1, sizeof *dg);
-    char err[200];
-    if (!graphgen(&o, k, &dg->g, err, sizeof err))
-        die(EX_SOFTWARE, "graphgen: %s", err);
     struct graph *g = &dg->g;
     int64_t *cap = xmalloc(sizeof(int64_t) * (size_t)(g->m + 1));
     int64_t *flow = xmalloc(sizeof(int64_t) * (size_t)(g->m + 1));
@@ -47,9 +39,7 @@ static struct dar_graph *traced_graph(int n, double density, uint64_t seed, int6
     struct trace tr = {0};
     dg->cut = xmalloc((size_t)g->n);
     maxflow_trace(&net, &tr, flow, dg->cut);
-    int T = tr.steps, flow_steps = 0;
-    for (int i = 0; i + 1 < T; i++)
-        flow_steps += !tr.phase[i];
+    int T = tr.steps;
     dg->steps = T;
     dg->phase = xmalloc((size_t)T);
     memcpy(dg->phase, tr.phase, (size_t)T);
@@ -66,11 +56,56 @@ static struct dar_graph *traced_graph(int n, double density, uint64_t seed, int6
     trace_free(&tr);
     free(cap);
     free(flow);
-    if (T < min_steps || T > max_steps || flow_steps == 0) {
+}
+
+static int flow_steps(const struct dar_graph *dg)
+{
+    int count = 0;
+    for (int i = 0; i + 1 < dg->steps; i++)
+        count += !dg->phase[i];
+    return count;
+}
+
+/* Graph k of an Erdos-Renyi family with n nodes, traced; NULL if the trace
+ * is shorter than min_steps or has no flow step (so every loss term shows). */
+static struct dar_graph *traced_graph(int n, double density, uint64_t seed, int64_t k, int min_steps,
+                                      int max_steps)
+{
+    struct graphgen_options o = {.family = "erdos-renyi", .nodes = n, .density = density,
+                                 .inter_density = 0.05, .capacity = CAP_MAX_OF_TWO, .seed = seed};
+    struct dar_graph *dg = xcalloc(1, sizeof *dg);
+    char err[200];
+    if (!graphgen(&o, k, &dg->g, err, sizeof err))
+        die(EX_SOFTWARE, "graphgen: %s", err);
+    trace_graph(dg);
+    if (dg->steps < min_steps || dg->steps > max_steps || flow_steps(dg) == 0) {
         dar_graph_free(dg);
         free(dg);
         return NULL;
     }
+    return dg;
+}
+
+/* A graph whose sink cannot be reached: its trace has no flow step. */
+static struct dar_graph *unreachable_sink_graph(void)
+{
+    static const int32_t src[] = {0, 1, 0}, dst[] = {1, 2, 2};
+    static const float cap[] = {0.5f, 0.25f, 0.75f}, w[] = {0.5f, 0.5f, 0.25f};
+    struct dar_graph *dg = xcalloc(1, sizeof *dg);
+    struct graph *g = &dg->g;
+    g->n = 5;
+    g->m = 3;
+    g->s = 0;
+    g->t = 4;
+    g->src = xmalloc(sizeof src);
+    g->dst = xmalloc(sizeof dst);
+    g->cap = xmalloc(sizeof cap);
+    g->w = xmalloc(sizeof w);
+    memcpy(g->src, src, sizeof src);
+    memcpy(g->dst, dst, sizeof dst);
+    memcpy(g->cap, cap, sizeof cap);
+    memcpy(g->w, w, sizeof w);
+    trace_graph(dg);
     return dg;
 }
 
@@ -456,6 +491,52 @@ static void test_batching(struct dar_graph *A, struct dar_graph *L)
     dar_workspace_free(ws);
 }
 
+/* No augmentation: F_out = 0 and c_out logits 0 (P = 0.5), constant losses;
+ * beside other graphs, gradients still match finite differences. */
+static void test_no_flow_step(struct dar_graph *U, struct dar_graph **g)
+{
+    struct dar_workspace *ws = dar_workspace_new();
+    struct rng r;
+    rng_init(&r, 12, 1, 0);
+    char bad[4000];
+    double sum_flow2 = 0;
+    for (int e = 0; e < U->g.m; e++)
+        sum_flow2 += 2.0 * U->flow[e] * U->flow[e];
+    for (int v = 0; v < 4; v++) {
+        struct dar_config c = config_of((enum dar_variant)v, DAR_PGN, DAR_AGG_MAX, 5, false);
+        struct dar_model m;
+        dar_model_init(&m, &c, 50 + v);
+        struct dar_graph *one[] = {U};
+        struct dar_losses L;
+        grads_of(&m, ws, one, 1, NULL, 0, &L);
+        /* no-algo is read at its last step whatever the phases */
+        bool ok = flow_steps(U) == 0 &&
+                  (v == DAR_NO_ALGO || check_close(L.flow, sum_flow2 / (2.0 * U->g.m + U->g.n), 1e-6, 1e-9));
+        if (v == DAR_DUAL)
+            ok &= check_close(L.cut, log(2.0), 1e-6, 1e-9);
+        struct dar_prediction p = {0};
+        p.flow = xmalloc(sizeof(float) * (size_t)U->g.m);
+        p.cut = xmalloc(sizeof(float) * (size_t)U->g.n);
+        dar_predict(&m, ws, one, 1, DAR_EMBED_LAST, &p);
+        for (int e = 0; e < U->g.m && v != DAR_NO_ALGO; e++)
+            ok &= p.flow[e] == 0.0f;
+        if (v == DAR_DUAL)
+            for (int n = 0; n < U->g.n; n++)
+                ok &= p.cut[n] == 0.5f;
+        CHECK(ok, "%s: a graph without augmentation %s (L_f %.6g)", dar_variant_name(c.variant),
+              v == DAR_NO_ALGO ? "still runs its T-1 steps" : "predicts no flow", L.flow);
+        free(p.flow);
+        free(p.cut);
+        struct dar_graph *mixed[] = {U, g[0], g[1]};
+        double worst;
+        int fails = gradient_check(&m, ws, mixed, 3, NULL, 0, &r, &worst, bad, sizeof bad);
+        CHECK(fails == 0, "%s: gradients with such a graph in the batch match finite differences%s",
+              dar_variant_name(c.variant), bad);
+        dar_model_free(&m);
+    }
+    dar_workspace_free(ws);
+}
+
 static void test_embed_first(struct dar_graph *A)
 {
     struct dar_workspace *ws = dar_workspace_new();
@@ -601,6 +682,9 @@ int main(void)
     test_gradients(g, 3);
     test_through_time(g, 3);
     test_batching(g[1], longer);
+    struct dar_graph *unreachable = unreachable_sink_graph();
+    test_no_flow_step(unreachable, g);
+    free_graph(unreachable);
     test_embed_first(g[0]);
     test_records(g[0]);
     test_determinism(g, 3);
