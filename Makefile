@@ -32,6 +32,9 @@ TESTTOOL_BINS := $(TESTTOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 LIB        := $(BUILD)/libdar.a
 
 .PHONY: all deps demo test test-unit test-bats test-asan bench clean
+# Objects are not intermediate files to throw away: keep them so a rebuild is
+# incremental and concurrent makes never see one vanish.
+.SECONDARY: $(COMMON_OBJ) $(TOOLS:%=$(BUILD)/bin/%.o)
 all: $(LIB) $(TOOL_BINS) $(TESTTOOL_BINS)
 
 $(BUILD)/%.o: %.c $(wildcard common/*.h)

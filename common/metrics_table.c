@@ -218,7 +218,20 @@ static struct cell *table_cell(struct table *t, int r, int c)
     return &t->cells[(size_t)r * t->cap_cols + c];
 }
 
-static void read_paper(struct table *t, FILE *f, const char *name)
+/* Rows and columns are shown in the order the paper file first names them
+ * (so a table follows the paper's layout whatever order the runs came in),
+ * then the others in the order first seen.  A mean of "-" is the paper's
+ * empty cell: it only places its row and column. */
+static void note_order(int *order, int *n, int index)
+{
+    for (int i = 0; i < *n; i++)
+        if (order[i] == index)
+            return;
+    order[(*n)++] = index;
+}
+
+static void read_paper(struct table *t, FILE *f, const char *name, int *row_order, int *n_rows,
+                       int *col_order, int *n_cols)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -241,7 +254,8 @@ static void read_paper(struct table *t, FILE *f, const char *name)
             p = tab + 1;
         }
         double mean, std = NAN;
-        if (nf < 3 || nf > 4 || !parse_paper_number(field[2], &mean) ||
+        bool placeholder = nf >= 3 && strcmp(field[2], "-") == 0;
+        if (nf < 3 || nf > 4 || (!placeholder && !parse_paper_number(field[2], &mean)) ||
             (nf == 4 && field[3][0] && !parse_paper_number(field[3], &std)))
             die(EX_DATAERR, "%s: line %ld: expected 'row<TAB>column<TAB>mean[<TAB>std]'", name, lineno);
         int r = find_shown(&t->rows, field[0]), c = find_shown(&t->cols, field[1]);
@@ -249,6 +263,10 @@ static void read_paper(struct table *t, FILE *f, const char *name)
             warn("%s: line %ld: no row '%s' and column '%s' in the table", name, lineno, field[0], field[1]);
             continue;
         }
+        note_order(row_order, n_rows, r);
+        note_order(col_order, n_cols, c);
+        if (placeholder)
+            continue;
         struct cell *cell = table_cell(t, r, c);
         cell->has_paper = true;
         cell->paper_mean = mean;
@@ -257,6 +275,27 @@ static void read_paper(struct table *t, FILE *f, const char *name)
     if (ferror(f))
         die(EX_IOERR, "%s: read error:", name);
     free(line);
+}
+
+/* Permute rows and columns: row_order[0..n_rows) first, then the rest. */
+static void table_reorder(struct table *t, int *row_order, int n_rows, int *col_order, int n_cols)
+{
+    for (int r = 0; r < t->rows.n; r++)
+        note_order(row_order, &n_rows, r);
+    for (int c = 0; c < t->cols.n; c++)
+        note_order(col_order, &n_cols, c);
+    struct table u = {0};
+    for (int i = 0; i < t->rows.n; i++)
+        strings_add(&u.rows, t->rows.v[row_order[i]]);
+    for (int j = 0; j < t->cols.n; j++)
+        strings_add(&u.cols, t->cols.v[col_order[j]]);
+    for (int i = 0; i < t->rows.n; i++)
+        for (int j = 0; j < t->cols.n; j++)
+            *table_cell(&u, i, j) = *table_cell(t, row_order[i], col_order[j]);
+    strings_free(&t->rows);
+    strings_free(&t->cols);
+    free(t->cells);
+    *t = u;
 }
 
 static bool in_list(const struct strings *list, const char *name)
@@ -405,8 +444,14 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
     reader_free(&rd);
     if (t.rows.n == 0)
         die(EX_DATAERR, "no metric records in the input");
-    if (o->paper)
-        read_paper(&t, o->paper, o->paper_name);
+    if (o->paper) {
+        int *row_order = xmalloc(sizeof(int) * (size_t)t.rows.n), *col_order = xmalloc(sizeof(int) * (size_t)t.cols.n);
+        int n_rows = 0, n_cols = 0;
+        read_paper(&t, o->paper, o->paper_name, row_order, &n_rows, col_order, &n_cols);
+        table_reorder(&t, row_order, n_rows, col_order, n_cols);
+        free(row_order);
+        free(col_order);
+    }
 
     FILE *f = out;
     if (o->format == TABLE_MD) {

@@ -1,0 +1,198 @@
+# pipelines/study.mk - the synthetic half of the study as make targets, one per
+# table and figure of the paper (included by the top-level Makefile).
+#
+#   make table1 [PROFILE=smoke|quick|paper]   Table 1 (syn-res), every row
+#   make table2                              Table 2 (qualitative, |F - F*|)
+#   make table-r2                            appendix lin-qualitative (R^2)
+#   make table-val                           appendix two-comm-val (validation set)
+#   make fig-valid                           validation curves, PGN and MPNN (PNG + SVG)
+#   make fig-corrective                      conservation error before / after flow-fix
+#   make search                              the appendix's bi-level random search
+#
+# Data flow: gen-graphs | ff-trace > data/*.mp; dar-fit < train > models/*.mp;
+# dar-step | flow-fix | metrics > scores/*.mp; metrics --table prints.  Every
+# heavy recipe runs through $(RUN) (empty: locally), always as one
+# `bash -c '...'` line so that a launcher can run the whole pipe elsewhere, and
+# writes $@.tmp renamed into place, so a failed or interrupted step never
+# leaves a target behind.  dar-fit and ff-trace are cached by content
+# (formats/cache.md): with out/ removed, a re-run trains nothing.  dar-step
+# runs with --no-cache here: its per-step predictions are large and consumed
+# once, by metrics.
+
+PROFILE ?= quick
+OUT ?= out/$(PROFILE)
+RUN ?=
+export OPENBLAS_NUM_THREADS ?= 1
+export PATH := $(CURDIR)/bin:$(PATH)
+
+ifeq ($(PROFILE),smoke)
+  PROFILE_NOTE := smoke profile: 40 training graphs of 8 nodes, 4 iterations, H=8, 2 seeds; tests on 6 graphs of 16 nodes
+  TRAIN_NODES := 8
+  TRAIN_COUNT := 40
+  VAL_COUNT := 8
+  TEST_NODES := 16
+  TEST_COUNT := 6
+  ITERS := 4
+  EVAL_EVERY := 2
+  SEEDS := 0 1
+  FIT_EXTRA := --hidden 8 --batch 4
+  SEARCH_N := 2
+  SEARCH_ITERS := 2
+else ifeq ($(PROFILE),quick)
+  PROFILE_NOTE := quick profile: 1000 training graphs of 16 nodes, 150 iterations (paper 20000), 2 seeds (paper 5); tests on 16 graphs of 64 nodes (paper 128)
+  TRAIN_NODES := 16
+  TRAIN_COUNT := 1000
+  VAL_COUNT := 64
+  TEST_NODES := 64
+  TEST_COUNT := 16
+  ITERS := 150
+  EVAL_EVERY := 25
+  SEEDS := 0 1
+  FIT_EXTRA :=
+  SEARCH_N := 4
+  SEARCH_ITERS := 40
+else ifeq ($(PROFILE),paper)
+  PROFILE_NOTE := paper profile: the reference's splits, 20000 iterations, 5 seeds
+  TRAIN_NODES := 16
+  TRAIN_COUNT := 1000
+  VAL_COUNT := 128
+  TEST_NODES := 64
+  TEST_COUNT := 128
+  ITERS := 20000
+  EVAL_EVERY := 100
+  SEEDS := 0 1 2 3 4
+  FIT_EXTRA :=
+  SEARCH_N := 50
+  SEARCH_ITERS := 5000
+else
+  $(error PROFILE must be smoke, quick or paper, not '$(PROFILE)')
+endif
+
+# ---- naming ------------------------------------------------------------------
+# A run is <variant>-<processor>-<agg>-s<seed>, e.g. dual-pgn-max-s0; "noalgo"
+# stands for no-algo in file names, "random" is the random baseline.
+PRIMAL_DUAL_PIPE := $(foreach v,primal dual pipeline,$(foreach p,pgn mpnn,$(foreach a,max mean,$(v)-$(p)-$(a))))
+TABLE1_CONFIGS := $(PRIMAL_DUAL_PIPE) random-none-none noalgo-pgn-max
+QUAL_CONFIGS := $(foreach v,primal dual pipeline,$(foreach a,max mean,$(v)-pgn-$(a)))
+FAMILIES := 2comm bip
+runs = $(foreach c,$(1),$(foreach s,$(SEEDS),$(c)-s$(s)))
+
+part = $(word $(2),$(subst -, ,$(1)))
+variant_of = $(if $(filter noalgo,$(call part,$(1),1)),no-algo,$(call part,$(1),1))
+# "PGN-max (dual)", "Random", "PGN-max (no-algo)": the paper's row names
+upper = $(subst pgn,PGN,$(subst mpnn,MPNN,$(1)))
+label_of = $(if $(filter random,$(call part,$(1),1)),Random,$(call upper,$(call part,$(1),2))-$(call part,$(1),3) ($(call variant_of,$(1))))
+seed_of = $(patsubst s%,%,$(call part,$(1),4))
+family_name = $(if $(filter bip,$(1)),bipartite,2-community)
+
+DATA := $(OUT)/data
+# Models, data and scores are results, not intermediates for make to delete.
+.PRECIOUS: $(DATA)/%.mp $(OUT)/models/%.mp $(OUT)/scores/%.mp
+heavy = $(RUN) bash -o pipefail -c '$(strip $(1))'
+TOOLS_BUILT := | all
+
+# ---- data: each split its own seed -------------------------------------------------
+$(DATA)/train.mp: $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call heavy, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(TRAIN_COUNT) --seed 101 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+$(DATA)/val.mp: $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call heavy, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(VAL_COUNT) --seed 102 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+$(DATA)/test-2comm.mp: $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call heavy, gen-graphs --family two-community --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 103 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+$(DATA)/test-bip.mp: $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call heavy, gen-graphs --family bipartite --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+
+# ---- models -----------------------------------------------------------------------
+fit_args = --variant $(call variant_of,$(1)) --processor $(call part,$(1),2) --agg $(call part,$(1),3) \
+  --seed $(call seed_of,$(1)) --iters $(ITERS) --eval-every $(EVAL_EVERY) $(FIT_EXTRA)
+
+$(OUT)/models/%.mp: $(DATA)/train.mp $(DATA)/val.mp $(TOOLS_BUILT)
+	@mkdir -p $(@D) $(OUT)/logs
+	$(call heavy, dar-fit $(call fit_args,$*) --val $(DATA)/val.mp --log $(OUT)/logs/$*.tsv -q < $(DATA)/train.mp > $@.tmp) && mv $@.tmp $@
+
+# ---- scores: predictions piped through flow-fix into metrics -----------------------
+# The random baseline needs no model.
+predict = $(if $(filter random,$(call part,$(1),1)),dar-step --baseline random --seed $(call seed_of,$(1)),dar-step --no-cache --hints --model $(OUT)/models/$(1).mp)
+model_dep = $(if $(filter random,$(call part,$(1),1)),,$(OUT)/models/$(1).mp)
+labels = -l "model=$(call label_of,$(1))" -l seed=$(call seed_of,$(1))
+
+.SECONDEXPANSION:
+$(OUT)/scores/%-2comm.mp: $$(call model_dep,$$*) $(DATA)/test-2comm.mp $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call heavy, $(call predict,$*) < $(DATA)/test-2comm.mp | flow-fix | metrics --split test $(call labels,$*) -l family=2-community > $@.tmp) && mv $@.tmp $@
+$(OUT)/scores/%-bip.mp: $$(call model_dep,$$*) $(DATA)/test-bip.mp $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call heavy, $(call predict,$*) < $(DATA)/test-bip.mp | flow-fix | metrics --split test $(call labels,$*) -l family=bipartite > $@.tmp) && mv $@.tmp $@
+
+$(OUT)/scores/%-val.mp: $$(call model_dep,$$*) $(DATA)/val.mp $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call heavy, $(call predict,$*) < $(DATA)/val.mp | metrics --split val $(call labels,$*) > $@.tmp) && mv $@.tmp $@
+
+# R^2: a linear map from max-pooled node embeddings to the max-flow value,
+# fitted on the training graphs' embeddings and scored on each test set.
+$(OUT)/scores/%-r2.mp: $(OUT)/models/%.mp $(DATA)/train.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call heavy, dar-step --no-cache --embed --model $< < $(DATA)/train.mp > $@.fit.tmp \
+	  && dar-step --no-cache --embed --model $< < $(DATA)/test-2comm.mp | metrics --quantity r2 --fit $@.fit.tmp $(call labels,$*) -l family=2-community > $@.tmp \
+	  && dar-step --no-cache --embed --model $< < $(DATA)/test-bip.mp | metrics --quantity r2 --fit $@.fit.tmp $(call labels,$*) -l family=bipartite >> $@.tmp) \
+	  && rm $@.fit.tmp && mv $@.tmp $@
+
+# ---- tables ------------------------------------------------------------------------
+TABLE_OPTS = --title "$(1) — $(PROFILE_NOTE); ours (paper)" --paper pipelines/paper/$(2).tsv
+TABLE1_SCORES := $(foreach r,$(call runs,$(TABLE1_CONFIGS)),$(OUT)/scores/$(r)-2comm.mp $(OUT)/scores/$(r)-bip.mp)
+QUAL_SCORES := $(foreach r,$(call runs,$(QUAL_CONFIGS)),$(OUT)/scores/$(r)-2comm.mp)
+R2_SCORES := $(foreach r,$(call runs,$(QUAL_CONFIGS)),$(OUT)/scores/$(r)-r2.mp)
+VAL_SCORES := $(foreach r,$(call runs,$(TABLE1_CONFIGS)),$(OUT)/scores/$(r)-val.mp)
+
+$(OUT)/table1.md: $(TABLE1_SCORES)
+	cat $^ | metrics --table md --rows model --cols family,name --quantity mae_flow,mae_hint_flow,cut_accuracy \
+	  $(call TABLE_OPTS,Table 1: MAE of the final flow F and the intermediate flows F(t) and min-cut accuracy c,table1) > $@.tmp && mv $@.tmp $@
+$(OUT)/table2.md: $(QUAL_SCORES)
+	cat $^ | metrics --table md --rows name --cols model --quantity maxflow_error \
+	  $(call TABLE_OPTS,Table 2: |F - F*| on 2-community graphs,table2) > $@.tmp && mv $@.tmp $@
+$(OUT)/table-r2.md: $(R2_SCORES)
+	cat $^ | metrics --table md --rows family --cols model --quantity r2 --digits 2 \
+	  $(call TABLE_OPTS,Appendix table lin-qualitative: R^2 of the max-flow value from max-pooled embeddings,table-r2) > $@.tmp && mv $@.tmp $@
+$(OUT)/table-val.md: $(VAL_SCORES)
+	cat $^ | metrics --table md --rows model --cols name --quantity mae_flow,mae_hint_flow,cut_accuracy \
+	  $(call TABLE_OPTS,Appendix table two-comm-val: validation set,table-val) > $@.tmp && mv $@.tmp $@
+
+.PHONY: table1 table2 table-r2 table-val tables fig-valid fig-corrective search study
+table1 table2 table-r2 table-val: %: $(OUT)/%.md
+	@cat $<
+tables: table1 table2 table-r2 table-val
+
+# ---- figures (gnuplot, PNG and SVG) -----------------------------------------------------
+# fig-valid: the validation score (masked MSE of F) per iteration, seed 0.
+VALID_LOGS := $(foreach c,$(PRIMAL_DUAL_PIPE) noalgo-pgn-max,$(OUT)/models/$(c)-s0.mp)
+$(OUT)/fig-valid-pgn.png: $(VALID_LOGS) pipelines/fig-valid.gp
+	gnuplot -e "logs='$(OUT)/logs'; out='$(OUT)/fig-valid'; note='$(PROFILE_NOTE)'" pipelines/fig-valid.gp
+fig-valid: $(OUT)/fig-valid-pgn.png
+	@ls $(OUT)/fig-valid-*
+
+# fig-corrective: per-node conservation error of dual PGN-max's predicted flow
+# on the 2-community test graphs, before and after flow-fix, each graph a row.
+$(OUT)/fig-corrective.png: $(OUT)/models/dual-pgn-max-s0.mp $(DATA)/test-2comm.mp pipelines/fig-corrective.gp
+	$(call heavy, dar-step --no-cache --model $< < $(DATA)/test-2comm.mp | flow-fix | mpcat \
+	  | jq -r "[.conservation_before.data, .conservation_after.data] | map(@tsv) | join(\"\n\")" > $(OUT)/corrective.tsv.tmp)
+	mv $(OUT)/corrective.tsv.tmp $(OUT)/corrective.tsv
+	awk 'NR % 2 == 1' $(OUT)/corrective.tsv > $(OUT)/corrective-before.tsv
+	awk 'NR % 2 == 0' $(OUT)/corrective.tsv > $(OUT)/corrective-after.tsv
+	gnuplot -e "dir='$(OUT)'; note='$(PROFILE_NOTE)'" pipelines/fig-corrective.gp
+fig-corrective: $(OUT)/fig-corrective.png
+	@ls $(OUT)/fig-corrective.*
+
+# ---- search: the appendix's bi-level random search -----------------------------------
+# Level 1 draws SEARCH_N configurations from the wide ranges, level 2 from the
+# narrow ones (log-uniform lr and weight decay, uniform hidden size), each a
+# primal PGN-max trained SEARCH_ITERS iterations; the table lists each
+# configuration's best validation score (masked MSE of F) and the winner.
+$(OUT)/search.md: $(DATA)/train.mp $(DATA)/val.mp pipelines/search.sh $(TOOLS_BUILT)
+	$(call heavy, RUN="$(RUN)" bash pipelines/search.sh $(OUT)/search $(SEARCH_N) $(SEARCH_ITERS) $(EVAL_EVERY) "$(FIT_EXTRA)" $(DATA) "$(PROFILE_NOTE)" > $@.tmp) && mv $@.tmp $@
+search: $(OUT)/search.md
+	@cat $<
+
+study: tables fig-valid fig-corrective search
