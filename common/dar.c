@@ -501,22 +501,30 @@ static void netcache_init(struct ctx *c)
     }
 }
 
-/* pre-activation of the first message layer, relu'd:
- * r0[a] = relu(An[recv a] + Bn[send a] + b_me + Σ_φ f_aφ k_φ) */
-static void message_input(struct ctx *c, const struct run *r, float *r0, const float *z)
+/* The node halves of the first message layer: An = M1 z + b1, Bn = M2 z + b2. */
+static void message_nodes(struct ctx *c, const struct run *r, float *An, float *Bn, const float *z)
 {
-    // r0 is (A,H), z is (N,2H)
+    // An and Bn are (N,H), z is (N,2H)
+    const struct dar_net *net = r->net;
+    int H = c->H;
+    linear_forward(An, z, net->m1.weight, net->m1.bias, r->N, 2 * H, H);
+    linear_forward(Bn, z, net->m2.weight, net->m2.bias, r->N, 2 * H, H);
+}
+
+/* First message layer of arcs a0..a1-1, relu'd:
+ * r0[a] = relu(An[recv a] + Bn[send a] + b_me + Σ_φ f_aφ k_φ) */
+static void message_rows(struct ctx *c, const struct run *r, float *r0, const float *An,
+                         const float *Bn, int64_t a0, int64_t a1)
+{
+    // r0 is (a1-a0,H), An and Bn are (N,H)
     const struct dar_net *net = r->net;
     const struct netcache *nc = &c->nc[net_index(c->model, net)];
     int H = c->H;
-    float *An = af(c, r->N * H), *Bn = af(c, r->N * H);
-    linear_forward(An, z, net->m1.weight, net->m1.bias, r->N, 2 * H, H);
-    linear_forward(Bn, z, net->m2.weight, net->m2.bias, r->N, 2 * H, H);
     bool use[ARC_FEATURES];
     for (int p = 0; p < ARC_FEATURES; p++)
         use[p] = net->encodes[arc_feature[p]];
-    for (int64_t a = 0; a < r->A; a++) {
-        float *out = r0 + a * H;
+    for (int64_t a = a0; a < a1; a++) {
+        float *out = r0 + (a - a0) * H;
         const float *x = An + (int64_t)r->recv[a] * H, *y = Bn + (int64_t)r->send[a] * H;
         const float *f = r->arc + a * ARC_FEATURES;
         row_sum3(out, x, y, net->me.bias, H);
@@ -524,7 +532,75 @@ static void message_input(struct ctx *c, const struct run *r, float *r0, const f
             if (use[p] && f[p] != 0.0f)
                 row_axpy(out, f[p], nc->kme[p], H);
     }
-    relu_forward(r0, r0, r->A * H);
+    relu_forward(r0, r0, (a1 - a0) * H);
+}
+
+static void message_input(struct ctx *c, const struct run *r, float *r0, const float *z)
+{
+    // r0 is (A,H), z is (N,2H)
+    int H = c->H;
+    struct arena_mark mark = arena_mark(c->arena);
+    float *An = af(c, r->N * H), *Bn = af(c, r->N * H);
+    message_nodes(c, r, An, Bn, z);
+    message_rows(c, r, r0, An, Bn, 0, r->A);
+    arena_release(c->arena, mark);
+}
+
+/* Without backward, big runs stream their arcs in chunks of this many,
+ * aggregating as they go: memory O(chunk·H + N·H) instead of O(A·H). */
+#define STREAM_ARCS 16384
+
+/* agg over the messages of one chunk of arcs, in arc order: the same
+ * operations, in the same order, as the aggregate_*_forward kernels. */
+static void aggregate_rows(float *agg, const float *msg, const int32_t *recv, int64_t a0,
+                           int64_t a1, enum dar_agg kind, int H)
+{
+    for (int64_t a = a0; a < a1; a++) {
+        float *out = agg + (int64_t)recv[a] * H;
+        const float *m = msg + (a - a0) * H;
+        if (kind == DAR_AGG_MAX) {
+            for (int h = 0; h < H; h++)
+                if (m[h] > out[h])
+                    out[h] = m[h];
+        } else {
+            row_add(out, m, H);
+        }
+    }
+}
+
+/* The processor's messages and aggregate when no backward will follow. */
+static void messages_streamed(struct ctx *c, struct run *r, const float *z)
+{
+    const struct dar_net *net = r->net;
+    int H = c->H;
+    int64_t N = r->N, A = r->A;
+    enum dar_agg kind = c->model->config.agg;
+    float *An = af(c, N * H), *Bn = af(c, N * H);
+    message_nodes(c, r, An, Bn, z);
+    float *r0 = af(c, (int64_t)STREAM_ARCS * H), *r1 = af(c, (int64_t)STREAM_ARCS * H);
+    for (int64_t i = 0; i < N * H; i++)
+        r->agg[i] = kind == DAR_AGG_MAX ? -INFINITY : 0.0f;
+    for (int64_t a0 = 0; a0 < A; a0 += STREAM_ARCS) {
+        int64_t a1 = a0 + STREAM_ARCS < A ? a0 + STREAM_ARCS : A;
+        message_rows(c, r, r0, An, Bn, a0, a1);
+        linear_forward(r1, r0, net->l1.weight, net->l1.bias, a1 - a0, H, H);
+        relu_forward(r1, r1, (a1 - a0) * H);
+        linear_forward(r0, r1, net->l2.weight, net->l2.bias, a1 - a0, H, H);
+        relu_forward(r0, r0, (a1 - a0) * H);
+        aggregate_rows(r->agg, r0, r->recv, a0, a1, kind, H);
+    }
+    for (int64_t v = 0; v < N; v++) {
+        float *out = r->agg + v * H;
+        if (kind == DAR_AGG_MAX) {
+            for (int h = 0; h < H; h++)
+                if (out[h] == -INFINITY)
+                    out[h] = 0.0f;
+        } else if (kind == DAR_AGG_MEAN && r->in_degree[v]) {
+            float degree = (float)r->in_degree[v];
+            for (int h = 0; h < H; h++)
+                out[h] /= degree;
+        }
+    }
 }
 
 /* z = [x; h_prev] rows copied out of hd */
@@ -541,11 +617,14 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     const struct dar_net *net = r->net;
     int H = c->H;
     int64_t N = r->N, A = r->A;
+    bool streamed = !c->backward && A > STREAM_ARCS;
     r->agg = af(c, N * H);
-    r->r1 = af(c, A * H);
-    r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
-    if (c->model->config.agg == DAR_AGG_MAX)
-        r->argmax = arena_alloc(c->arena, sizeof(int32_t) * (size_t)(N * H > 0 ? N * H : 1));
+    if (!streamed) {
+        r->r1 = af(c, A * H);
+        r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
+        if (c->model->config.agg == DAR_AGG_MAX)
+            r->argmax = arena_alloc(c->arena, sizeof(int32_t) * (size_t)(N * H > 0 ? N * H : 1));
+    }
     struct arena_mark mark = arena_mark(c->arena);
 
     // x: the node encoders
@@ -573,18 +652,22 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     float *z = af(c, N * 2 * H);
     hd_to_z(z, r->hd, N, H);
 
-    float *r0 = af(c, A * H);
-    message_input(c, r, r0, z);
-    linear_forward(r->r1, r0, net->l1.weight, net->l1.bias, A, H, H);
-    relu_forward(r->r1, r->r1, A * H);
-    float *msg = r0;    /* r0 is dead: reuse */
-    linear_forward(msg, r->r1, net->l2.weight, net->l2.bias, A, H, H);
-    relu_forward(msg, msg, A * H);
-    positive_bytes(r->msign, msg, A * H);
-    switch (c->model->config.agg) {
-    case DAR_AGG_MAX: aggregate_max_forward(r->agg, r->argmax, msg, r->recv, A, N, H); break;
-    case DAR_AGG_MEAN: aggregate_mean_forward(r->agg, msg, r->recv, r->in_degree, A, N, H); break;
-    case DAR_AGG_SUM: aggregate_sum_forward(r->agg, msg, r->recv, A, N, H); break;
+    if (streamed) {
+        messages_streamed(c, r, z);
+    } else {
+        float *r0 = af(c, A * H);
+        message_input(c, r, r0, z);
+        linear_forward(r->r1, r0, net->l1.weight, net->l1.bias, A, H, H);
+        relu_forward(r->r1, r->r1, A * H);
+        float *msg = r0;    /* r0 is dead: reuse */
+        linear_forward(msg, r->r1, net->l2.weight, net->l2.bias, A, H, H);
+        relu_forward(msg, msg, A * H);
+        positive_bytes(r->msign, msg, A * H);
+        switch (c->model->config.agg) {
+        case DAR_AGG_MAX: aggregate_max_forward(r->agg, r->argmax, msg, r->recv, A, N, H); break;
+        case DAR_AGG_MEAN: aggregate_mean_forward(r->agg, msg, r->recv, r->in_degree, A, N, H); break;
+        case DAR_AGG_SUM: aggregate_sum_forward(r->agg, msg, r->recv, A, N, H); break;
+        }
     }
     float *o = af(c, N * H);
     linear_forward(o, z, net->o1.weight, net->o1.bias, N, 2 * H, H);

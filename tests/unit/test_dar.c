@@ -537,6 +537,49 @@ static void test_no_flow_step(struct dar_graph *U, struct dar_graph **g)
     dar_workspace_free(ws);
 }
 
+/* Prediction streams the arcs of big runs in chunks: 500 copies of a graph
+ * predict what one does. */
+static void test_streamed(struct dar_graph *A)
+{
+    struct dar_workspace *ws = dar_workspace_new();
+    enum { COPIES = 500 };
+    struct dar_graph **many = xmalloc(sizeof *many * COPIES);
+    for (int i = 0; i < COPIES; i++)
+        many[i] = A;
+    int n = A->g.n, m = A->g.m, H = 6;
+    for (int a = 0; a < 3; a++) {
+        struct dar_config c = config_of(DAR_DUAL, DAR_MPNN, (enum dar_agg)a, H, false);
+        struct dar_model model;
+        dar_model_init(&model, &c, 60 + a);
+        struct dar_prediction *p = xcalloc(COPIES, sizeof *p), one = {0};
+        for (int i = 0; i < COPIES; i++) {
+            p[i].flow = xmalloc(sizeof(float) * (size_t)m);
+            p[i].embed = xmalloc(sizeof(float) * (size_t)(n * 3 * H));
+        }
+        one.flow = xmalloc(sizeof(float) * (size_t)m);
+        one.embed = xmalloc(sizeof(float) * (size_t)(n * 3 * H));
+        dar_predict(&model, ws, many, COPIES, DAR_EMBED_LAST, p);
+        dar_predict(&model, ws, many, 1, DAR_EMBED_LAST, &one);
+        double worst = 0;
+        for (int i = 0; i < COPIES; i++) {
+            worst = fmax(worst, rel_diff(p[i].flow, one.flow, m));
+            worst = fmax(worst, rel_diff(p[i].embed, one.embed, n * 3 * H));
+        }
+        CHECK(worst < 1e-5, "%s: %d graphs of %d arcs (streamed in chunks) predict what one does (rel %.2g)",
+              dar_agg_name(c.agg), COPIES, n * n, worst);
+        for (int i = 0; i < COPIES; i++) {
+            free(p[i].flow);
+            free(p[i].embed);
+        }
+        free(p);
+        free(one.flow);
+        free(one.embed);
+        dar_model_free(&model);
+    }
+    free(many);
+    dar_workspace_free(ws);
+}
+
 static void test_embed_first(struct dar_graph *A)
 {
     struct dar_workspace *ws = dar_workspace_new();
@@ -685,6 +728,7 @@ int main(void)
     struct dar_graph *unreachable = unreachable_sink_graph();
     test_no_flow_step(unreachable, g);
     free_graph(unreachable);
+    test_streamed(g[0]);
     test_embed_first(g[0]);
     test_records(g[0]);
     test_determinism(g, 3);
