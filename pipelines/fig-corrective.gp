@@ -10,10 +10,12 @@ set cbrange [-1:1]
 set xlabel "node"
 set ylabel "test graph"
 unset key
+set autoscale xfix
+set autoscale yfix
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 1200,500 noenhanced } else { set terminal svg size 1200,500 noenhanced }
     set output sprintf("%s/fig-corrective.%s", dir, fmt)
-    set multiplot layout 1,2 title sprintf("Normalised flow conservation error\n{/*0.8 %s}", note)
+    set multiplot layout 1,2 title sprintf("Normalised flow conservation error\n%s", note)
     set title "(a) predicted flow, before correction"
     plot dir.'/corrective-before.tsv' matrix using 1:2:($3 / scale) with image
     set title "(b) after flow-fix"

@@ -10,12 +10,17 @@ set logscale y
 curve(v, p, a) = sprintf("< awk -F'\t' 'NR > 1 && $9 != \"\" {print $1, $9}' %s/%s-%s-%s-s0.tsv", logs, v, p, a)
 do for [p in "pgn mpnn"] {
     P = (p eq "pgn") ? "PGN" : "MPNN"
-    set title sprintf("Ford-Fulkerson validation loss, %s processors\n{/*0.8 %s}", P, note) noenhanced
+    set title sprintf("Ford-Fulkerson validation loss, %s processors\n%s", P, note) noenhanced
     do for [fmt in "png svg"] {
         if (fmt eq "png") { set terminal pngcairo size 1000,600 noenhanced } else { set terminal svg size 1000,600 noenhanced }
         set output sprintf("%s-%s.%s", out, p, fmt)
-        plot for [v in "primal dual pipeline"] for [a in "max mean"] curve(v, p, a) using 1:2 with linespoints \
-                 title sprintf("%s-%s (%s)", P, a, v), \
-             (p eq "pgn") ? curve("noalgo", "pgn", "max") : NaN using 1:2 with linespoints dashtype 2 title "PGN-max (no-algo)"
+        if (p eq "pgn") {
+            plot for [v in "primal dual pipeline"] for [a in "max mean"] curve(v, p, a) using 1:2 with linespoints \
+                     title sprintf("%s-%s (%s)", P, a, v), \
+                 curve("noalgo", "pgn", "max") using 1:2 with linespoints dashtype 2 title "PGN-max (no-algo)"
+        } else {
+            plot for [v in "primal dual pipeline"] for [a in "max mean"] curve(v, p, a) using 1:2 with linespoints \
+                     title sprintf("%s-%s (%s)", P, a, v)
+        }
     }
 }

@@ -23,7 +23,9 @@ PROFILE ?= quick
 OUT ?= out/$(PROFILE)
 RUN ?=
 export OPENBLAS_NUM_THREADS ?= 1
-export PATH := $(CURDIR)/bin:$(PATH)
+# DAR_BIN: where the tools come from (the sanitizer build in make test-asan).
+DAR_BIN ?= $(CURDIR)/bin
+export PATH := $(DAR_BIN):$(PATH)
 
 ifeq ($(PROFILE),smoke)
   PROFILE_NOTE := smoke profile: 40 training graphs of 8 nodes, 4 iterations, H=8, 2 seeds; tests on 6 graphs of 16 nodes
@@ -89,6 +91,7 @@ DATA := $(OUT)/data
 # Models, data and scores are results, not intermediates for make to delete.
 .PRECIOUS: $(DATA)/%.mp $(OUT)/models/%.mp $(OUT)/scores/%.mp
 heavy = $(RUN) bash -o pipefail -c '$(strip $(1))'
+comma := ,
 TOOLS_BUILT := | all
 
 # ---- data: each split its own seed -------------------------------------------------
@@ -177,7 +180,7 @@ fig-valid: $(OUT)/fig-valid-pgn.png
 # on the 2-community test graphs, before and after flow-fix, each graph a row.
 $(OUT)/fig-corrective.png: $(OUT)/models/dual-pgn-max-s0.mp $(DATA)/test-2comm.mp pipelines/fig-corrective.gp
 	$(call heavy, dar-step --no-cache --model $< < $(DATA)/test-2comm.mp | flow-fix | mpcat \
-	  | jq -r "[.conservation_before.data, .conservation_after.data] | map(@tsv) | join(\"\n\")" > $(OUT)/corrective.tsv.tmp)
+	  | jq -r ".conservation_before.data$(comma) .conservation_after.data | @tsv" > $(OUT)/corrective.tsv.tmp)
 	mv $(OUT)/corrective.tsv.tmp $(OUT)/corrective.tsv
 	awk 'NR % 2 == 1' $(OUT)/corrective.tsv > $(OUT)/corrective-before.tsv
 	awk 'NR % 2 == 0' $(OUT)/corrective.tsv > $(OUT)/corrective-after.tsv
