@@ -109,13 +109,14 @@ size_t dar_workspace_bytes(const struct dar_workspace *ws) { return ws->arena.by
  * does not vectorise loops of unknown length, so these work on eight floats
  * at a time with GNU C vector types, then the tail one by one; every element
  * sees the scalar loop's operations in the scalar loop's order. */
-#pragma GCC diagnostic ignored "-Wpsabi"   /* the helpers are static and inlined: no ABI */
 typedef float vec8 __attribute__((vector_size(32)));
 typedef int32_t ivec8 __attribute__((vector_size(32)));
 typedef uint8_t bvec8 __attribute__((vector_size(8)));
 
-static inline __attribute__((always_inline)) vec8 load8(const float *p) { vec8 v; memcpy(&v, p, sizeof v); return v; }
-static inline __attribute__((always_inline)) void store8(float *p, vec8 v) { memcpy(p, &v, sizeof v); }
+/* Macros, not functions: a 32-byte vector passed by value draws gcc's ABI
+ * notes on baseline x86-64. */
+#define load8(p) ({ vec8 load8_v; memcpy(&load8_v, (p), sizeof load8_v); load8_v; })
+#define store8(p, v) do { vec8 store8_v = (v); memcpy((p), &store8_v, sizeof store8_v); } while (0)
 
 /* out = x + y + b */
 static inline void row_sum3(float *out, const float *x, const float *y, const float *b, int H)
