@@ -205,8 +205,9 @@ static void mask_by_positive(float *d, const float *x, int64_t count)
 /* ---- the call's context ------------------------------------------------------- */
 
 enum { NODE_FEATURES = 6 };     /* pos s t mask cut0 cut1 */
-enum { ARC_CAP, ARC_W, ARC_FLOW, ARC_PTR, ARC_FEATURES };
-static const int arc_feature[ARC_FEATURES] = {DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR};
+enum { ARC_CAP, ARC_W, ARC_FLOW, ARC_PTR, ARC_LENGTH, ARC_DISTANCE, ARC_CURVENESS, ARC_FEATURES };
+static const int arc_feature[ARC_FEATURES] = {DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR,
+                                              DAR_F_LENGTH, DAR_F_DISTANCE, DAR_F_CURVENESS};
 
 /* One graph laid out for the model's processor. */
 struct gdata {
@@ -216,6 +217,7 @@ struct gdata {
     int32_t *send, *recv;       /* [A] */
     int32_t *arc_fwd, *arc_bwd; /* [m] arcs src->dst and dst->src of each edge */
     float *arc_cap, *arc_w;     /* [A] */
+    float *arc_vessel[3];       /* [A] length, distance, curveness (vessel_inputs), or NULL */
     int T;                      /* frames the step loop follows */
     const uint8_t *phase;       /* [T] */
     int last_flow;              /* last flow step (i + 1 < T), -1 if none */
@@ -370,6 +372,20 @@ static void prepare_graph(struct ctx *c, struct gdata *gd, const struct dar_grap
         gd->arc_w[gd->arc_fwd[e]] += g->w[e];
         gd->arc_w[gd->arc_bwd[e]] += g->w[e];
     }
+    if (c->model->config.vessel_inputs) {
+        float *const in[3] = {dg->length, dg->distance, dg->curveness};
+        static const char *const names[3] = {"length", "distance", "curveness"};
+        for (int j = 0; j < 3; j++) {
+            if (!in[j])
+                die_record(dg->record, "missing key '%s' (the model's edge inputs are vessel "
+                           "features)", names[j]);
+            gd->arc_vessel[j] = azf(c, A);
+            for (int e = 0; e < m; e++) {
+                gd->arc_vessel[j][gd->arc_fwd[e]] += in[j][e];
+                gd->arc_vessel[j][gd->arc_bwd[e]] += in[j][e];
+            }
+        }
+    }
     if (dg->cut) {
         gd->cut_target = az(c, sizeof(int32_t) * (size_t)n);
         for (int v = 0; v < n; v++)
@@ -454,6 +470,8 @@ static void run_set_inputs(struct ctx *c, struct run *r, int k, const struct hin
         f[ARC_W] = gd->arc_w[a];
         f[ARC_FLOW] = 0.0f;
         f[ARC_PTR] = in->pi && in->pi[gd->send[a]] == gd->recv[a];
+        for (int j = 0; j < 3; j++)
+            f[ARC_LENGTH + j] = gd->arc_vessel[j] ? gd->arc_vessel[j][a] : 0.0f;
     }
     if (in->flow)
         for (int e = 0; e < gd->m; e++) {

@@ -51,6 +51,8 @@ struct dar_config {
     enum dar_agg agg;
     int hidden;                 /* H */
     bool leak_cut;              /* dual: feed the true min cut as the code does */
+    bool vessel_inputs;         /* edge-embed --reconstruct: the arcs encode length, distance,
+                                   curveness instead of cap (record key "edge_inputs": "vessel") */
 };
 
 /* "primal" "dual" "pipeline" "no-algo"; "pgn" "mpnn"; "max" "mean" "sum".
@@ -66,7 +68,10 @@ bool dar_agg_parse(const char *s, enum dar_agg *a);
 
 /* Encoders, in the order of model.md §6. */
 enum dar_feature { DAR_F_POS, DAR_F_S, DAR_F_T, DAR_F_MASK, DAR_F_CUT,
-                   DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR, DAR_F_COUNT };
+                   DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR,
+                   /* vessel edge inputs (config.vessel_inputs): they replace
+                    * cap in every network (formats/edge-embed.md) */
+                   DAR_F_LENGTH, DAR_F_DISTANCE, DAR_F_CURVENESS, DAR_F_COUNT };
 
 /* A linear layer's parameters inside the model's storage (NULL if absent). */
 struct dar_linear {
@@ -158,6 +163,9 @@ struct dar_graph {
     float *hint_flow;           /* [T*m] or NULL */
     float *flow;                /* [m] or NULL */
     uint8_t *cut;               /* [n] or NULL */
+    /* [m] each, or NULL: the vessel edge inputs a model with vessel_inputs
+     * encodes (set by the caller, e.g. edge_embed.h; freed here) */
+    float *length, *distance, *curveness;
 };
 
 /* Read a graph record; the trace keys are loaded when present and checked

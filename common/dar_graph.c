@@ -104,5 +104,8 @@ void dar_graph_free(struct dar_graph *dg)
     free(dg->hint_flow);
     free(dg->flow);
     free(dg->cut);
+    free(dg->length);
+    free(dg->distance);
+    free(dg->curveness);
     memset(dg, 0, sizeof *dg);
 }

@@ -54,7 +54,7 @@ bool dar_agg_parse(const char *s, enum dar_agg *a)
  * tensors, once (storage allocated) to point the networks into it. */
 
 static const char *const feature_names[DAR_F_COUNT] = {
-    "pos", "s", "t", "mask", "cut", "cap", "w", "flow", "ptr"};
+    "pos", "s", "t", "mask", "cut", "cap", "w", "flow", "ptr", "length", "distance", "curveness"};
 
 enum { DEC_MASK = 1, DEC_PI = 2, DEC_FLOW_HINT = 4, DEC_CUT_HINT = 8, DEC_FLOW = 16, DEC_CUT = 32 };
 
@@ -110,9 +110,14 @@ static void add_net(struct layout *L, struct dar_net *net, const char *name,
     int H = L->m->config.hidden;
     char buf[64];
     snprintf(net->name, sizeof net->name, "%s", name);
+    bool vessel = L->m->config.vessel_inputs && encodes[DAR_F_CAP];
     for (int f = 0; f < DAR_F_COUNT; f++) {
         net->encodes[f] = encodes[f];
-        if (!encodes[f])
+        if (vessel)     /* cap's encoder replaced by the three vessel inputs' */
+            net->encodes[f] = f == DAR_F_CAP ? false
+                              : f == DAR_F_LENGTH || f == DAR_F_DISTANCE || f == DAR_F_CURVENESS
+                              ? true : encodes[f];
+        if (!net->encodes[f])
             continue;
         snprintf(buf, sizeof buf, "%s.enc.%s", name, feature_names[f]);
         int cols = f == DAR_F_CUT ? 2 : 1;
@@ -151,9 +156,9 @@ static void layout_model(struct layout *L)
 {
     struct dar_model *m = L->m;
     /*                        pos    s     t     mask   cut    cap   w     flow   ptr */
-    static const bool inputs[DAR_F_COUNT] = {1, 1, 1, 0, 0, 1, 1, 0, 0};
-    static const bool hints[DAR_F_COUNT] = {1, 1, 1, 1, 0, 1, 1, 1, 1};
-    static const bool hints_cut[DAR_F_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    static const bool inputs[DAR_F_COUNT] = {1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0};
+    static const bool hints[DAR_F_COUNT] = {1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0};
+    static const bool hints_cut[DAR_F_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0};
     m->nparams = 0;
     m->nnets = 0;
     m->mincut = m->bf = m->flow = m->net = -1;
@@ -244,7 +249,7 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
 void dar_model_write(struct writer *w, const struct dar_model *m, const float *values,
                      int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx)
 {
-    mp_map(w, (uint32_t)(8 + n_extra));
+    mp_map(w, (uint32_t)(8 + m->config.vessel_inputs + n_extra));
     mp_key(w, "kind");      mp_str(w, "model");
     mp_key(w, "format");    mp_int(w, 1);
     mp_key(w, "variant");   mp_str(w, dar_variant_name(m->config.variant));
@@ -252,6 +257,9 @@ void dar_model_write(struct writer *w, const struct dar_model *m, const float *v
     mp_key(w, "agg");       mp_str(w, dar_agg_name(m->config.agg));
     mp_key(w, "hidden");    mp_int(w, m->config.hidden);
     mp_key(w, "leak_cut");  mp_bool(w, m->config.leak_cut);
+    if (m->config.vessel_inputs) {
+        mp_key(w, "edge_inputs"); mp_str(w, "vessel");
+    }
     mp_key(w, "params");    dar_params_write(w, m, values);
     if (n_extra > 0 && extra)
         extra(w, ctx);
@@ -356,6 +364,12 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
         die_record(r, "'hidden' is %lld, expected 1..65536", (long long)hidden);
     c.hidden = (int)hidden;
     c.leak_cut = record_bool(rec, "leak_cut");
+    if (record_has(rec, "edge_inputs")) {
+        if (strcmp(record_str(rec, "edge_inputs", buf, sizeof buf), "vessel") == 0)
+            c.vessel_inputs = true;
+        else if (strcmp(buf, "capacity") != 0)
+            die_record(r, "'edge_inputs' is '%s', expected capacity or vessel", buf);
+    }
     dar_model_create(m, &c);
     dar_params_read(m, rec, "params", m->values);
 }
