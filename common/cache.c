@@ -441,6 +441,27 @@ static void cannot_store(struct cache *c, const char *path)
     warned_unwritable = true;
 }
 
+/* Make a rename() in path's directory durable (a crash after it then keeps
+ * the entry).  Best effort: a directory that cannot be opened or fsync'ed
+ * (EINVAL on some filesystems) only loses that durability, and NFS commits a
+ * rename on the server before it returns anyway. */
+static void fsync_parent(const char *path)
+{
+    char dir[4200];
+    const char *slash = strrchr(path, '/');
+    if (!slash || (size_t)(slash - path) >= sizeof dir)
+        return;
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = '\0';
+    int fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (fsync(fd) != 0) {
+        /* harmless, see above */
+    }
+    close(fd);
+}
+
 /* The miss's temp file, beside the final entry so rename() is atomic. */
 static FILE *open_temp(struct cache *c)
 {
@@ -553,6 +574,8 @@ void cache_commit(struct cache *c)
         sealed = false;
         saved = errno;
     }
+    if (sealed)
+        fsync_parent(c->entry_path);
     if (!sealed) {
         /* The payload is complete, only storing it failed (e.g. a full
          * disk): the caller still gets its output. */

@@ -137,32 +137,32 @@ stop_pids() { # TERM, wait up to 10 s, then KILL
     wait_gone 10 "$@" || { kill -KILL "$@" 2>/dev/null || true; wait_gone 5 "$@" || true; }
 }
 
-descendants() { # pid: every descendant pid (from /proc/*/stat)
-    local all
-    all=$(awk '{ sub(/^.*\) /, ""); print FILENAME, $2 }' /proc/[0-9]*/stat 2>/dev/null | sed 's|/proc/\([0-9]*\)/stat|\1|')
-    local frontier="$1" next p c
-    while [ -n "$frontier" ]; do
-        next=""
-        for p in $frontier; do
-            for c in $(awk -v pp="$p" '$2 == pp {print $1}' <<<"$all"); do echo "$c"; next="$next $c"; done
-        done
-        frontier=$next
-    done
+descendants() { # pid...: every descendant pid of these
+    ps -eo pid=,ppid= | awk -v roots="$*" '
+        { kids[$2] = kids[$2] " " $1 }
+        END {
+            n = split(roots, todo, " ")
+            for (i = 1; i <= n; i++) {
+                m = split(kids[todo[i]], k, " ")
+                for (j = 1; j <= m; j++) { print k[j]; todo[++n] = k[j] }
+            }
+        }'
 }
 
-stepds() { # our slurmstepd processes (they inherit slurmd's environment)
-    local f pid
-    for f in /proc/[0-9]*/comm; do
-        pid=${f#/proc/}; pid=${pid%/comm}
-        [ "$(cat "$f" 2>/dev/null)" = slurmstepd ] && ours "$pid" && echo "$pid"
+stepds() { # our slurmstepd processes: they hold our slurmd's log open
+    local pid
+    for pid in $(pgrep -x slurmstepd); do
+        ls -l "/proc/$pid/fd" 2>/dev/null | grep -qF -- "-> $D/" && echo "$pid"
     done
     return 0
 }
 
 kill_steps() { # SIGKILL every step daemon of ours and its tasks
-    local s victims=""
-    for s in $(stepds); do victims="$victims $s $(descendants "$s" | tr '\n' ' ')"; done
-    [ -n "${victims// }" ] && kill -KILL $victims 2>/dev/null
+    local s
+    s=$(stepds)
+    [ -n "$s" ] || return 0
+    # shellcheck disable=SC2046
+    kill -KILL $s $(descendants $s) 2>/dev/null
     return 0
 }
 
