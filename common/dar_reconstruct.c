@@ -1,0 +1,386 @@
+/* dar_reconstruct.c - DAR's algorithm reconstruction on a vessel graph
+ * (paper §4.2, dar-reference.md §6, formats/edge-embed.md §1): the capacity
+ * encoder of every network is replaced by three new encoders of the vessel
+ * features (length, distance, curveness, min-max scaled per graph), all other
+ * parameters are frozen, and only the new encoders are trained with Adam to
+ * reproduce the Ford-Fulkerson trace of the graph, whose capacities come from
+ * the vessel radius.  The forward and backward passes are dar.c's (the model
+ * with config.vessel_inputs). */
+#include "edge_embed.h"
+#include "die.h"
+#include "graph_bfs.h"
+#include "io.h"
+#include "layers.h"
+#include "maxflow.h"
+#include "optim.h"
+#include "rng.h"
+#include "stream.h"
+#include "tensor.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const capacity_names[] = {"cross-section", "poiseuille", "unit"};
+
+bool edge_capacity_parse(const char *s, enum edge_capacity *c)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, capacity_names[i]) == 0) {
+            *c = (enum edge_capacity)i;
+            return true;
+        }
+    return false;
+}
+
+const char *edge_capacity_name(enum edge_capacity c) { return capacity_names[c]; }
+
+static float *edge_column(const struct record *rec, const char *key, int64_t m, const char *why)
+{
+    if (!record_has(rec, key))
+        die_record(rec->index, "missing key '%s' (%s)", key, why);
+    float *v = record_vector(rec, key, DT_F32, m);
+    for (int64_t e = 0; e < m; e++)
+        if (!isfinite(v[e]))
+            die_record(rec->index, "'%s' entry %lld is %g, expected a finite number", key,
+                       (long long)e, v[e]);
+    return v;
+}
+
+void vessel_inputs_read(const struct record *rec, int64_t m, float *out[3], const char *why)
+{
+    static const char *const keys[3] = {"length", "distance", "curveness"};
+    for (int j = 0; j < 3; j++) {
+        float *v = edge_column(rec, keys[j], m, why);
+        double lo = INFINITY, hi = -INFINITY;
+        for (int64_t e = 0; e < m; e++) {
+            lo = fmin(lo, v[e]);
+            hi = fmax(hi, v[e]);
+        }
+        for (int64_t e = 0; e < m; e++)
+            v[e] = hi > lo ? (float)(((double)v[e] - lo) / (hi - lo)) : 0.0f;
+        out[j] = v;
+    }
+}
+
+void vessel_capacity(const struct record *rec, int64_t m, enum edge_capacity c, float *cap)
+{
+    if (c == EDGE_CAP_UNIT) {
+        for (int64_t e = 0; e < m; e++)
+            cap[e] = 1.0f;
+        return;
+    }
+    float *r = edge_column(rec, "avgRadiusAvg", m, "the capacity rule reads the vessel radius");
+    double top = 0.0;
+    for (int64_t e = 0; e < m; e++) {
+        if (!(r[e] > 0.0f))
+            die_record(rec->index, "'avgRadiusAvg' entry %lld is %g, expected a positive radius",
+                       (long long)e, r[e]);
+        top = fmax(top, r[e]);
+    }
+    for (int64_t e = 0; e < m; e++) {
+        double x = r[e] / top;
+        cap[e] = (float)(c == EDGE_CAP_CROSS_SECTION ? x * x : (x * x) * (x * x));
+    }
+    free(r);
+}
+
+/* ---- the model ----------------------------------------------------------------- */
+
+void reconstruct_model_init(struct dar_model *dst, const struct dar_model *src, uint64_t seed)
+{
+    if (src->config.variant != DAR_PRIMAL && src->config.variant != DAR_DUAL)
+        die(EX_DATAERR, "the model is a %s model; reconstruction takes a primal or dual DAR model",
+            dar_variant_name(src->config.variant));
+    if (src->config.vessel_inputs)
+        die(EX_DATAERR, "the model's edge inputs are already vessel features (a reconstructed "
+            "model); give the dar-fit model it came from");
+    struct dar_config c = src->config;
+    c.vessel_inputs = true;
+    dar_model_create(dst, &c);
+    struct rng r;
+    rng_init(&r, seed, rng_stream_id("reconstruct"), 0);
+    for (int k = 0; k < dst->nparams; k++) {
+        int j = dar_param_index(src, dst->info[k].name);
+        if (j >= 0)
+            memcpy(dst->params[k].value, src->params[j].value,
+                   sizeof(float) * (size_t)dst->params[k].count);
+        else
+            param_init_uniform(dst->params[k].value, dst->params[k].count, dst->info[k].fan_in, &r);
+    }
+}
+
+/* The parameters reconstruction trains: the vessel encoders of every network. */
+static int trained_params(struct dar_model *m, struct param *out)
+{
+    int count = 0;
+    for (int k = 0; k < m->nparams; k++) {
+        const char *name = m->info[k].name;
+        const char *dot = strstr(name, ".enc.");
+        if (dot && (!strcmp(dot, ".enc.length") || !strcmp(dot, ".enc.distance") ||
+                    !strcmp(dot, ".enc.curveness")))
+            out[count++] = m->params[k];
+    }
+    return count;
+}
+
+/* ---- the graph and its trace ------------------------------------------------ */
+
+struct recon_graph {
+    struct dar_graph dg;
+    int full_steps, augmentations;
+    double maxflow;
+};
+
+static void recon_graph_load(struct recon_graph *rg, const struct record *rec, const struct reconstruct_options *o)
+{
+    char kind[32];
+    if (strcmp(record_str(rec, "kind", kind, sizeof kind), "graph") != 0)
+        die_record(rec->index, "'kind' is '%s', expected 'graph'", kind);
+    struct dar_graph *dg = &rg->dg;
+    dar_graph_read(dg, rec, 0);
+    /* a traced input's own trace is not used: ours follows the capacity rule */
+    free(dg->phase); free(dg->hint_mask); free(dg->hint_pi); free(dg->hint_flow);
+    free(dg->flow); free(dg->cut);
+    dg->phase = NULL; dg->hint_mask = NULL; dg->hint_pi = NULL; dg->hint_flow = NULL;
+    dg->flow = NULL; dg->cut = NULL;
+    struct graph *g = &dg->g;
+    float *in[3];
+    vessel_inputs_read(rec, g->m, in, "edge-embed --reconstruct encodes the vessel features");
+    dg->length = in[0];
+    dg->distance = in[1];
+    dg->curveness = in[2];
+    vessel_capacity(rec, g->m, o->capacity, g->cap);
+    g->cap_scale = o->capacity == EDGE_CAP_UNIT ? 1 : 0;
+
+    struct adjacency adj;
+    adjacency_build(&adj, g->n, g->m, g->src, g->dst);
+    int s, t;
+    int d = double_sweep(&adj, -1, &s, &t);
+    adjacency_free(&adj);
+    if (d == 0)
+        die_record(rec->index, "no two connected nodes: the double sweep finds no source and sink");
+    g->s = s;
+    g->t = t;
+
+    int64_t *cap = xmalloc(sizeof *cap * (size_t)(g->m + 1));
+    int64_t *flow = xmalloc(sizeof *flow * (size_t)(g->m + 1));
+    uint8_t *cut = xmalloc((size_t)g->n);
+    int64_t scale = graph_integer_capacities(g, cap);
+    double units = (double)scale;
+    if (scale == 0) {   /* as ff-trace: 2^40 units in the largest capacity */
+        double top = 0;
+        for (int e = 0; e < g->m; e++)
+            top = fmax(top, g->cap[e]);
+        units = top > 0 ? 1099511627776.0 / top : 1.0;
+        for (int e = 0; e < g->m; e++)
+            cap[e] = llround(g->cap[e] * units);
+    }
+    struct flownet net = {g->n, g->m, s, t, g->directed, g->src, g->dst, cap, g->w};
+    struct trace tr = {0};
+    int64_t value = maxflow_trace(&net, &tr, flow, cut);
+    if (value == 0) {
+        trace_free(&tr);
+        die_record(rec->index, "no path from s = %d to t = %d with positive capacity: the "
+                   "Ford-Fulkerson trace has no augmentation to learn", s, t);
+    }
+    rg->full_steps = tr.steps;
+    rg->augmentations = 0;
+    for (int i = 0; i < tr.steps; i++)
+        rg->augmentations += tr.phase[i] == 0;
+    rg->maxflow = (double)value / units;
+    int T = tr.steps;
+    if (o->max_steps > 0 && T > o->max_steps)
+        T = (int)o->max_steps;
+    int64_t n = g->n, m = g->m;
+    dg->steps = T;
+    dg->phase = xmalloc((size_t)T);
+    memcpy(dg->phase, tr.phase, (size_t)T);
+    dg->hint_mask = xmalloc((size_t)(T * n));
+    memcpy(dg->hint_mask, tr.mask, (size_t)(T * n));
+    dg->hint_pi = xmalloc(sizeof(int32_t) * (size_t)(T * n));
+    memcpy(dg->hint_pi, tr.pi, sizeof(int32_t) * (size_t)(T * n));
+    dg->hint_flow = xmalloc(sizeof(float) * (size_t)(T * m + 1));
+    for (int64_t i = 0; i < T * m; i++)
+        dg->hint_flow[i] = (float)((double)tr.flow[i] / units);
+    /* the output target: the flow at the end of the frames trained on (the
+     * maximum flow when the whole trace is) */
+    dg->flow = xmalloc(sizeof(float) * (size_t)(m + 1));
+    if (m)
+        memcpy(dg->flow, dg->hint_flow + (int64_t)(T - 1) * m, sizeof(float) * (size_t)m);
+    dg->cut = cut;
+    trace_free(&tr);
+    free(cap);
+    free(flow);
+}
+
+/* ---- the curve ----------------------------------------------------------------- */
+
+enum { CURVE_COLUMNS = 8 };
+static const char *const curve_names[CURVE_COLUMNS] = {"iteration", "mask", "pi", "flow_hint",
+                                                       "cut_hint", "flow", "cut", "total"};
+
+static void curve_write_log(double *const *col, const double *seconds, int64_t rows, const char *path)
+{
+    FILE *log = io_open_output(path, 0, 1);
+    fprintf(log, "iteration");
+    for (int j = 1; j < CURVE_COLUMNS; j++)
+        fprintf(log, "\t%s", curve_names[j]);
+    fprintf(log, "\tseconds\n");
+    for (int64_t i = 0; i < rows; i++) {
+        fprintf(log, "%.0f", col[0][i]);
+        for (int j = 1; j < CURVE_COLUMNS; j++)
+            fprintf(log, "\t%.9g", col[j][i]);
+        if (seconds)
+            fprintf(log, "\t%.3f\n", seconds[i]);
+        else
+            fputs("\t\n", log);
+    }
+    io_close_output(log);
+}
+
+void reconstruct_write_log_from_model(FILE *model, const char *name, const char *log_path)
+{
+    struct reader rd;
+    struct record rec;
+    reader_init(&rd, model, name);
+    if (!reader_next(&rd, &rec))
+        die(EX_DATAERR, "'%s' holds no model record", name);
+    const msgpack_object *p = record_find(&rec, "provenance");
+    if (!p || p->type != MSGPACK_OBJECT_MAP)
+        die(EX_DATAERR, "'%s' holds no provenance", name);
+    struct record prov = {p, rec.index};
+    const msgpack_object *c = record_find(&prov, "curve");
+    if (!c || c->type != MSGPACK_OBJECT_MAP)
+        die(EX_DATAERR, "'%s' holds no training curve", name);
+    struct record sub = {c, rec.index};
+    double *col[CURVE_COLUMNS];
+    struct tensor first;
+    record_tensor(&sub, curve_names[0], DT_F64, 1, NULL, &first);
+    int64_t rows = first.count;
+    tensor_free(&first);
+    for (int j = 0; j < CURVE_COLUMNS; j++)
+        col[j] = record_vector(&sub, curve_names[j], DT_F64, rows);
+    curve_write_log(col, NULL, rows, log_path);
+    for (int j = 0; j < CURVE_COLUMNS; j++)
+        free(col[j]);
+    reader_free(&rd);
+}
+
+/* ---- training ------------------------------------------------------------------- */
+
+struct recon_write {
+    const struct reconstruct_options *o;
+    const struct recon_graph *rg;
+    double *const *col;
+    int64_t rows;
+};
+
+static void write_provenance(struct writer *w, void *ctx)
+{
+    const struct recon_write *c = ctx;
+    const struct dar_graph *dg = &c->rg->dg;
+    mp_key(w, "provenance");
+    mp_map(w, 14);
+    mp_key(w, "tool");           mp_str(w, "edge-embed");
+    mp_key(w, "version");        mp_str(w, DAR_VERSION);
+    mp_key(w, "mode");           mp_str(w, "reconstruct");
+    mp_key(w, "args");           mp_str(w, c->o->canonical_args ? c->o->canonical_args : "");
+    mp_key(w, "seed");           mp_int(w, (int64_t)c->o->seed);
+    mp_key(w, "capacity");       mp_str(w, edge_capacity_name(c->o->capacity));
+    mp_key(w, "s");              mp_int(w, dg->g.s);
+    mp_key(w, "t");              mp_int(w, dg->g.t);
+    mp_key(w, "steps");          mp_int(w, dg->steps);
+    mp_key(w, "trace_steps");    mp_int(w, c->rg->full_steps);
+    mp_key(w, "augmentations");  mp_int(w, c->rg->augmentations);
+    mp_key(w, "maxflow");        mp_double(w, c->rg->maxflow);
+    mp_key(w, "iterations");     mp_int(w, c->rows);
+    mp_key(w, "curve");
+    mp_map(w, CURVE_COLUMNS);
+    for (int j = 0; j < CURVE_COLUMNS; j++) {
+        mp_key(w, curve_names[j]);
+        mp_vector(w, DT_F64, c->rows, c->col[j]);
+    }
+}
+
+void reconstruct_run(const struct reconstruct_options *o, FILE *model_in, const char *model_name,
+                     FILE *graph_in, const char *graph_name, FILE *out)
+{
+    struct dar_model src, model;
+    {
+        struct reader rd;
+        struct record rec;
+        reader_init(&rd, model_in, model_name);
+        if (!reader_next(&rd, &rec))
+            die(EX_DATAERR, "'%s' holds no model record", model_name);
+        dar_model_read(&src, &rec);
+        reader_free(&rd);
+    }
+    reconstruct_model_init(&model, &src, o->seed);
+    dar_model_free(&src);
+
+    struct recon_graph rg;
+    {
+        struct reader rd;
+        struct record rec;
+        reader_init(&rd, graph_in, graph_name);
+        if (!reader_next(&rd, &rec))
+            die(EX_DATAERR, "%s: no graph record (reconstruction trains on one vessel graph)", graph_name);
+        recon_graph_load(&rg, &rec, o);
+        if (reader_next(&rd, &rec))
+            die_record(rec.index, "a second graph record (reconstruction trains on one vessel graph)");
+        reader_free(&rd);
+    }
+
+    struct param trained[3 * DAR_MAX_NETS];
+    int ntrained = trained_params(&model, trained);
+    struct adam adam;
+    adam_init(&adam, trained, ntrained, (float)o->lr, 0.0f);
+    struct dar_workspace *ws = dar_workspace_new();
+    struct dar_graph *batch[1] = {&rg.dg};
+    int steps = dar_batch_steps(batch, 1);
+    uint8_t *teacher = xmalloc((size_t)steps + 1);
+    double *col[CURVE_COLUMNS], *seconds = xmalloc(sizeof(double) * (size_t)(o->iters + 1));
+    for (int j = 0; j < CURVE_COLUMNS; j++)
+        col[j] = xmalloc(sizeof(double) * (size_t)(o->iters + 1));
+    uint64_t teacher_stream = rng_stream_id("teacher");
+    struct progress p;
+    progress_begin(&p, o->progress, "iterations", o->iters);
+    double start = now_seconds();
+    int64_t rows = 0;
+    for (int64_t k = 0; k < o->iters; k++) {
+        struct rng r;
+        rng_init(&r, o->seed, teacher_stream, (uint64_t)k);
+        double tf = pow(o->tf_decay, (double)k);
+        for (int i = 0; i < steps; i++)
+            teacher[i] = rng_uniform(&r) < tf;
+        params_zero_grad(model.params, model.nparams);
+        struct dar_losses l;
+        double loss = dar_loss_and_grad(&model, ws, batch, 1, teacher, steps, true, &l);
+        if (!isfinite(loss))
+            die(EX_SOFTWARE, "reconstruction diverged at iteration %lld (loss %g)", (long long)k, loss);
+        adam_step(&adam, trained, ntrained);
+        double v[CURVE_COLUMNS] = {(double)(k + 1), l.mask, l.pi, l.flow_hint, l.cut_hint, l.flow, l.cut, l.total};
+        for (int j = 0; j < CURVE_COLUMNS; j++)
+            col[j][rows] = v[j];
+        seconds[rows++] = now_seconds() - start;
+        snprintf(p.extra, sizeof p.extra, "loss %.4g", loss);
+        progress_update(&p, k + 1);
+    }
+    progress_end(&p);
+    if (o->log_path)
+        curve_write_log(col, seconds, rows, o->log_path);
+
+    struct writer w;
+    writer_init(&w, out);
+    struct recon_write ctx = {o, &rg, col, rows};
+    dar_model_write(&w, &model, NULL, 1, write_provenance, &ctx);
+
+    for (int j = 0; j < CURVE_COLUMNS; j++)
+        free(col[j]);
+    free(seconds);
+    free(teacher);
+    adam_free(&adam);
+    dar_workspace_free(ws);
+    dar_graph_free(&rg.dg);
+    dar_model_free(&model);
+}
