@@ -179,10 +179,13 @@ static void linear_forward_blas(float *out, const float *in, const float *weight
     }
 }
 
+uint64_t linear_flops;
+
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
                     int64_t N, int C, int OC)
 {
     // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
+    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
     if (use_blas(N, C, OC))
         linear_forward_blas(out, in, weight, bias, N, C, OC, 0);
     else
@@ -193,6 +196,7 @@ void linear_forward_accumulate(float *out, const float *in, const float *weight,
                                const float *bias, int64_t N, int C, int OC)
 {
     // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
+    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
     if (use_blas(N, C, OC))
         linear_forward_blas(out, in, weight, bias, N, C, OC, 1);
     else
@@ -204,6 +208,7 @@ void linear_backward(float *din, float *dweight, float *dbias, const float *dout
 {
     // din is (N,C), dweight is (OC,C), dbias is (OC), each NULL if not wanted
     // dout is (N,OC), in is (N,C), weight is (OC,C)
+    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC * (uint64_t)((din != NULL) + (dweight != NULL));
     if (!use_blas(N, C, OC)) {
         linear_backward_naive(din, dweight, dbias, dout, in, weight, N, C, OC);
         return;

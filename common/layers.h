@@ -40,6 +40,10 @@
  * (0.18 µs against 0.29 µs) and the plain loops only below that. */
 #define LINEAR_BLAS_THRESHOLD 512
 
+/* Multiply-add FLOPs (2 per multiply-add) of every linear_* call so far, for
+ * the benchmark's achieved GFLOP/s; callers are single-threaded. */
+extern uint64_t linear_flops;
+
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
                     int64_t N, int C, int OC);
 /* out += in·Wᵀ (+ b): for summing several linear terms into one buffer. */
