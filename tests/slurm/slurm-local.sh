@@ -95,6 +95,7 @@ SchedulerType=sched/backfill
 SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
 MailProg=/bin/true
 ReturnToService=2
+SlurmdParameters=config_overrides
 SlurmdTimeout=${SLURM_LOCAL_SLURMD_TIMEOUT:-10}
 InactiveLimit=0
 KillWait=2
@@ -174,7 +175,7 @@ wait_idle() { # seconds: until the node is idle; fail early if a daemon died
                 die "$name exited: $(tail -n 3 "$D/log/$name.out" 2>/dev/null | tr '\n' ' ')"
         done
         t=$((t - 1))
-        [ "$t" -gt 0 ] || die "node not idle after $1 s (logs in $D/log)"
+        [ "$t" -gt 0 ] || die "node not idle after $1 s: $(SLURM_CONF=$(conf) timeout 5 sinfo -h -n $NODE -o "%T %E" 2>&1) (logs in $D/log)"
         sleep 0.05
     done
 }
