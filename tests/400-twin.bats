@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# The C model (common/dar.c, driven by build/tools/dar_dump) against its
+# independent PyTorch twin (tests/twin/dar_twin.py, dense padded tensors, torch
+# autograd): same model record, same batch, same teacher-forcing decisions ->
+# the same loss (1e-5 relative) and the same gradients (per tensor,
+# max|a-b| <= 1e-4 max(max|a|, max|b|) + 1e-7).
+load test_helper
+
+TWIN="$ROOT/tests/twin/dar_twin.py"
+CMP="$ROOT/tests/twin/compare.py"
+MIXED_TF=01101001110101101001010011010110100101011
+
+setup_file() {
+    if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+        skip "/usr/bin/python3 cannot import torch (python3-torch): no twin"
+    fi
+    export TORCH_OK=1
+    local d="$BATS_FILE_TMPDIR" B="$ROOT/bin"
+    export DAR_CACHE=off
+    "$B/gen-graphs" --family two-community --nodes 8 --count 4 --seed 5 | "$B/ff-trace" > "$d/b.mp"
+    "$B/gen-graphs" --family bipartite --nodes 6 --count 3 --seed 5 | "$B/ff-trace" > "$d/bp.mp"
+    cat "$d/b.mp" "$d/bp.mp" > "$d/mix.mp"          # n = 8 and 6, T from 12 to 37
+    # sparse Erdos-Renyi graphs: several with no augmenting path (F_out stays 0) and T = 2
+    "$B/gen-graphs" --family erdos-renyi --nodes 7 --density 0.15 --count 12 --seed 2 | "$B/ff-trace" > "$d/er.mp"
+    cat "$d/er.mp" "$d/bp.mp" "$d/b.mp" > "$d/edge.mp"
+    "$B/gen-graphs" --family bipartite --nodes 6 --count 2 --seed 1 | "$B/ff-trace" > "$d/tiny.mp"
+}
+
+# model FILE VARIANT PROCESSOR AGG [--leak-cut]: a C-initialised model record
+model() {
+    local f="$1" v="$2" p="$3" a="$4"; shift 4
+    "$DAR_TOOLS/dar_dump" --init --variant "$v" --processor "$p" --agg "$a" --hidden 8 --seed 3 "$@" > "$f"
+}
+
+# check BATCH CASE...: CASE = "variant processor agg teacher [--leak-cut]"; the C
+# gradients by dar_dump, then the twin on all cases in one Python process.
+check() {
+    local batch="$1"; shift
+    local args=() i=0 c
+    for c in "$@"; do
+        set -- $c
+        local v="$1" p="$2" a="$3" tf="$4"; shift 4
+        model "$T/m$i.mp" "$v" "$p" "$a" "$@"
+        "$DAR_TOOLS/dar_dump" --model "$T/m$i.mp" --teacher "$tf" < "$batch" > "$T/c$i.mp"
+        args+=("$T/m$i.mp:$tf:$T/c$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$TWIN" check --batch "$batch" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "$i of $i cases agree"
+}
+
+@test "twin CLI: dual PGN with max, mean and sum agrees with dar_dump (teacher all, two-community batch)" {
+    local a
+    for a in max mean sum; do
+        model "$T/m.mp" dual pgn "$a"
+        "$DAR_TOOLS/dar_dump" --model "$T/m.mp" --teacher all < "$BATS_FILE_TMPDIR/b.mp" > "$T/c.mp"
+        "$PY" "$TWIN" grads --model "$T/m.mp" --teacher all --batch "$BATS_FILE_TMPDIR/b.mp" > "$T/p.mp"
+        run "$PY" "$CMP" "$T/c.mp" "$T/p.mp"
+        echo "dual pgn $a: $output"
+        assert_success
+    done
+    # the record itself: kind, six loss terms, every parameter in model order, float32
+    py_stream "$T/p.mp" '
+import msgpack_numpy
+m = list(msgpack.Unpacker(open(sys.argv[1].replace("p.mp", "m.mp"), "rb"), object_hook=msgpack_numpy.decode, raw=False))[0]
+r = recs[0]
+assert len(recs) == 1 and r["kind"] == "gradients", r.keys()
+assert sorted(r["losses"]) == sorted(["mask", "pi", "flow_hint", "cut_hint", "flow", "cut"])
+assert list(r["grads"]) == list(m["params"]), (list(r["grads"]), list(m["params"]))
+for k, g in r["grads"].items():
+    assert g.dtype == np.float32 and g.shape == m["params"][k].shape, k
+    assert np.all(np.isfinite(g)), k
+assert isinstance(r["loss"], float) and r["loss"] > 0
+'
+}
+
+@test "every variant x processor x aggregator agrees (teacher all, batch mixing n = 8, 6 and T = 12..37)" {
+    local cases=() v p a
+    for v in primal dual pipeline no-algo; do
+        for p in pgn mpnn; do
+            for a in max mean sum; do cases+=("$v $p $a all"); done
+        done
+    done
+    check "$BATS_FILE_TMPDIR/mix.mp" "${cases[@]}"
+}
+
+@test "predictions fed back (--teacher none) and a mixed teacher string agree" {
+    model "$T/m.mp" dual pgn max
+    "$DAR_TOOLS/dar_dump" --model "$T/m.mp" --teacher none < "$BATS_FILE_TMPDIR/mix.mp" > "$T/c.mp"
+    "$PY" "$TWIN" grads --model "$T/m.mp" --teacher none --batch "$BATS_FILE_TMPDIR/mix.mp" > "$T/p.mp"
+    run "$PY" "$CMP" "$T/c.mp" "$T/p.mp"
+    echo "dual pgn max none: $output"
+    assert_success
+    check "$BATS_FILE_TMPDIR/mix.mp" \
+        "primal pgn sum none" "primal mpnn max $MIXED_TF" \
+        "dual mpnn mean none" "dual pgn mean $MIXED_TF" "dual pgn sum $MIXED_TF" \
+        "pipeline pgn max none" "pipeline mpnn sum $MIXED_TF" \
+        "no-algo mpnn mean none"
+}
+
+@test "graphs with no augmenting path, T = 2, and the leak-cut dual agree" {
+    check "$BATS_FILE_TMPDIR/edge.mp" \
+        "dual pgn max none --leak-cut" "dual mpnn sum $MIXED_TF --leak-cut" \
+        "dual pgn mean none" "pipeline pgn max $MIXED_TF" "primal mpnn mean none" \
+        "no-algo pgn max all"
+}
+
+@test "the twin's own gradients match central finite differences (float64, stop-gradient lifted)" {
+    model "$T/m.mp" dual pgn max
+    run "$PY" "$TWIN" fdcheck --model "$T/m.mp" --batch "$BATS_FILE_TMPDIR/tiny.mp" --teacher 0110100111 --coords 1
+    echo "$output"
+    assert_success
+    assert_output --partial "fdcheck worst relative error"
+}
+
+@test "twin bench prints seconds per training iteration" {
+    run --separate-stderr "$PY" "$TWIN" bench --hidden 8 --batch-size 2 --iters 1 < "$BATS_FILE_TMPDIR/mix.mp"
+    assert_success
+    [[ "$output" =~ ^[0-9]+\.[0-9]+$ ]] || fail "not a number of seconds: $output"
+}
+
+@test "compare.py flags a perturbed gradient and names the tensor" {
+    model "$T/m.mp" primal pgn max
+    "$DAR_TOOLS/dar_dump" --model "$T/m.mp" --teacher all < "$BATS_FILE_TMPDIR/bp.mp" > "$T/c.mp"
+    "$PY" - "$T/c.mp" "$T/bad.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn
+r = msgpack.unpackb(open(sys.argv[1], "rb").read(), object_hook=mn.decode, raw=False)
+g = r["grads"]["flow.proc.o2.weight"].copy(); g.flat[5] += 1e-3 * abs(g).max() + 1e-6; r["grads"]["flow.proc.o2.weight"] = g
+open(sys.argv[2], "wb").write(msgpack.packb(r, default=mn.encode))
+PYEOF
+    run "$PY" "$CMP" "$T/c.mp" "$T/c.mp"
+    assert_success
+    run "$PY" "$CMP" "$T/c.mp" "$T/bad.mp"
+    assert_failure
+    assert_output --partial "BAD  flow.proc.o2.weight"
+}
