@@ -125,7 +125,10 @@ wait_gone() { # seconds pid...: wait until every pid is gone
     local p alive
     while [ "$t" -gt 0 ]; do
         alive=0
-        for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
+        for p in "$@"; do
+            # a zombie (state Z) is gone: our daemons' parent may never reap them
+            kill -0 "$p" 2>/dev/null && [ "$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$p/stat" 2>/dev/null)" != Z ] && alive=1
+        done
         [ "$alive" = 0 ] && return 0
         sleep 0.1; t=$((t - 1))
     done
@@ -248,7 +251,9 @@ stop)
     done
     stop_pids "${pids[@]}"
     kill_steps                       # step daemons orphaned by a killed slurmd
-    if [ -e "$D/.created-by-slurm-local" ] && [ "${SLURM_LOCAL_KEEP:-0}" != 1 ]; then rm -rf "$D"; fi
+    if [ -e "$D/.created-by-slurm-local" ] && [ "${SLURM_LOCAL_KEEP:-0}" != 1 ]; then
+        rm -rf "$D" 2>/dev/null || { sleep 1; rm -rf "$D"; }
+    fi
     ;;
 crash-node)
     need_dir
