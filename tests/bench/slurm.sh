@@ -12,7 +12,7 @@ for b in slurmctld slurmd munged srun; do
 done
 w=$(mktemp -d)
 s=$(date +%s%N)
-env=$(tests/slurm/slurm-local.sh start) || { echo "bench slurm: the cluster did not start"; exit 1; }
+env=$(SLURM_LOCAL_OWNER_PID=$$ tests/slurm/slurm-local.sh start) || { echo "bench slurm: the cluster did not start"; exit 1; }
 start_s=$(echo "scale=2; ($(date +%s%N) - $s) / 1000000000" | bc -l)
 eval "$env"
 trap '"$ROOT/tests/slurm/slurm-local.sh" stop "$SLURM_LOCAL_DIR"; rm -rf "$w"' EXIT

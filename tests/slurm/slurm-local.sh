@@ -13,12 +13,15 @@
 #                                                 and mark the node down (a simulated node death)
 #   tests/slurm/slurm-local.sh revive-node       restart slurmd, resume the node, wait until idle
 #
-# The directory is $SLURM_LOCAL_DIR, or for start a new mktemp -d (made 0755:
+# The directory is the argument, else $SLURM_LOCAL_DIR; start without an
+# argument makes a new mktemp -d (made 0755:
 # munged wants every directory down to its socket world-executable).  stop
 # removes a directory that start created unless SLURM_LOCAL_KEEP=1.
 # Settings: SLURM_LOCAL_CPUS (default: nproc), SLURM_LOCAL_PORT (slurmctld;
 # slurmd uses PORT+1; default: two free ports), SLURM_LOCAL_SLURMD_TIMEOUT
-# (default 10 s), SLURM_LOCAL_AUTH=munge|none (default munge).
+# (default 10 s), SLURM_LOCAL_AUTH=munge|none (default munge),
+# SLURM_LOCAL_OWNER_PID (stop the cluster by itself once that process is gone:
+# a test run killed before its teardown leaves no daemons behind).
 #
 # Every daemon runs in the foreground of a background job, so $! is the
 # daemon itself; its PID goes to run/<name>.ourpid and stop signals only PIDs
@@ -28,6 +31,7 @@ set -euo pipefail
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 D=${1:-${SLURM_LOCAL_DIR:-}}
+[ "$cmd" = start ] && D=${1:-}     # start never reuses an exported SLURM_LOCAL_DIR
 NODE=localhost
 
 die() { echo "slurm-local: $*" >&2; exit 1; }
@@ -228,6 +232,12 @@ start)
     spawn slurmctld slurmctld -D -f "$(conf)"
     start_slurmd
     wait_idle 30
+    if [ -n "${SLURM_LOCAL_OWNER_PID:-}" ]; then
+        # a watcher stops the cluster once the owner is gone (a killed test run)
+        SLURM_LOCAL_DIR=$D setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec "$2" stop "$3"' \
+            watch "$SLURM_LOCAL_OWNER_PID" "$(readlink -f "$0")" "$D" </dev/null >>"$D/log/watch.out" 2>&1 3>&- 4>&- 5>&- &
+        echo $! > "$D/run/watch.ourpid"
+    fi
     print_env
     ;;
 env)
@@ -241,6 +251,9 @@ stop)
     if [ -e "$D/run/slurmctld.ourpid" ] && ours "$(cat "$D/run/slurmctld.ourpid")"; then
         SLURM_CONF=$(conf) timeout 5 scancel --quiet -u "$(id -un)" 2>/dev/null || true
     fi
+    w=$(cat "$D/run/watch.ourpid" 2>/dev/null || true)
+    if [ -n "$w" ] && [ "$w" != $$ ] && ours "$w"; then kill -TERM "$w" 2>/dev/null || true; fi
+    rm -f "$D/run/watch.ourpid"
     pids=()
     for name in slurmd slurmctld munged; do
         f=$D/run/$name.ourpid
