@@ -41,13 +41,13 @@ ifeq ($(PROFILE),smoke)
   SEARCH_N := 2
   SEARCH_ITERS := 2
 else ifeq ($(PROFILE),quick)
-  PROFILE_NOTE := quick profile: 1000 training graphs of 16 nodes, 150 iterations (paper 20000), 2 seeds (paper 5); tests on 16 graphs of 64 nodes (paper 128)
+  PROFILE_NOTE := quick profile: 1000 training graphs of 16 nodes, 100 iterations (paper 20000), 2 seeds (paper 5); tests on 8 graphs of 64 nodes (paper 128)
   TRAIN_NODES := 16
   TRAIN_COUNT := 1000
-  VAL_COUNT := 64
+  VAL_COUNT := 32
   TEST_NODES := 64
-  TEST_COUNT := 16
-  ITERS := 150
+  TEST_COUNT := 8
+  ITERS := 100
   EVAL_EVERY := 25
   SEEDS := 0 1
   FIT_EXTRA :=
