@@ -29,13 +29,15 @@ ifeq ($(PROFILE),smoke)
   VESSEL_EDGES_CD1-E-1 := 30000
   VESSEL_RECON_OPTS := --iters 2 --max-steps 4
 else ifeq ($(PROFILE),quick)
-  VESSEL_NOTE := quick profile: CD1-E-sized synthetic graphs, reconstruction 300 Adam steps on the first 64 trace frames (paper 15000 on all), 3 trials
+  VESSEL_NOTE := quick profile: CD1-E-sized synthetic graphs, reconstruction 100 Adam steps on the first 39 trace frames (paper 15000 on all), 3 trials
   VESSEL_EDGES_CD1-E-3 := 3130650
   VESSEL_EDGES_CD1-E-2 := 2150326
   VESSEL_EDGES_CD1-E-1 := 5791309
-  VESSEL_RECON_OPTS := --iters 300 --max-steps 64
+  # 39 frames: the first Bellman-Ford phase and augmentation (formats/edge-embed.md), ~6 s an iteration at H = 65
+  VESSEL_RECON_OPTS := --iters 100 --max-steps 39
 else ifeq ($(PROFILE),paper)
-  VESSEL_NOTE := paper profile: CD1-E-sized synthetic graphs, reconstruction 15000 Adam steps (lr 1e-5), 3 trials
+  # the whole trace for 15000 steps: days of CPU (formats/edge-embed.md)
+  VESSEL_NOTE := paper profile: CD1-E-sized synthetic graphs, reconstruction 15000 Adam steps (lr 1e-5) on the whole trace, 3 trials
   VESSEL_EDGES_CD1-E-3 := 3130650
   VESSEL_EDGES_CD1-E-2 := 2150326
   VESSEL_EDGES_CD1-E-1 := 5791309
