@@ -15,6 +15,7 @@ Use /usr/bin/python3 (Debian's, with python3-torch).
 """
 import argparse
 import math
+import os
 import sys
 import time
 
@@ -228,11 +229,14 @@ class Net:
         msg = torch.relu(self.lin("proc.l2", torch.relu(self.lin("proc.l1", torch.relu(pre)))))
         adj = g.adj[..., None]
         if self.agg == "max":
-            vals = torch.where(adj, msg, torch.full_like(msg, -math.inf))
-            mx = vals.max(1, keepdim=True).values
-            key = torch.where(vals == mx, g.arcidx[..., None], torch.full_like(g.arcidx[..., None], BIG))
-            sel = key.argmin(1, keepdim=True)                   # lowest arc index on ties
-            agg = vals.gather(1, sel)[:, 0]
+            with torch.no_grad():                               # which arc wins, per channel
+                vals = torch.where(adj, msg, torch.full_like(msg, -math.inf))
+                mx = vals.max(1, keepdim=True).values
+                key = torch.where(vals == mx, g.arcidx[..., None],
+                                  torch.full_like(g.arcidx[..., None], BIG))
+                sel = key.argmin(1, keepdim=True)               # lowest arc index on ties
+                del vals, mx, key
+            agg = msg.gather(1, sel)[:, 0]                      # the winner is always an arc
         else:
             ssum = torch.where(adj, msg, torch.zeros_like(msg)).sum(1)
             agg = ssum / g.deg[..., None] if self.agg == "mean" else ssum
@@ -283,8 +287,15 @@ def teacher_list(spec, nsteps):
     return tf
 
 
-def forward_loss(P, model, g, teacher, stopgrad=True):
-    """Return (total, {loss term: tensor or None}).  stopgrad=False only for fdcheck."""
+def forward_loss(P, model, g, teacher, stopgrad=True, checkpoint=False):
+    """Return (total, {loss term: tensor or None}).  stopgrad=False only for fdcheck;
+    checkpoint=True recomputes each network step in the backward pass (same
+    numbers, much less memory: the dense [B, n, n, H] messages are not kept)."""
+    if checkpoint:
+        import torch.utils.checkpoint as tuc
+        ckpt = lambda fn, *args: tuc.checkpoint(fn, *args, use_reentrant=False)
+    else:
+        ckpt = lambda fn, *args: fn(*args)
     variant, H, agg = model["variant"], int(model["hidden"]), model["agg"]
     leak = bool(model.get("leak_cut", False))
     nets = {name: Net(P, name, nf, af, d, H, agg) for name, nf, af, d in network_specs(variant)}
@@ -312,9 +323,11 @@ def forward_loss(P, model, g, teacher, stopgrad=True):
         net = nets["net"]
         x, e = net.encode(g)
         h = zeros_h
-        for i in range(nsteps):
+        def run_net(h):
             h, hd = net.process(g, x, e, h)
-            F = net.dec_flow(g, "flow", hd, e)
+            return h, net.dec_flow(g, "flow", hd, e)
+        for i in range(nsteps):
+            h, F = ckpt(run_net, h)
             last = (i + 2 == g.Ts)                      # F_out from the last step
             F_out = torch.where(last[:, None, None], F, F_out)
         L_f = lf_sum(F_out).sum() / g.den.sum()
@@ -328,14 +341,29 @@ def forward_loss(P, model, g, teacher, stopgrad=True):
         x, e = net.encode(g)
         h = zeros_h
         mincut_logits = torch.zeros(B, N, 2, dtype=dt)
-        for j in range(N + 1):                           # n_b + 1 steps per graph
+        def run_mc(h):
             h, hd = net.process(g, x, e, h)
-            lg = net.dec_cut("cut", hd)
+            return h, net.dec_cut("cut", hd)
+        for j in range(N + 1):                           # n_b + 1 steps per graph
+            h, lg = ckpt(run_mc, h)
             mincut_logits = torch.where((g.n == j)[:, None, None], lg, mincut_logits)
         cut_pipe = torch.nn.functional.one_hot(argmax_low(mincut_logits), 2).to(dt) * nm[..., None]
 
     bf, fl = nets["bf"], nets["flow"]
     dual = variant == "dual"
+
+    def run_bf(mask, cut1, flow, pi, hprev):
+        x, e = bf.encode(g, mask=mask, cut1=cut1, flow=flow, pi=pi)
+        h, hd = bf.process(g, x, e, hprev)
+        return h, bf.dec_mask(hd), bf.dec_pi(g, hd)
+
+    def run_fl(mask, cut1, flow, pi, hprev):
+        x, e = fl.encode(g, mask=mask, cut1=cut1, flow=flow, pi=pi)
+        _, hd = fl.process(g, x, e, hprev)
+        out = (fl.dec_mask(hd), fl.dec_flow(g, "flow_hint", hd, e), fl.dec_flow(g, "flow", hd, e))
+        if dual:
+            out += (fl.dec_cut("cut_hint", hd), fl.dec_cut("cut", hd))
+        return out
     # "last valid" predictions
     last_mask = g.hmask[:, 0]
     last_pi = g.hpi[:, 0]
@@ -358,19 +386,12 @@ def forward_loss(P, model, g, teacher, stopgrad=True):
         isbf = (g.phase[:, i] == 1)
         isfl = ~isbf
         # P_BF
-        x, e = bf.encode(g, mask=mask, cut1=cut1, flow=flow, pi=pi)
-        hbf_new, hd_b = bf.process(g, x, e, h_bf)
-        mlog_b = bf.dec_mask(hd_b)
-        pil = bf.dec_pi(g, hd_b)
+        hbf_new, mlog_b, pil = ckpt(run_bf, mask, cut1, flow, pi, h_bf)
         # P_F with h_prev = stopgrad(hbf')
-        x, e = fl.encode(g, mask=mask, cut1=cut1, flow=flow, pi=pi)
-        _, hd_f = fl.process(g, x, e, hbf_new.detach() if stopgrad else hbf_new)
-        mlog_f = fl.dec_mask(hd_f)
-        F_h = fl.dec_flow(g, "flow_hint", hd_f, e)
-        F_o = fl.dec_flow(g, "flow", hd_f, e)
+        outs = ckpt(run_fl, mask, cut1, flow, pi, hbf_new.detach() if stopgrad else hbf_new)
+        mlog_f, F_h, F_o = outs[:3]
         if dual:
-            ch = fl.dec_cut("cut_hint", hd_f)
-            co = fl.dec_cut("cut", hd_f)
+            ch, co = outs[3:]
         elif variant == "pipeline":
             ch = mincut_logits
         # predictions and losses
@@ -432,10 +453,10 @@ def make_params(model, dtype=torch.float32):
     return names, P
 
 
-def compute_grads(model, graphs, teacher, dtype=torch.float32):
+def compute_grads(model, graphs, teacher, dtype=torch.float32, checkpoint=False):
     names, P = make_params(model, dtype)
     g = Batch(graphs, model["processor"], dtype)
-    total, losses = forward_loss(P, model, g, teacher)
+    total, losses = forward_loss(P, model, g, teacher, checkpoint=checkpoint)
     total.backward()
     grads = {k: (P[k].grad if P[k].grad is not None else torch.zeros_like(P[k])).detach()
              .numpy().astype(np.float32) for k in names}
@@ -450,7 +471,7 @@ def cmd_grads(a):
     model = read_model(a.model)
     graphs = [r for r in read_stream(a.batch) if r.get("kind") == "graph"]
     dtype = torch.float64 if a.float64 else torch.float32
-    loss, lv, grads = compute_grads(model, graphs, a.teacher, dtype)
+    loss, lv, grads = compute_grads(model, graphs, a.teacher, dtype, a.checkpoint)
     rec = {"kind": "gradients", "loss": loss, "losses": lv, "grads": grads}
     sys.stdout.buffer.write(msgpack.packb(rec, default=msgpack_numpy.encode))
 
@@ -540,7 +561,7 @@ def cmd_bench(a):
         t0 = time.perf_counter()
         c0 = time.process_time()
         g = Batch([graphs[j] for j in idx], a.processor, torch.float32)
-        total, _ = forward_loss(P, model, g, a.teacher)
+        total, _ = forward_loss(P, model, g, a.teacher, checkpoint=a.checkpoint)
         for p in P.values():
             p.grad = None
         total.backward()
@@ -569,6 +590,7 @@ def main(argv=None):
     s.add_argument("--batch", required=True)
     s.add_argument("--teacher", default="all")
     s.add_argument("--float64", action="store_true", help="compute in float64 (debugging)")
+    s.add_argument("--checkpoint", action="store_true", help="recompute steps in backward (less memory)")
     s.set_defaults(fn=cmd_grads)
     s = sub.add_parser("check", help="compare C gradients records with the twin, many cases")
     s.add_argument("--batch", required=True)
@@ -605,9 +627,19 @@ def main(argv=None):
     s.add_argument("--lr", type=float, default=0.009868199084919982)
     s.add_argument("--wd", type=float, default=0.0017345516681916279)
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--checkpoint", action="store_true",
+                   help="recompute each step in the backward pass (memory O(B n^2 H) instead of O(T B n^2 H))")
     s.set_defaults(fn=cmd_bench)
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
+    if not getattr(a, "checkpoint", False) and not os.environ.get("DAR_TWIN_NO_MALLOPT"):
+        # a fixed mmap threshold: the hundreds of saved [B, n, n, H] buffers otherwise
+        # fragment the heap (2.5x the memory); costs page faults (system time)
+        try:
+            import ctypes
+            ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 17)   # M_MMAP_THRESHOLD
+        except OSError:
+            pass
     a.fn(a)
 
 
