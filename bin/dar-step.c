@@ -19,11 +19,11 @@ static const struct cli_option options[] = {
     {"hints", 0, CLI_FLAG, &hints, NULL, "add the per-step predictions pred_pi, pred_mask, pred_hint_flow", CLI_KEY, NULL, 0, 0},
     {"embed", 0, CLI_FLAG, &embed, NULL, "add node embeddings 'embed' (P_F's decoder input, 3H per node)", CLI_KEY, NULL, 0, 0},
     {"embed-step", 0, CLI_CHOICE, &embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", CLI_KEY, "last|first", 0, 0},
-    {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
-    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
-    {"no-cache", 0, CLI_FLAG, &no_cache, NULL, "neither read nor write the cache", 0, NULL, 0, 0},
-    {"verbose", 'v', CLI_FLAG, &verbose, NULL, "say cache hit or miss on stderr", 0, NULL, 0, 0},
-    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
+    CLI_INPUT(input),
+    CLI_OUTPUT(output),
+    CLI_NO_CACHE(no_cache),
+    CLI_VERBOSE(verbose),
+    CLI_FORCE(force),
     {0},
 };
 

@@ -12,13 +12,13 @@ static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
     {"no-hints", 0, CLI_FLAG, &no_hints, NULL, "only flow, maxflow and cut, by the fast exact solver (huge graphs)", CLI_KEY, NULL, 0, 0},
-    {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
-    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
-    {"no-cache", 0, CLI_FLAG, &no_cache, NULL, "neither read nor write the cache", 0, NULL, 0, 0},
-    {"verbose", 'v', CLI_FLAG, &verbose, NULL, "say cache hit or miss on stderr", 0, NULL, 0, 0},
-    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
-    {"progress", 0, CLI_FLAG, &progress, NULL, "show progress even when stderr is not a terminal", 0, NULL, 0, 0},
-    {"quiet", 'q', CLI_FLAG, &quiet, NULL, "no progress line", 0, NULL, 0, 0},
+    CLI_INPUT(input),
+    CLI_OUTPUT(output),
+    CLI_NO_CACHE(no_cache),
+    CLI_VERBOSE(verbose),
+    CLI_FORCE(force),
+    CLI_PROGRESS(progress),
+    CLI_QUIET(quiet),
     {0},
 };
 

@@ -9,9 +9,9 @@ static const char *input = "-", *output = "-", *key = "pred_flow";
 
 static const struct cli_option options[] = {
     {"key", 'k', CLI_STRING, &key, "NAME", "the key holding the predicted flow", 0, NULL, 0, 0},
-    {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
-    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
-    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
+    CLI_INPUT(input),
+    CLI_OUTPUT(output),
+    CLI_FORCE(force),
     {0},
 };
 

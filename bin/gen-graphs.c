@@ -50,11 +50,11 @@ static const struct cli_option options[] = {
     {"capacity", 0, CLI_CHOICE, &capacity, "LAW",
      "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
      "min-max rescaled per graph (paper); bipartite is always 1", CLI_KEY, "max-of-two|uniform-minmax", 0, 0},
-    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
-    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
+    CLI_OUTPUT(output),
+    CLI_FORCE(force),
     {"no-cache", 0, CLI_FLAG, &no_cache, NULL, "do not use the cache (large outputs are cached)", 0, NULL, 0, 0},
     {"verbose", 'v', CLI_FLAG, &verbose, NULL, "say on stderr whether the cache hit", 0, NULL, 0, 0},
-    {"quiet", 'q', CLI_FLAG, &quiet, NULL, "no progress line", 0, NULL, 0, 0},
+    CLI_QUIET(quiet),
     {"progress", 0, CLI_FLAG, &progress, NULL, "progress line even when stderr is not a terminal", 0, NULL, 0, 0},
     {0},
 };

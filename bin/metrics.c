@@ -29,9 +29,9 @@ static const struct cli_option options[] = {
     {"paper", 0, CLI_STRING, &paper, "FILE", "table: TSV of row, column, mean[, std] from the paper, shown beside ours", 0, NULL, 0, 0},
     {"percent", 0, CLI_STRING, &percent, "LIST", "table: metrics shown as percentages", 0, NULL, 0, 0},
     {"digits", 0, CLI_INT, &digits, "N", "table: decimals of plain numbers (percentages get N-2)", 0, NULL, 0, 12},
-    {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
-    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
-    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
+    CLI_INPUT(input),
+    CLI_OUTPUT(output),
+    CLI_FORCE(force),
     {0},
 };
 

@@ -12,9 +12,9 @@ static const char *input = "-", *output = "-";
 static const struct cli_option options[] = {
     {"summary", 0, CLI_FLAG, &summary, NULL, "print tensors as dtype, shape, min, max and mean only", 0, NULL, 0, 0},
     {"to-msgpack", 0, CLI_FLAG, &to_msgpack, NULL, "read JSON lines, write a msgpack stream", 0, NULL, 0, 0},
-    {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
-    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
-    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
+    CLI_INPUT(input),
+    CLI_OUTPUT(output),
+    CLI_FORCE(force),
     {0},
 };
 

@@ -38,6 +38,15 @@ struct cli_spec {
     const struct cli_option *options;   /* terminated by {0} */
 };
 
+/* Option rows most tools share, spelled once (dest is a variable). */
+#define CLI_INPUT(dest)    {"input", 'i', CLI_STRING, &(dest), "FILE", "read FILE instead of stdin", 0, NULL, 0, 0}
+#define CLI_OUTPUT(dest)   {"output", 'o', CLI_STRING, &(dest), "FILE", "write FILE instead of stdout", 0, NULL, 0, 0}
+#define CLI_FORCE(dest)    {"force", 'f', CLI_FLAG, &(dest), NULL, "write msgpack even to a terminal", 0, NULL, 0, 0}
+#define CLI_NO_CACHE(dest) {"no-cache", 0, CLI_FLAG, &(dest), NULL, "neither read nor write the cache", 0, NULL, 0, 0}
+#define CLI_VERBOSE(dest)  {"verbose", 'v', CLI_FLAG, &(dest), NULL, "say cache hit or miss on stderr", 0, NULL, 0, 0}
+#define CLI_PROGRESS(dest) {"progress", 0, CLI_FLAG, &(dest), NULL, "show progress even when stderr is not a terminal", 0, NULL, 0, 0}
+#define CLI_QUIET(dest)    {"quiet", 'q', CLI_FLAG, &(dest), NULL, "no progress line", 0, NULL, 0, 0}
+
 /* Parse argv; sets dar_tool.  Returns the index of the first operand. */
 int cli_parse(const struct cli_spec *spec, int argc, char **argv);
 /* Canonical "name=value\n" lines of every CLI_KEY option (malloc'ed). */
