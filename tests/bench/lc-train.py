@@ -3,7 +3,9 @@
 on the same standardised inputs (StandardScaler fitted on the train edges) and
 the same split (the `split` key lc-train wrote).  Prints one line:
 
-    sklearn_seconds <fit + predict> balanced_accuracy <test> lc_balanced_accuracy <test, lc-train's pred_label>
+    sklearn_seconds <fit + predict> balanced_accuracy <test> lc_balanced_accuracy <test, lc-train's pred_label> <lc-train's epochs>
+
+With --lc-only, only lc-train's test balanced accuracy and epochs (no sklearn).
 
 Usage: lc-train.py CLASSIFIED.mp [INPUTS]   (INPUTS default: lc_model's inputs)
 The record is read with a streaming unpacker; only the inputs, label, split and
@@ -72,12 +74,18 @@ def main():
     path = sys.argv[1]
     with open(path, "rb") as f:
         rec = next(iter(msgpack.Unpacker(f, object_hook=msgpack_numpy.decode, raw=False, max_buffer_size=0)))
-    names = sys.argv[2].split(",") if len(sys.argv) > 2 else list(rec["lc_model"]["inputs"])
+    args = [a for a in sys.argv[2:] if not a.startswith("--")]
+    names = args[0].split(",") if args else list(rec["lc_model"]["inputs"])
     cols = [rec[k].reshape(len(rec["label"]), -1) for k in names]
     X = np.concatenate(cols, axis=1).astype(np.float64)
     y, split, ours = rec["label"], rec["split"], rec["pred_label"]
+    mo = rec["lc_model"]
+    run = "%d epochs (best %d), batch %d" % (mo["epochs"], mo["best_epoch"], mo["batch"])
     del rec, cols
     tr, te = split == 0, split == 2
+    if "--lc-only" in sys.argv:
+        print("lc_balanced_accuracy %.4f %s" % (balanced_accuracy_score(y[te], ours[te]), run))
+        return
     t0 = time.perf_counter()
     scaler = StandardScaler().fit(X[tr])
     Xs = scaler.transform(X)
@@ -85,8 +93,8 @@ def main():
     clf.fit(Xs[tr], y[tr])
     pred = clf.predict(Xs[te])
     seconds = time.perf_counter() - t0
-    print("sklearn_seconds %.3f balanced_accuracy %.4f lc_balanced_accuracy %.4f"
-          % (seconds, balanced_accuracy_score(y[te], pred), balanced_accuracy_score(y[te], ours[te])))
+    print("sklearn_seconds %.3f balanced_accuracy %.4f lc_balanced_accuracy %.4f %s"
+          % (seconds, balanced_accuracy_score(y[te], pred), balanced_accuracy_score(y[te], ours[te]), run))
 
 
 if __name__ == "__main__":
