@@ -67,14 +67,15 @@ $(VESSEL)/recon-%.mp: $(OUT)/models/%-pgn-max-s0.mp $(VESSEL)/recon-graph.mp $(T
 	$(call heavy, edge-embed --reconstruct --model $< $(VESSEL_RECON_OPTS) --log $(OUT)/logs/recon-$*.tsv -q < $(VESSEL)/recon-graph.mp > $@.tmp) && mv $@.tmp $@
 
 # ---- scores: 3 trials of lc-train piped into metrics ---------------------------------
-# $(1) model label, $(2) graph name, $(3) input record, $(4) lc-train options
+# $(1) model label, $(2) graph name, $(3) input record, $(4) lc-train options.
+# The trials append to $@.tmp, which the heavy command first removes, so a
+# launcher that re-runs a failed job never doubles a trial.
 lc_trials = $(foreach s,$(VESSEL_TRIALS),lc-train -q --no-cache --seed $(s) $(4) < $(3) \
   | metrics --quantity balanced_accuracy$(comma)roc_hard -l "model=$(1)" -l graph=$(2) -l seed=$(s) >> $@.tmp && )
 
 $(VESSEL)/scores/lc-%.mp: $(VESSEL)/graph-%.mp $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	@rm -f $@.tmp
-	$(call heavy, $(call lc_trials,LC,$*,$<,--inputs $(VESSEL_FEATURES)) true) && mv $@.tmp $@
+	$(call heavy, rm -f $@.tmp && $(call lc_trials,LC,$*,$<,--inputs $(VESSEL_FEATURES)) true) && mv $@.tmp $@
 
 # lc-primal-CD1-E-3.mp: variant primal, graph CD1-E-3
 vessel_variant = $(firstword $(subst -, ,$(1)))
@@ -82,8 +83,7 @@ vessel_graph = $(patsubst $(firstword $(subst -, ,$(1)))-%,%,$(1))
 .SECONDEXPANSION:
 $(VESSEL)/scores/lcembed-%.mp: $(VESSEL)/recon-$$(call vessel_variant,$$*).mp $(VESSEL)/graph-$$(call vessel_graph,$$*).mp $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	@rm -f $@.tmp
-	$(call heavy, edge-embed -q --no-cache --model $< < $(word 2,$^) > $@.embedded.tmp \
+	$(call heavy, rm -f $@.tmp && edge-embed -q --no-cache --model $< < $(word 2,$^) > $@.embedded.tmp \
 	  && $(call lc_trials,LC ($(call vessel_variant,$*)),$(call vessel_graph,$*),$@.embedded.tmp,--inputs $(VESSEL_FEATURES)$(comma)edge_embed) true) \
 	  && rm -f $@.embedded.tmp && mv $@.tmp $@
 
