@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *inputs = "length,distance,curveness";
+static const char *inputs = "length,distance,curveness", *drop = "";
 static int64_t split_seed = 12, seed = 0, batch = 0, epochs = 50, patience = 5, threads = 0;
 static double lr = 0.01, l2 = 0;
 static bool no_cache, verbose, force, quiet, progress;
@@ -15,6 +15,7 @@ static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
     {"inputs", 0, CLI_STRING, &inputs, "KEYS", "comma-separated per-edge inputs: f32[m] keys or f32[m,d] keys such as edge_embed", CLI_KEY, NULL, 0, 0},
+    {"drop", 0, CLI_STRING, &drop, "KEYS", "comma-separated keys not to pass through (e.g. edge_embed: 3 GB at 5.8M edges)", CLI_KEY, NULL, 0, 0},
     {"split-seed", 0, CLI_INT, &split_seed, "S", "seed of the random 80/10/10 split (the benchmark's is 12)", CLI_KEY, NULL, 0, 0},
     {"seed", 0, CLI_INT, &seed, "S", "seed of the initial weights and the batch order: one trial", CLI_KEY, NULL, 0, 0},
     {"lr", 0, CLI_DOUBLE, &lr, "LR", "Adam step size", CLI_KEY, NULL, 1e-9, 10},
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
     check_inputs();
     cleanup_install_signals();
-    struct lc_options o = {inputs, split_seed, seed, lr, l2, batch, epochs, patience, (int)threads,
+    struct lc_options o = {inputs, drop, split_seed, seed, lr, l2, batch, epochs, patience, (int)threads,
                            quiet ? PROGRESS_OFF : progress ? PROGRESS_ON : PROGRESS_AUTO};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);

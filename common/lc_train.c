@@ -757,6 +757,51 @@ static void write_model(struct writer *w, const struct lc_inputs *in, const stru
     mp_key(w, "val_balanced_accuracy"); mp_vector(w, DT_F64, res->epochs, res->curve_bacc);
 }
 
+/* Is key (a msgpack string) one of the comma-separated names of list? */
+static bool key_listed(const msgpack_object *key, const char *list)
+{
+    const char *p = key->type == MSGPACK_OBJECT_STR ? key->via.str.ptr : key->via.bin.ptr;
+    size_t n = key->type == MSGPACK_OBJECT_STR ? key->via.str.size : key->via.bin.size;
+    for (const char *s = list; s && *s;) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        if (len == n && !memcmp(s, p, n))
+            return true;
+        s = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* writer_begin_enriched, also leaving out the keys of --drop (an embedding
+ * of 3 GB need not travel on to metrics, whose reader stops at 2 GiB). */
+static void begin_output(struct writer *w, const struct record *rec, const char *drop)
+{
+    if (!drop || !*drop) {
+        writer_begin_enriched(w, rec, added_keys, 4);
+        return;
+    }
+    const msgpack_object_map *m = &rec->map->via.map;
+    uint32_t kept = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            mp_map(w, kept + 4);
+        for (uint32_t i = 0; i < m->size; i++) {
+            const msgpack_object *k = &m->ptr[i].key;
+            bool added = false;
+            for (int a = 0; a < 4; a++)
+                added = added || mp_str_eq(k, added_keys[a]);
+            if (added || key_listed(k, drop))
+                continue;
+            if (!pass)
+                kept++;
+            else {
+                mp_object(w, k);
+                mp_object(w, &m->ptr[i].val);
+            }
+        }
+    }
+}
+
 static void train_record(struct writer *w, const struct record *rec, const struct lc_options *o, struct pool *p)
 {
     int64_t m = record_int(rec, "m");
@@ -783,7 +828,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
         die_record(rec->index, "%lld edges leave no train edge (80%% of m)", (long long)m);
     train(&res, &in, label, split, o, rec->index, p, pred_label, pred_proba);
 
-    writer_begin_enriched(w, rec, added_keys, 4);
+    begin_output(w, rec, o->drop);
     mp_key(w, "split");      mp_vector(w, DT_U8, m, split);
     mp_key(w, "pred_label"); mp_vector(w, DT_U8, m, pred_label);
     mp_key(w, "pred_proba"); mp_tensor(w, DT_F32, 2, (int64_t[]){m, K}, pred_proba);

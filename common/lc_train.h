@@ -19,6 +19,7 @@ enum { LC_TRAIN = 0, LC_VAL = 1, LC_TEST = 2 };
 
 struct lc_options {
     const char *inputs;       /* comma-separated keys, f32[m] or f32[m,d] */
+    const char *drop;         /* comma-separated keys left out of the output, or NULL */
     int64_t split_seed;       /* the split's permutation (bvg.md: 12) */
     int64_t seed;             /* init and batch order: one trial */
     double lr;                /* Adam step size */

@@ -18,7 +18,8 @@
 # Memory and disk: a CD1-E-1 record is 0.45 GB, 3 GB with an embedding.  The
 # embedded record is written once per (variant, graph) to a temporary file
 # beside the target, read by the three trials and removed; lc-train's output
-# goes straight into metrics.  Both run with --no-cache (their outputs are as
+# goes straight into metrics, without the embedding (--drop edge_embed: the
+# metrics reader stops at 2 GiB records).  Both run with --no-cache (their outputs are as
 # large as their inputs and consumed once, as dar-step's in study.mk); the
 # graphs, the DAR models and the reconstructed models are targets (and cached).
 
@@ -84,7 +85,7 @@ vessel_graph = $(patsubst $(firstword $(subst -, ,$(1)))-%,%,$(1))
 $(VESSEL)/scores/lcembed-%.mp: $(VESSEL)/recon-$$(call vessel_variant,$$*).mp $(VESSEL)/graph-$$(call vessel_graph,$$*).mp $(TOOLS_BUILT)
 	@mkdir -p $(@D)
 	$(call heavy, rm -f $@.tmp && edge-embed -q --no-cache --model $< < $(word 2,$^) > $@.embedded.tmp \
-	  && $(call lc_trials,LC ($(call vessel_variant,$*)),$(call vessel_graph,$*),$@.embedded.tmp,--inputs $(VESSEL_FEATURES)$(comma)edge_embed) true) \
+	  && $(call lc_trials,LC ($(call vessel_variant,$*)),$(call vessel_graph,$*),$@.embedded.tmp,--inputs $(VESSEL_FEATURES)$(comma)edge_embed --drop edge_embed) true) \
 	  && rm -f $@.embedded.tmp && mv $@.tmp $@
 
 # ---- the table -----------------------------------------------------------------------

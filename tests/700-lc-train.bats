@@ -92,7 +92,7 @@ assert recs[0]['lc_model']['seed'] == 1"
     run "$PY" "$ROOT/tests/bench/lc-train.py" "$(OUT)"
     assert_success
     echo "$output"
-    read -r _ _ _ sk _ ours <<< "$output"
+    read -r _ _ _ sk _ ours _ <<< "$output"
     "$PY" -c "import sys; sk, ours = $sk, $ours; sys.exit(0 if abs(sk - ours) < 0.05 and ours > 0.38 else 1)" \
         || fail "sklearn $sk vs lc-train $ours"
     # and metrics scores the test edges of the split
@@ -112,6 +112,14 @@ r['edge_embed'] = np.concatenate([r['minRadiusAvg'][:, None] + rng.normal(0, 2, 
                                   rng.normal(0, 1, (r['m'], 3))], 1).astype(np.float32)
 open('$T/e.mp', 'wb').write(msgpack.packb(r, default=msgpack_numpy.encode))"
     lc-train -q --inputs length,distance,curveness,edge_embed < "$T/e.mp" > "$T/eo.mp"
+    # --drop leaves keys out of the output, nothing else changes
+    lc-train -q --inputs length,distance,curveness,edge_embed --drop edge_embed,pos,nokey < "$T/e.mp" > "$T/ed.mp"
+    py_stream "$T/ed.mp" "
+import msgpack, msgpack_numpy
+full = next(iter(msgpack.Unpacker(open('$T/eo.mp', 'rb'), object_hook=msgpack_numpy.decode, raw=False, max_buffer_size=0)))
+r = recs[0]
+assert list(r) == [k for k in full if k not in ('edge_embed', 'pos')], list(r)
+assert (r['pred_proba'] == full['pred_proba']).all() and r['lc_model']['val_balanced_accuracy'] == full['lc_model']['val_balanced_accuracy']"
     py_stream "$T/eo.mp" "
 mo = recs[0]['lc_model']
 assert list(mo['input_dims']) == [1, 1, 1, 4] and mo['weight'].shape == (7, 3) and mo['mean'].shape == (7,)

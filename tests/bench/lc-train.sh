@@ -31,7 +31,7 @@ if [ "$embed_d" -gt 0 ]; then
     rm -f "$w/out.mp"
     "$PY" tests/bench/lc-train.py --simulate-embed "$embed_d" "$w/v.mp" "$w/e.mp"
     rm -f "$w/v.mp"
-    /usr/bin/time -f '%e %U %M' -o "$w/time" lc-train -q --inputs length,distance,curveness,edge_embed -o "$w/eo.mp" < "$w/e.mp"
+    /usr/bin/time -f '%e %U %M' -o "$w/time" lc-train -q --inputs length,distance,curveness,edge_embed --drop edge_embed -o "$w/eo.mp" < "$w/e.mp"
     read -r wall user rss < "$w/time"
     read -r _ our_bacc epochs < <("$PY" tests/bench/lc-train.py "$w/eo.mp" --lc-only)
     printf 'bench lc-train: %d edges, inputs length,distance,curveness,edge_embed[%d] (simulated, %.1f GB record): ours %.2f s wall (%.2f s CPU, %s, peak RSS %.0f MB); test balanced accuracy %.4f\n' \
