@@ -76,16 +76,16 @@ def main():
         rec = next(iter(msgpack.Unpacker(f, object_hook=msgpack_numpy.decode, raw=False, max_buffer_size=0)))
     args = [a for a in sys.argv[2:] if not a.startswith("--")]
     names = args[0].split(",") if args else list(rec["lc_model"]["inputs"])
-    cols = [rec[k].reshape(len(rec["label"]), -1) for k in names]
-    X = np.concatenate(cols, axis=1).astype(np.float64)
     y, split, ours = rec["label"], rec["split"], rec["pred_label"]
     mo = rec["lc_model"]
     run = "%d epochs (best %d), batch %d" % (mo["epochs"], mo["best_epoch"], mo["batch"])
-    del rec, cols
     tr, te = split == 0, split == 2
     if "--lc-only" in sys.argv:
         print("lc_balanced_accuracy %.4f %s" % (balanced_accuracy_score(y[te], ours[te]), run))
         return
+    cols = [rec[k].reshape(len(rec["label"]), -1) for k in names]
+    X = np.concatenate(cols, axis=1).astype(np.float64)
+    del rec, cols
     t0 = time.perf_counter()
     scaler = StandardScaler().fit(X[tr])
     Xs = scaler.transform(X)
