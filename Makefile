@@ -84,11 +84,11 @@ test-bats: all
 # The sanitizer build lives entirely under build/asan so it never replaces the
 # normal tools; the same unit tests and bats suite run against it.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
 test-asan:
-	$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin CFLAGS='$(ASAN_FLAGS) -Wall -std=gnu11' \
+	$(ASAN_ENV) $(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin CFLAGS='$(ASAN_FLAGS) -Wall -std=gnu11' \
 	    LDFLAGS='-fsanitize=address,undefined' all test-unit
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    DAR_BIN=$(abspath build/asan/bin) DAR_TOOLS=$(abspath build/asan/tools) DAR_ASAN=1 bats --tap --jobs $(BATS_JOBS) tests/
+	$(ASAN_ENV) DAR_BIN=$(abspath build/asan/bin) DAR_TOOLS=$(abspath build/asan/tools) DAR_ASAN=1 bats --tap --jobs $(BATS_JOBS) tests/
 
 bench: all
 	@for b in tests/bench/*.sh; do [ -e "$$b" ] || continue; bash "$$b"; done
