@@ -20,6 +20,7 @@
  * then f_φ·(Me a_φ) feature by feature), so results match dar_predict to
  * float rounding (sgemm shapes differ). */
 #include "edge_embed.h"
+#include "rows.h"
 #include "die.h"
 #include "graph_bfs.h"
 #include "stream.h"
@@ -90,13 +91,6 @@ static void block_linear(float *out, const float *in, int ldin, const float *W, 
     }
 }
 
-/* Row loops eight floats at a time (gcc -O2 leaves loops of unknown length
- * scalar), each element seeing the scalar loop's operations in its order, as
- * dar.c's row helpers. */
-typedef float vec8 __attribute__((vector_size(32)));
-#define load8(p) ({ vec8 load8_v; memcpy(&load8_v, (p), sizeof load8_v); load8_v; })
-#define store8(p, v) do { vec8 store8_v = (v); memcpy((p), &store8_v, sizeof store8_v); } while (0)
-
 /* relu and max use SSE's maxps where there is one: maxps(a, b) = a > b ? a : b,
  * exactly the scalar rule (NaN and -0 included); gcc lowers the generic
  * 8-wide compare to scalar code on baseline x86-64. */
@@ -122,16 +116,6 @@ static inline void row_sum3_inplace(float *out, const float *x, const float *b, 
         out[h] = x[h] + out[h] + b[h];
 }
 
-/* out += f·k */
-static inline void row_axpy(float *out, float f, const float *k, int H)
-{
-    int h = 0;
-    vec8 fv = (vec8){0} + f;
-    for (; h + 8 <= H; h += 8)
-        store8(out + h, load8(out + h) + fv * load8(k + h));
-    for (; h < H; h++)
-        out[h] += f * k[h];
-}
 
 /* out = max(out, m) elementwise (m replaces out only when larger) */
 static inline void row_max(float *out, const float *m, int H)
@@ -146,14 +130,6 @@ static inline void row_max(float *out, const float *m, int H)
             out[h] = m[h];
 }
 
-static inline void row_add(float *out, const float *m, int H)
-{
-    int h = 0;
-    for (; h + 8 <= H; h += 8)
-        store8(out + h, load8(out + h) + load8(m + h));
-    for (; h < H; h++)
-        out[h] += m[h];
-}
 
 void edge_embed_node_input(const struct dar_net *net, int H, int n, int s, int t, int v, float *x)
 {
