@@ -61,7 +61,8 @@ $(BUILD)/tools/%: tests/tools/%.c $(LIB) $(wildcard common/*.h)
 DEB_PACKAGES := build-essential pkg-config libmsgpack-dev libxxhash-dev xxhash \
   libopenblas-dev libjansson-dev bats bats-assert bats-support bats-file parallel \
   python3-msgpack python3-msgpack-numpy python3-numpy python3-networkx python3-sklearn \
-  gnuplot-nox jq python3-torch python3-scipy libboost-graph-dev g++ bc slurm-wlm munge procps
+  gnuplot-nox jq python3-torch python3-scipy python3-matplotlib libboost-graph-dev g++ bc time \
+  slurm-wlm munge procps
 deps:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
 	    | awk '$$NF=="installed"{print $$1}' | sort | comm -13 - <(tr ' ' '\n' <<<"$(DEB_PACKAGES)" | sed '/^$$/d' | sort)); \

@@ -73,7 +73,13 @@ print("ok")'
     for sig in INT TERM; do
         dar-fit --iters 100000 --batch 32 -q -o "$T/out-$sig.mp" < "$T/big.mp" &
         pid=$!
-        sleep 1.5
+        # the output's temp file appears once the handlers are installed and
+        # the data are being read: interrupt during training, not start-up
+        for _ in $(seq 200); do
+            compgen -G "$T/out-$sig.mp.tmp.*" >/dev/null && break
+            sleep 0.1
+        done
+        sleep 1
         kill -$sig $pid
         run wait $pid
         [ "$status" -ne 0 ] || fail "dar-fit was not interrupted"
