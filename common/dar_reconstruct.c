@@ -165,16 +165,7 @@ static void recon_graph_load(struct recon_graph *rg, const struct record *rec, c
     int64_t *cap = xmalloc(sizeof *cap * (size_t)(g->m + 1));
     int64_t *flow = xmalloc(sizeof *flow * (size_t)(g->m + 1));
     uint8_t *cut = xmalloc((size_t)g->n);
-    int64_t scale = graph_integer_capacities(g, cap);
-    double units = (double)scale;
-    if (scale == 0) {   /* as ff-trace: 2^40 units in the largest capacity */
-        double top = 0;
-        for (int e = 0; e < g->m; e++)
-            top = fmax(top, g->cap[e]);
-        units = top > 0 ? 1099511627776.0 / top : 1.0;
-        for (int e = 0; e < g->m; e++)
-            cap[e] = llround(g->cap[e] * units);
-    }
+    double units = graph_capacity_units(g, cap);
     struct flownet net = {g->n, g->m, s, t, g->directed, g->src, g->dst, cap, g->w};
     struct trace tr = {0};
     int64_t value = maxflow_trace(&net, &tr, flow, cut);

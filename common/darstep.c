@@ -25,14 +25,7 @@ static void phases_from_algorithm(struct dar_graph *dg)
     struct graph *g = &dg->g;
     int64_t *cap = xmalloc(sizeof *cap * (size_t)(g->m + 1)), *flow = xmalloc(sizeof *flow * (size_t)(g->m + 1));
     uint8_t *cut = xmalloc((size_t)g->n);
-    int64_t scale = graph_integer_capacities(g, cap);
-    if (scale == 0) {
-        double top = 0;
-        for (int e = 0; e < g->m; e++)
-            top = fmax(top, g->cap[e]);
-        for (int e = 0; e < g->m; e++)
-            cap[e] = llround(g->cap[e] * (top > 0 ? 1099511627776.0 / top : 1.0));
-    }
+    graph_capacity_units(g, cap);
     struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, cap, g->w};
     struct trace tr;
     maxflow_trace(&net, &tr, flow, cut);

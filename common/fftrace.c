@@ -1,11 +1,7 @@
 /* fftrace.c - graph records -> traced records.
  *
- * The algorithms work in exact integers (maxflow.h).  Capacities that are
- * multiples of 1/k for some k <= 1000 (the paper's k/10 and unit capacities,
- * the min-max rescaled integers) become those integers, so the trace is exact.
- * Any other capacities (real vessel data) are quantised to units of 2^-40 of
- * the largest capacity: the flow is exact for that network, which differs from
- * the float32 one by far less than float32's own resolution. */
+ * The algorithms work in exact integers (maxflow.h); graph_capacity_units()
+ * turns the capacities into integers (exactly for the paper's families). */
 #include "fftrace.h"
 #include "die.h"
 #include "graph.h"
@@ -20,23 +16,8 @@ static const char *const trace_keys[] = {"steps", "hint_phase", "hint_mask", "hi
                                          "flow", "maxflow", "cut"};
 static const char *const solution_keys[] = {"flow", "maxflow", "cut"};
 
-/* Integer capacities k and the number of integer units in 1.0: real values
- * are k / units (a division, so 27 units of 1/10 print as 2.7, not
- * 2.7000000000000002). */
-static double integer_capacities(const struct graph *g, int64_t *k)
-{
-    int64_t scale = graph_integer_capacities(g, k);
-    if (scale > 0)
-        return (double)scale;
-    double top = 0;
-    for (int e = 0; e < g->m; e++)
-        top = fmax(top, g->cap[e]);
-    double units = top > 0 ? 1099511627776.0 / top : 1.0;   /* 2^40 units in the largest capacity */
-    for (int e = 0; e < g->m; e++)
-        k[e] = llround(g->cap[e] * units);
-    return units;
-}
-
+/* Real values are k / units (a division, so 27 units of 1/10 print as 2.7,
+ * not 2.7000000000000002). */
 static void write_flow(struct writer *w, const int64_t *flow, int64_t count, double units, float *buf)
 {
     for (int64_t i = 0; i < count; i++)
@@ -51,7 +32,7 @@ static void trace_record(struct writer *w, const struct record *rec, const struc
     int64_t *cap = xmalloc(sizeof *cap * (size_t)(g.m ? g.m : 1));
     int64_t *flow = xmalloc(sizeof *flow * (size_t)(g.m ? g.m : 1));
     uint8_t *cut = xmalloc((size_t)g.n);
-    double units = integer_capacities(&g, cap);
+    double units = graph_capacity_units(&g, cap);
     struct flownet net = {g.n, g.m, g.s, g.t, g.directed, g.src, g.dst, cap, g.w};
     float *fbuf;
 

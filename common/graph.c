@@ -124,14 +124,20 @@ static bool scale_fits(const struct graph *g, int64_t scale, int64_t *k)
     return true;
 }
 
-int64_t graph_integer_capacities(const struct graph *g, int64_t *k)
+double graph_capacity_units(const struct graph *g, int64_t *k)
 {
     if (g->cap_scale > 0 && scale_fits(g, g->cap_scale, k))
-        return g->cap_scale;
+        return (double)g->cap_scale;
     for (int64_t scale = 1; scale <= 1000; scale++)
         if (scale_fits(g, scale, NULL)) {
             scale_fits(g, scale, k);
-            return scale;
+            return (double)scale;
         }
-    return 0;
+    double top = 0;
+    for (int e = 0; e < g->m; e++)
+        top = fmax(top, g->cap[e]);
+    double units = top > 0 ? 1099511627776.0 / top : 1.0;   /* 2^40 */
+    for (int e = 0; e < g->m; e++)
+        k[e] = llround(g->cap[e] * units);
+    return units;
 }

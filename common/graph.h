@@ -36,10 +36,14 @@ void graph_free(struct graph *g);
 enum { GRAPH_CORE_KEYS = 13 };
 void graph_write_core(struct writer *w, const struct graph *g);
 
-/* Integer capacities: k[e] = round(cap[e]*scale) when every capacity is,
- * within 1e-5 relative, a multiple of 1/scale for the record's cap_scale or
- * the smallest scale in 1..1000 that works; returns that scale, or 0 when none
- * does (the caller then works in float64). */
-int64_t graph_integer_capacities(const struct graph *g, int64_t *k);
+/* Integer capacities for the exact max-flow algorithms: k[e] = round(cap[e] *
+ * units), and returns units, the number of integer units in 1.0 (real
+ * values are k / units).  When every capacity is, within 1e-5 relative, a
+ * multiple of 1/scale for the record's cap_scale or the smallest scale in
+ * 1..1000 that works, units is that scale and the integers are exact (k/10
+ * capacities, unit capacities, min-max rescaled integers).  Any other
+ * capacities (real vessel data) are quantised to 2^-40 of the largest one:
+ * exact for that network, far below float32's own resolution. */
+double graph_capacity_units(const struct graph *g, int64_t *k);
 
 #endif

@@ -3,7 +3,7 @@
  *
  * All three work on integer capacities (struct flownet), so they are exact:
  * no float round-off, no zero-size augmentation, the flow is always maximum.
- * Callers turn float capacities into integers with graph_integer_capacities().
+ * Callers turn float capacities into integers with graph_capacity_units().
  *
  * Residuals, per node pair: for an undirected edge e={u,v} carrying net flow
  * f (u->v), residual u->v is cap-f and v->u is cap+f.  For a directed arc

@@ -32,9 +32,7 @@ static void trace_graph(struct dar_graph *dg)
     struct graph *g = &dg->g;
     int64_t *cap = xmalloc(sizeof(int64_t) * (size_t)(g->m + 1));
     int64_t *flow = xmalloc(sizeof(int64_t) * (size_t)(g->m + 1));
-    int64_t scale = graph_integer_capacities(g, cap);
-    if (scale <= 0)
-        die(EX_SOFTWARE, "capacities not integer");
+    double scale = graph_capacity_units(g, cap);
     struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, cap, g->w};
     struct trace tr = {0};
     dg->cut = xmalloc((size_t)g->n);
