@@ -8,7 +8,10 @@
 # i.e. one Slurm job (srun) per heavy target, the pipe and its `> $@.tmp` on
 # the node; the `&& mv $@.tmp $@` after it runs here, once launch has seen the
 # job's own exit status (pipelines/launch).  Everything else (mkdir, cat of
-# the tables, gnuplot, $(shell ...)) stays local.  Empty RUN: all local.
+# the tables, gnuplot, $(shell ...)) and the light recipes (`$(call light,
+# ...)`: the synthetic splits and the random baseline, a second each even at
+# the paper's sizes, less than a job costs) stay local.  A model is trained and
+# scored on the test sets in one job.  Empty RUN: all local.
 # Any other RUN is used as given, e.g. RUN='pipelines/launch srun -p gpu --'.
 #
 #   SRUN_OPTS='-p long -t 2:00:00 -c 4'   extra srun options for every job

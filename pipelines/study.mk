@@ -11,10 +11,12 @@
 #
 # Data flow: gen-graphs | ff-trace > data/*.mp; dar-fit < train > models/*.mp;
 # dar-step | flow-fix | metrics > scores/*.mp; metrics --table prints.  Every
-# heavy recipe runs through $(RUN) (empty: locally), always as one
+# heavy recipe (training, and whatever runs a model over a split) runs through
+# $(RUN) (empty: locally), always as one
 # `bash -c '...'` line so that a launcher can run the whole pipe elsewhere, and
 # writes $@.tmp renamed into place, so a failed or interrupted step never
-# leaves a target behind.  dar-fit and ff-trace are cached by content
+# leaves a target behind.  Light recipes (data generation, the random
+# baseline: a second at the paper's sizes) run here, as `$(call light, ...)`.  dar-fit and ff-trace are cached by content
 # (formats/cache.md): with out/ removed, a re-run trains nothing.  dar-step
 # runs with --no-cache here: its per-step predictions are large and consumed
 # once, by metrics.
@@ -94,48 +96,60 @@ DATA := $(OUT)/data
 # Models, data and scores are results, not intermediates for make to delete.
 .PRECIOUS: $(DATA)/%.mp $(OUT)/models/%.mp $(OUT)/scores/%.mp
 heavy = $(RUN) bash -o pipefail -c '$(strip $(1))'
+light = bash -o pipefail -c '$(strip $(1))'
 comma := ,
 TOOLS_BUILT := | all
 
 # ---- data: each split its own seed -------------------------------------------------
+# Light: a second even at the paper's sizes, so it runs here (RUN is for work
+# that outweighs a cluster job's own cost; see pipelines/cluster.mk).
 $(DATA)/train.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call heavy, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(TRAIN_COUNT) --seed 101 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call light, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(TRAIN_COUNT) --seed 101 | ff-trace -q > $@.tmp) && mv $@.tmp $@
 $(DATA)/val.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call heavy, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(VAL_COUNT) --seed 102 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call light, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(VAL_COUNT) --seed 102 | ff-trace -q > $@.tmp) && mv $@.tmp $@
 $(DATA)/test-2comm.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call heavy, gen-graphs --family two-community --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 103 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call light, gen-graphs --family two-community --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 103 | ff-trace -q > $@.tmp) && mv $@.tmp $@
 $(DATA)/test-bip.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call heavy, gen-graphs --family $(OOF_FAMILY) --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call light, gen-graphs --family $(OOF_FAMILY) --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
 
-# ---- models -----------------------------------------------------------------------
+# ---- models and their Table 1 scores -----------------------------------------------
+# A model is trained and scored on both test sets in one heavy recipe (one
+# cluster job: scoring takes seconds, a job of its own would cost more than
+# that); make knows the three files come from one run of it (a pattern rule
+# with several targets).  The scores are the predictions piped through
+# flow-fix into metrics.  The random baseline needs no model and is light.
 fit_args = --variant $(call variant_of,$(1)) --processor $(call part,$(1),2) --agg $(call part,$(1),3) \
   --seed $(call seed_of,$(1)) --iters $(ITERS) --eval-every $(EVAL_EVERY) $(FIT_EXTRA)
-
-$(OUT)/models/%.mp: $(DATA)/train.mp $(DATA)/val.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D) $(OUT)/logs
-	$(call heavy, dar-fit $(call fit_args,$*) --val $(DATA)/val.mp --log $(OUT)/logs/$*.tsv -q < $(DATA)/train.mp > $@.tmp) && mv $@.tmp $@
-
-# ---- scores: predictions piped through flow-fix into metrics -----------------------
-# The random baseline needs no model.
-predict = $(if $(filter random,$(call part,$(1),1)),dar-step --baseline random --seed $(call seed_of,$(1)),dar-step --no-cache --hints --model $(OUT)/models/$(1).mp)
+predict = $(if $(filter random,$(call part,$(1),1)),dar-step --baseline random --seed $(call seed_of,$(1)),dar-step --no-cache --hints --model $(2))
 model_dep = $(if $(filter random,$(call part,$(1),1)),,$(OUT)/models/$(1).mp)
 labels = -l "model=$(call label_of,$(1))" -l seed=$(call seed_of,$(1))
+# score run,model-file,family: a test set's score record on stdout
+score = $(call predict,$(1),$(2)) < $(DATA)/test-$(3).mp | flow-fix | metrics --split test $(call labels,$(1)) -l family=$(call family_name,$(3))
+
+$(OUT)/models/%.mp $(OUT)/scores/%-2comm.mp $(OUT)/scores/%-bip.mp: $(DATA)/train.mp $(DATA)/val.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(TOOLS_BUILT)
+	@mkdir -p $(OUT)/models $(OUT)/scores $(OUT)/logs
+	$(call heavy, dar-fit $(call fit_args,$*) --val $(DATA)/val.mp --log $(OUT)/logs/$*.tsv -q < $(DATA)/train.mp > $(OUT)/models/$*.mp.tmp \
+	  && $(call score,$*,$(OUT)/models/$*.mp.tmp,2comm) > $(OUT)/scores/$*-2comm.mp.tmp \
+	  && $(call score,$*,$(OUT)/models/$*.mp.tmp,bip) > $(OUT)/scores/$*-bip.mp.tmp) \
+	  && mv $(OUT)/scores/$*-2comm.mp.tmp $(OUT)/scores/$*-2comm.mp && mv $(OUT)/scores/$*-bip.mp.tmp $(OUT)/scores/$*-bip.mp \
+	  && mv $(OUT)/models/$*.mp.tmp $(OUT)/models/$*.mp
+
+# (the shorter stem wins: these, not the rule above, make the baseline's scores)
+$(OUT)/scores/random-%-2comm.mp: $(DATA)/test-2comm.mp $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call light, $(call score,random-$*,,2comm) > $@.tmp) && mv $@.tmp $@
+$(OUT)/scores/random-%-bip.mp: $(DATA)/test-bip.mp $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call light, $(call score,random-$*,,bip) > $@.tmp) && mv $@.tmp $@
 
 .SECONDEXPANSION:
-$(OUT)/scores/%-2comm.mp: $$(call model_dep,$$*) $(DATA)/test-2comm.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, $(call predict,$*) < $(DATA)/test-2comm.mp | flow-fix | metrics --split test $(call labels,$*) -l family=2-community > $@.tmp) && mv $@.tmp $@
-$(OUT)/scores/%-bip.mp: $$(call model_dep,$$*) $(DATA)/test-bip.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, $(call predict,$*) < $(DATA)/test-bip.mp | flow-fix | metrics --split test $(call labels,$*) -l family=bipartite > $@.tmp) && mv $@.tmp $@
-
 $(OUT)/scores/%-val.mp: $$(call model_dep,$$*) $(DATA)/val.mp $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call heavy, $(call predict,$*) < $(DATA)/val.mp | metrics --split val $(call labels,$*) > $@.tmp) && mv $@.tmp $@
+	$(call heavy, $(call predict,$*,$(OUT)/models/$*.mp) < $(DATA)/val.mp | metrics --split val $(call labels,$*) > $@.tmp) && mv $@.tmp $@
 
 # R^2: a linear map from max-pooled node embeddings to the max-flow value,
 # fitted on the training graphs' embeddings and scored on each test set.
