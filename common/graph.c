@@ -12,23 +12,22 @@ static int compare_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Self-loops, endpoints out of range and pairs joined twice. */
-static void check_edges(const struct graph *g, long rec)
+/* The pair of edge e as one number, u*n + v, u < v when undirected. */
+static uint64_t edge_pair(const struct graph *g, int e)
+{
+    int u = g->src[e], v = g->dst[e];
+    if (!g->directed && u > v) {
+        int x = u; u = v; v = x;
+    }
+    return (uint64_t)u * (uint64_t)g->n + (uint64_t)v;
+}
+
+/* Pairs joined twice, by sorting: dies naming the smallest such pair. */
+static void check_duplicates_sorted(const struct graph *g, long rec)
 {
     uint64_t *pairs = xmalloc(sizeof *pairs * (size_t)(g->m ? g->m : 1));
-    for (int e = 0; e < g->m; e++) {
-        int u = g->src[e], v = g->dst[e];
-        if (u < 0 || u >= g->n)
-            die_record(rec, "'src' entry %d is %d, outside 0..%d", e, u, g->n - 1);
-        if (v < 0 || v >= g->n)
-            die_record(rec, "'dst' entry %d is %d, outside 0..%d", e, v, g->n - 1);
-        if (u == v)
-            die_record(rec, "edge %d is a self-loop on node %d", e, u);
-        if (!g->directed && u > v) {
-            int x = u; u = v; v = x;
-        }
-        pairs[e] = (uint64_t)u * (uint64_t)g->n + (uint64_t)v;
-    }
+    for (int e = 0; e < g->m; e++)
+        pairs[e] = edge_pair(g, e);
     qsort(pairs, (size_t)g->m, sizeof *pairs, compare_u64);
     for (int e = 1; e < g->m; e++)
         if (pairs[e] == pairs[e - 1]) {
@@ -37,6 +36,47 @@ static void check_edges(const struct graph *g, long rec)
             die_record(rec, "nodes %llu and %llu are joined by more than one edge", u, v);
         }
     free(pairs);
+}
+
+/* Graphs up to this many nodes are checked for duplicate pairs with a bitmap
+ * of all n*n pairs (128 KiB at most) in one pass, instead of a sort. */
+#define DUPLICATE_BITMAP_NODES 1024
+#define DUPLICATE_BITMAP_ON_STACK 4096   /* bytes: n <= 181 */
+
+/* Whether some pair is joined twice (a bitmap of pairs, n <= the limit). */
+static bool has_duplicate_pair(const struct graph *g)
+{
+    size_t bytes = ((size_t)g->n * (size_t)g->n + 7) / 8;
+    uint8_t stack_bits[DUPLICATE_BITMAP_ON_STACK];
+    uint8_t *seen = bytes <= sizeof stack_bits ? stack_bits : xmalloc(bytes);
+    memset(seen, 0, bytes);
+    bool duplicate = false;
+    for (int e = 0; e < g->m && !duplicate; e++) {
+        uint64_t p = edge_pair(g, e);
+        uint8_t bit = (uint8_t)(1u << (p & 7));
+        duplicate = seen[p >> 3] & bit;
+        seen[p >> 3] |= bit;
+    }
+    if (seen != stack_bits)
+        free(seen);
+    return duplicate;
+}
+
+/* Self-loops, endpoints out of range and pairs joined twice. */
+static void check_edges(const struct graph *g, long rec)
+{
+    for (int e = 0; e < g->m; e++) {
+        int u = g->src[e], v = g->dst[e];
+        if (u < 0 || u >= g->n)
+            die_record(rec, "'src' entry %d is %d, outside 0..%d", e, u, g->n - 1);
+        if (v < 0 || v >= g->n)
+            die_record(rec, "'dst' entry %d is %d, outside 0..%d", e, v, g->n - 1);
+        if (u == v)
+            die_record(rec, "edge %d is a self-loop on node %d", e, u);
+    }
+    /* The bitmap only says whether; the sort names the same pair as always. */
+    if (g->n > DUPLICATE_BITMAP_NODES || has_duplicate_pair(g))
+        check_duplicates_sorted(g, rec);
 }
 
 void graph_read(struct graph *g, const struct record *rec)

@@ -435,25 +435,50 @@ void trace_free(struct trace *tr)
     free(tr->mask);
     free(tr->pi);
     free(tr->flow);
+    free(tr->flows);
+    free(tr->work);
     memset(tr, 0, sizeof *tr);
 }
 
-static void trace_push(struct trace *tr, uint8_t phase, const uint8_t *mask, const int32_t *pi, const int64_t *flow)
+/* Make *p hold at least `bytes`, growing to twice what is needed so a trace
+ * reused over a stream stops allocating after its first few graphs. */
+static void *ensure_bytes(void *p, size_t *have, size_t bytes)
 {
-    if (tr->steps == tr->capacity) {
-        int capacity = tr->capacity ? 2 * tr->capacity : 64;
-        size_t n = (size_t)tr->n, m = (size_t)tr->m;
-        tr->phase = xrealloc(tr->phase, (size_t)capacity);
-        tr->mask = xrealloc(tr->mask, (size_t)capacity * n + 1);
-        tr->pi = xrealloc(tr->pi, ((size_t)capacity * n + 1) * sizeof *tr->pi);
-        tr->flow = xrealloc(tr->flow, ((size_t)capacity * m + 1) * sizeof *tr->flow);
-        tr->capacity = capacity;
-    }
-    size_t k = (size_t)tr->steps++;
+    if (bytes <= *have)
+        return p;
+    *have = 2 * bytes;
+    return xrealloc(p, *have);
+}
+
+/* Room for one more frame. */
+static void trace_reserve_frame(struct trace *tr)
+{
+    size_t frames = (size_t)tr->steps + 1, n = (size_t)tr->n;
+    tr->phase = ensure_bytes(tr->phase, &tr->phase_bytes, frames);
+    tr->mask = ensure_bytes(tr->mask, &tr->mask_bytes, frames * n);
+    tr->pi = ensure_bytes(tr->pi, &tr->pi_bytes, frames * n * sizeof *tr->pi);
+}
+
+/* A frame.  The reached set is s and the nodes with a predecessor (no
+ * self-loops, so pi[v] != v exactly for the others reached). */
+static void trace_push(struct trace *tr, uint8_t phase, int s, const int32_t *pi)
+{
+    trace_reserve_frame(tr);
+    size_t k = (size_t)tr->steps++, n = (size_t)tr->n;
+    uint8_t *mask = tr->mask + k * n;
     tr->phase[k] = phase;
-    memcpy(tr->mask + k * tr->n, mask, (size_t)tr->n);
-    memcpy(tr->pi + k * tr->n, pi, (size_t)tr->n * sizeof *pi);
-    memcpy(tr->flow + k * tr->m, flow, (size_t)tr->m * sizeof *flow);
+    for (size_t v = 0; v < n; v++)
+        mask[v] = pi[v] != (int32_t)v;
+    mask[s] = 1;
+    memcpy(tr->pi + k * n, pi, n * sizeof *pi);
+}
+
+/* Record flow as the trace's next distinct flow. */
+static void trace_push_flow(struct trace *tr, const int64_t *flow)
+{
+    size_t m = (size_t)tr->m, j = (size_t)tr->flow_count++;
+    tr->flows = ensure_bytes(tr->flows, &tr->flows_bytes, (j + 1) * m * sizeof *flow + 1);
+    memcpy(tr->flows + j * m, flow, m * sizeof *flow);
 }
 
 /* The node pairs seen from each node u: pair p (u's pairs are first[u] ..
@@ -461,83 +486,176 @@ static void trace_push(struct trace *tr, uint8_t phase, const uint8_t *mask, con
  * reference's tie-break to the lowest index) joins u to neighbour[p] through
  * the edges edge[edge_first[p] .. edge_first[p+1]-1], lowest index first, so
  * weight[p] is the w of that first edge.  Each pair appears once from each
- * end. */
+ * end: twin[p] is the same pair seen from neighbour[p].  residual[p] is
+ * r(u, neighbour[p]) for the current flow, kept up to date by every push, so
+ * a phase need not recompute it for every pair; hop[p] is what the pair
+ * offers Bellman-Ford, next to its neighbour for the search's inner loop:
+ * its weight while it is open (residual > 0 and not into s, whose distance
+ * stays 0), +infinity when closed, which makes that loop one comparison. */
+struct pair_hop {
+    double step;            /* weight or +infinity */
+    int32_t neighbour;
+};
+
 struct pair_lists {
     int32_t *first;         /* [n+1] */
     int32_t *neighbour;     /* [pairs] */
     int32_t *edge_first;    /* [pairs+1] */
     int32_t *edge;          /* [2m] */
+    int32_t *twin;          /* [pairs] */
     double *weight;         /* [pairs] */
+    struct pair_hop *hop;   /* [pairs] */
+    int64_t *residual;      /* [pairs] */
+    int s;
 };
 
-static void pair_lists_build(struct pair_lists *pl, const struct flownet *g)
+/* Everything one run of the trace works in, carved from one block (the
+ * trace's work memory) instead of a dozen allocations per graph. */
+struct trace_work {
+    struct pair_lists pl;
+    int32_t *by_node, *by_neighbour, *count, *node_first;  /* pair_lists_build's sorts */
+    int32_t *entry_node, *entry_neighbour;                 /* [2m] */
+    double *distance, *previous_distance;                  /* [n] */
+    uint64_t *changed;                                     /* [n/64] a bit per node */
+    int32_t *pi, *changed_nodes;                           /* [n] */
+    int64_t *flow;                                         /* [m] the current flow */
+};
+
+/* Lay out the arrays from base (NULL: only measure); returns the bytes used. */
+static size_t trace_work_layout(struct trace_work *tw, char *base, int n, int m)
 {
-    int n = g->n, m = g->m;
-    /* Two stable counting sorts of the 2m (node, neighbour, edge) entries,
-     * generated in edge order: by neighbour, then by node. */
-    int32_t *by_node = xmalloc(((size_t)2 * m + 1) * sizeof *by_node);
-    int32_t *by_neighbour = xmalloc(((size_t)2 * m + 1) * sizeof *by_neighbour);
-    int32_t *count = xcalloc((size_t)n + 1, sizeof *count);
-    /* Entry 2e is (src, dst, e) and entry 2e+1 is (dst, src, e). */
-#define ENTRY_NODE(x) ((x) & 1 ? g->dst[(x) >> 1] : g->src[(x) >> 1])
-#define ENTRY_NEIGHBOUR(x) ((x) & 1 ? g->src[(x) >> 1] : g->dst[(x) >> 1])
-    for (int x = 0; x < 2 * m; x++)
-        count[ENTRY_NEIGHBOUR(x) + 1]++;
-    for (int v = 0; v < n; v++)
-        count[v + 1] += count[v];
-    for (int x = 0; x < 2 * m; x++)
-        by_neighbour[count[ENTRY_NEIGHBOUR(x)]++] = x;
+    size_t used = 0, pairs = (size_t)2 * m + 1, nodes = (size_t)n + 1, edges = (size_t)m + 1;
+#define CARVE(field, count)                                                    \
+    do {                                                                       \
+        used = (used + 7) & ~(size_t)7;                                        \
+        tw->field = base ? (void *)(base + used) : NULL;                       \
+        used += (count) * sizeof *tw->field;                                   \
+    } while (0)
+    CARVE(pl.first, nodes);
+    CARVE(pl.neighbour, pairs);
+    CARVE(pl.edge_first, pairs);
+    CARVE(pl.edge, pairs);
+    CARVE(pl.twin, pairs);
+    CARVE(pl.weight, pairs);
+    CARVE(pl.hop, pairs);
+    CARVE(pl.residual, pairs);
+    CARVE(by_node, pairs);
+    CARVE(by_neighbour, pairs);
+    CARVE(entry_node, pairs);
+    CARVE(entry_neighbour, pairs);
+    CARVE(count, nodes);
+    CARVE(node_first, nodes);
+    CARVE(distance, nodes);
+    CARVE(previous_distance, nodes);
+    CARVE(changed, nodes / 64 + 1);
+    CARVE(pi, nodes);
+    CARVE(changed_nodes, nodes);
+    CARVE(flow, edges);
+#undef CARVE
+    return used;
+}
+
+static void trace_work_init(struct trace_work *tw, struct trace *tr, int n, int m)
+{
+    tr->work = ensure_bytes(tr->work, &tr->work_bytes, trace_work_layout(tw, NULL, n, m));
+    trace_work_layout(tw, tr->work, n, m);
+}
+
+/* Residual of edge e leaving `from` for the zero flow. */
+static int64_t zero_flow_residual(const struct flownet *g, int e, int from)
+{
+    return from == g->src[e] || !g->directed ? g->cap[e] : 0;
+}
+
+static inline void pair_update_step(struct pair_lists *pl, int32_t p)
+{
+    pl->hop[p].step = pl->residual[p] > 0 && pl->neighbour[p] != pl->s ? pl->weight[p] : INFINITY;
+    pl->hop[p].neighbour = pl->neighbour[p];
+}
+
+/* Stable counting sort of the entries order[0..2m) by key[entry] into
+ * sorted; first[v] receives where key v begins (count is scratch). */
+static void entries_sort(const int32_t *order, const int32_t *key, int n, int m, int32_t *count,
+                         int32_t *first, int32_t *sorted)
+{
     memset(count, 0, ((size_t)n + 1) * sizeof *count);
-    for (int x = 0; x < 2 * m; x++)
-        count[ENTRY_NODE(x) + 1]++;
+    for (int i = 0; i < 2 * m; i++)
+        count[key[order ? order[i] : i] + 1]++;
     for (int v = 0; v < n; v++)
         count[v + 1] += count[v];
-    int32_t *node_first = xmalloc(((size_t)n + 1) * sizeof *node_first);
-    memcpy(node_first, count, ((size_t)n + 1) * sizeof *count);
+    if (first)
+        memcpy(first, count, ((size_t)n + 1) * sizeof *count);
     for (int i = 0; i < 2 * m; i++) {
-        int x = by_neighbour[i];
-        by_node[count[ENTRY_NODE(x)]++] = x;
+        int x = order ? order[i] : i;
+        sorted[count[key[x]]++] = x;
+    }
+}
+
+/* Whether each node's entries are in increasing order of neighbour. */
+static bool entries_sorted_by_neighbour(const int32_t *by_node, const int32_t *node_first, const int32_t *neighbour,
+                                        int n)
+{
+    for (int u = 0; u < n; u++)
+        for (int32_t i = node_first[u] + 1; i < node_first[u + 1]; i++)
+            if (neighbour[by_node[i]] < neighbour[by_node[i - 1]])
+                return false;
+    return true;
+}
+
+static void pair_lists_build(struct trace_work *tw, const struct flownet *g)
+{
+    struct pair_lists *pl = &tw->pl;
+    int n = g->n, m = g->m;
+    int32_t *by_node = tw->by_node, *by_neighbour = tw->by_neighbour, *count = tw->count;
+    int32_t *node_first = tw->node_first;
+    /* The 2m (node, neighbour, edge) entries sorted by node, then neighbour,
+     * then edge.  Entry 2e is (src, dst, e) and entry 2e+1 is (dst, src, e),
+     * so sorting them in edge order by node is enough when the edges come
+     * sorted (as gen-graphs writes them): each node's neighbours are then
+     * already in order.  Otherwise, two stable counting sorts: by
+     * neighbour, then by node. */
+    int32_t *node = tw->entry_node, *neighbour = tw->entry_neighbour;
+    for (int e = 0; e < m; e++) {
+        node[2 * e] = neighbour[2 * e + 1] = g->src[e];
+        node[2 * e + 1] = neighbour[2 * e] = g->dst[e];
+    }
+    entries_sort(NULL, node, n, m, count, node_first, by_node);
+    if (!entries_sorted_by_neighbour(by_node, node_first, neighbour, n)) {
+        entries_sort(NULL, neighbour, n, m, count, NULL, by_neighbour);
+        entries_sort(by_neighbour, node, n, m, count, NULL, by_node);
     }
 
-    pl->first = xmalloc(((size_t)n + 1) * sizeof *pl->first);
-    pl->neighbour = xmalloc(((size_t)2 * m + 1) * sizeof *pl->neighbour);
-    pl->edge_first = xmalloc(((size_t)2 * m + 1) * sizeof *pl->edge_first);
-    pl->edge = xmalloc(((size_t)2 * m + 1) * sizeof *pl->edge);
-    pl->weight = xmalloc(((size_t)2 * m + 1) * sizeof *pl->weight);
     int pairs = 0;
+    pl->s = g->s;
     for (int u = 0; u < n; u++) {
         pl->first[u] = pairs;
         for (int32_t i = node_first[u]; i < node_first[u + 1]; i++) {
-            int x = by_node[i];
-            pl->edge[i] = x >> 1;
-            if (i == node_first[u] || ENTRY_NEIGHBOUR(x) != pl->neighbour[pairs - 1]) {
-                pl->neighbour[pairs] = ENTRY_NEIGHBOUR(x);
+            int x = by_node[i], e = x >> 1;
+            pl->edge[i] = e;
+            if (i == node_first[u] || neighbour[x] != pl->neighbour[pairs - 1]) {
+                pl->neighbour[pairs] = neighbour[x];
                 pl->edge_first[pairs] = i;
-                pl->weight[pairs] = (double)g->w[x >> 1];
+                pl->weight[pairs] = (double)g->w[e];
+                pl->residual[pairs] = 0;
                 pairs++;
             }
+            pl->residual[pairs - 1] += zero_flow_residual(g, e, u);
         }
     }
     pl->first[n] = pairs;
     pl->edge_first[pairs] = 2 * m;
-#undef ENTRY_NODE
-#undef ENTRY_NEIGHBOUR
-    free(by_node);
-    free(by_neighbour);
-    free(count);
-    free(node_first);
+    for (int32_t p = 0; p < pairs; p++)
+        pair_update_step(pl, p);
+    /* Twins: the nodes u whose lists hold v appear in v's list in increasing
+     * order, so one cursor per node finds them all in one sweep over u. */
+    int32_t *cursor = count;
+    memcpy(cursor, pl->first, (size_t)n * sizeof *cursor);
+    for (int u = 0; u < n; u++)
+        for (int32_t p = pl->first[u]; p < pl->first[u + 1]; p++)
+            pl->twin[p] = cursor[pl->neighbour[p]]++;
 }
 
-static void pair_lists_free(struct pair_lists *pl)
-{
-    free(pl->first);
-    free(pl->neighbour);
-    free(pl->edge_first);
-    free(pl->edge);
-    free(pl->weight);
-}
-
-/* r(u, neighbour[p]) for a pair p of u's. */
+/* r(u, neighbour[p]) for a pair p of u's, from the flow. */
 static int64_t pair_residual(const struct flownet *g, const int64_t *flow, const struct pair_lists *pl, int u,
                              int32_t p)
 {
@@ -549,143 +667,244 @@ static int64_t pair_residual(const struct flownet *g, const int64_t *flow, const
 
 /* Push `amount` from u over its pair p.  Flow on an arc neighbour->u is
  * cancelled before any is pushed on u->neighbour, so the trace never leaves
- * flow on both of two antiparallel arcs. */
-static void pair_push(const struct flownet *g, int64_t *flow, const struct pair_lists *pl, int u, int32_t p,
+ * flow on both of two antiparallel arcs.  Both ends' residuals follow. */
+static void pair_push(const struct flownet *g, int64_t *flow, struct pair_lists *pl, int u, int32_t p,
                       int64_t amount)
 {
-    for (int pass = 0; pass < 2 && amount > 0; pass++)
-        for (int32_t i = pl->edge_first[p]; i < pl->edge_first[p + 1] && amount > 0; i++) {
-            int e = pl->edge[i];
-            bool cancels = g->directed && g->src[e] != u;
-            if (cancels != (pass == 0))
-                continue;
-            int64_t take = edge_residual(g, flow, e, u);
-            if (take > amount)
-                take = amount;
-            flow[e] += g->src[e] == u ? take : -take;
-            amount -= take;
-        }
-    if (amount > 0)
+    int32_t twin = pl->twin[p];
+    if (amount > pl->residual[p])
         die(EX_SOFTWARE, "maxflow_trace: augmentation exceeds the residual from %d to %d", u,
             (int)pl->neighbour[p]);
+    if (pl->edge_first[p + 1] - pl->edge_first[p] == 1) {
+        /* One edge (nearly always): its residual from u falls by the
+         * amount and the one back rises by as much, either direction. */
+        int e = pl->edge[pl->edge_first[p]];
+        flow[e] += g->src[e] == u ? amount : -amount;
+        pl->residual[p] -= amount;
+        pl->residual[twin] += amount;
+    } else {
+        for (int pass = 0; pass < 2 && amount > 0; pass++)
+            for (int32_t i = pl->edge_first[p]; i < pl->edge_first[p + 1] && amount > 0; i++) {
+                int e = pl->edge[i];
+                bool cancels = g->directed && g->src[e] != u;
+                if (cancels != (pass == 0))
+                    continue;
+                int64_t take = edge_residual(g, flow, e, u);
+                if (take > amount)
+                    take = amount;
+                flow[e] += g->src[e] == u ? take : -take;
+                amount -= take;
+            }
+        pl->residual[p] = pair_residual(g, flow, pl, u, p);
+        pl->residual[twin] = pair_residual(g, flow, pl, pl->neighbour[p], twin);
+    }
+    pair_update_step(pl, p);
+    pair_update_step(pl, twin);
 }
 
-/* tr is an output: whatever it held is ignored (trace_free() an earlier
- * trace before reusing the struct), and it owns fresh arrays afterwards.
+/* The nodes whose bits are set, in increasing order (the order the next
+ * round pushes in, for the tie-break), clearing the bits; returns the count. */
+static int take_changed(uint64_t *changed, int n, int32_t *nodes)
+{
+    int count = 0;
+    for (int word = 0; word <= (n - 1) / 64; word++) {
+        for (uint64_t bits = changed[word]; bits; bits &= bits - 1)
+            nodes[count++] = word * 64 + __builtin_ctzll(bits);
+        changed[word] = 0;
+    }
+    return count;
+}
+
+/* Offer u's candidates (distance du + step) to its neighbours.  Returns the
+ * bits of the nodes improved when the graph has at most 64 nodes (one word
+ * the caller keeps in a register), else sets them in changed.
+ *
+ * Branch-free: whether a candidate wins is data, unpredictable, and a
+ * mispredicted branch costs more than the stores.  Unreached nodes are at
+ * +infinity and closed pairs step +infinity, so the one test is "open, and
+ * reaches v for the first time or more cheaply". */
+static inline __attribute__((always_inline)) uint64_t
+relax_node(const struct pair_hop *restrict hop, int32_t p, int32_t end, int u, double du,
+           double *restrict distance, int32_t *restrict pi, uint64_t *restrict changed, bool one_word)
+{
+    uint64_t bits = 0;
+    for (; p < end; p++) {
+        int v = hop[p].neighbour;
+        double candidate = du + hop[p].step, current = distance[v];
+        bool better = candidate < current;
+        distance[v] = candidate < current ? candidate : current;
+        int32_t before = pi[v];
+        pi[v] = better ? u : before;
+        if (one_word)
+            bits |= (uint64_t)better << v;
+        else
+            changed[v >> 6] |= (uint64_t)better << (v & 63);
+    }
+    return bits;
+}
+
+/* One synchronous round: every node that changed in the last one offers its
+ * candidates, in increasing order (the tie-break to the lowest index). */
+static void bellman_ford_round(const struct flownet *g, struct trace_work *tw, int changed_count)
+{
+    const int32_t *first = tw->pl.first;
+    const struct pair_hop *hop = tw->pl.hop;
+    const int32_t *changed_nodes = tw->changed_nodes;
+    for (int i = 0; i < changed_count; i++)
+        tw->previous_distance[changed_nodes[i]] = tw->distance[changed_nodes[i]];
+    if (g->n <= 64) {
+        uint64_t bits = 0;
+        for (int i = 0; i < changed_count; i++) {
+            int u = changed_nodes[i];
+            bits |= relax_node(hop, first[u], first[u + 1], u, tw->previous_distance[u], tw->distance, tw->pi,
+                               NULL, true);
+        }
+        tw->changed[0] = bits;
+    } else {
+        for (int i = 0; i < changed_count; i++) {
+            int u = changed_nodes[i];
+            relax_node(hop, first[u], first[u + 1], u, tw->previous_distance[u], tw->distance, tw->pi,
+                       tw->changed, false);
+        }
+    }
+}
+
+/* One Bellman-Ford phase from s, a frame per synchronous round.
  *
  * The rounds are computed by pushing from the nodes that changed in the
- * previous round, in increasing order, rather than by pulling into every
- * node from all its neighbours: a node that did not change offers the same
- * candidates as before, which were already taken or rejected, so the
- * frames are identical to the reference's synchronous rounds (same minimum,
- * same tie-break to the lowest u, strict improvement for reached nodes) and
- * a round costs the degree of what changed instead of the whole graph. */
-int64_t maxflow_trace(const struct flownet *g, struct trace *tr, int64_t *flow, uint8_t *cut)
+ * previous round rather than by pulling into every node from all its
+ * neighbours: a node that did not change offers the same candidates as
+ * before, which were already taken or rejected, so the frames are
+ * identical to the reference's synchronous rounds (same minimum, same
+ * tie-break to the lowest u, strict improvement for reached nodes) and a
+ * round costs the degree of what changed instead of the whole graph. */
+static void bellman_ford_phase(const struct flownet *g, struct trace_work *tw, struct trace *tr)
+{
+    int n = g->n, changed_count = 1;
+    tw->changed_nodes[0] = g->s;
+    for (int round = 0; round < n && changed_count > 0; round++) {
+        bellman_ford_round(g, tw, changed_count);
+        changed_count = take_changed(tw->changed, n, tw->changed_nodes);
+        /* A round that changes nothing still gets its frame: it is the
+         * phase's "no change" frame.  Changes include newly reached
+         * nodes, not just distances (the reference compares d only,
+         * which would end a phase early if a zero weight reached a
+         * node at distance 0). */
+        trace_push(tr, 1, g->s, tw->pi);
+    }
+}
+
+/* The pair of u's that joins it to v (the search reached v from u over it). */
+static int32_t pair_to(const struct pair_lists *pl, int u, int v)
+{
+    int32_t p = pl->first[u];
+    while (pl->neighbour[p] != v)
+        p++;
+    return p;
+}
+
+/* Augment along the predecessor pointers from t; returns the amount. */
+static int64_t augment_path(const struct flownet *g, struct trace_work *tw)
+{
+    int n = g->n, s = g->s, t = g->t;
+    const int32_t *pi = tw->pi;
+    int64_t amount = INT64_MAX;
+    int path_length = 0;
+    for (int v = t; v != s; v = pi[v]) {
+        if (++path_length > n)
+            die(EX_SOFTWARE, "maxflow_trace: predecessor pointers do not lead back to the source");
+        int64_t r = tw->pl.residual[pair_to(&tw->pl, pi[v], v)];
+        if (r < amount)
+            amount = r;
+    }
+    for (int v = t; v != s; v = pi[v])
+        pair_push(g, tw->flow, &tw->pl, pi[v], pair_to(&tw->pl, pi[v], v), amount);
+    return amount;
+}
+
+/* The source-maximal min cut from the pair residuals: what can still reach
+ * t, found backwards from t (y reaches x when r(y, x) > 0, the twin's
+ * residual); the same set mincut_from_flow() finds from the flow. */
+static void cut_from_pairs(const struct flownet *g, struct trace_work *tw, uint8_t *cut)
+{
+    const struct pair_lists *pl = &tw->pl;
+    int32_t *queue = tw->changed_nodes;
+    int head = 0, tail = 0;
+    memset(cut, 0, (size_t)g->n);
+    cut[g->t] = 1;
+    queue[tail++] = g->t;
+    while (head < tail) {
+        int x = queue[head++];
+        for (int32_t p = pl->first[x]; p < pl->first[x + 1]; p++) {
+            int y = pl->neighbour[p];
+            if (!cut[y] && pl->residual[pl->twin[p]] > 0) {
+                cut[y] = 1;
+                queue[tail++] = y;
+            }
+        }
+    }
+}
+
+/* Before a phase: only s reached, at distance 0; every other node at
+ * +infinity (unreached) and pointing to itself. */
+static void reset_to_source(const struct flownet *g, struct trace_work *tw)
+{
+    for (int v = 0; v < g->n; v++) {
+        tw->distance[v] = v == g->s ? 0 : INFINITY;
+        tw->pi[v] = v;
+    }
+}
+
+int64_t maxflow_trace_frames(const struct flownet *g, struct trace *tr, int64_t *flow, uint8_t *cut)
 {
     flownet_check(g, "maxflow_trace");
-    int n = g->n, m = g->m, s = g->s, t = g->t;
-    /* Negative weights could make the predecessor pointers cycle. */
+    int n = g->n, m = g->m;
+    /* Negative weights could make the predecessor pointers cycle, and
+     * +infinity stands for "unreached" and "closed". */
     for (int e = 0; e < m; e++)
-        if (!(g->w[e] >= 0))
-            die(EX_SOFTWARE, "maxflow_trace: edge %d has weight %g, expected >= 0", e, (double)g->w[e]);
-    memset(tr, 0, sizeof *tr);
+        if (!(g->w[e] >= 0 && g->w[e] < INFINITY))
+            die(EX_SOFTWARE, "maxflow_trace: edge %d has weight %g, expected a finite number >= 0", e,
+                (double)g->w[e]);
     tr->n = n;
     tr->m = m;
-
-    struct pair_lists pl;
-    pair_lists_build(&pl, g);
-    int pairs = pl.first[n];
-    uint8_t *open = xmalloc((size_t)pairs + 1);             /* r(u, neighbour) > 0, per phase */
-    double *distance = xmalloc((size_t)n * sizeof *distance);
-    double *previous_distance = xmalloc((size_t)n * sizeof *previous_distance);
-    uint8_t *mask = xmalloc((size_t)n);
-    int32_t *pi = xmalloc((size_t)n * sizeof *pi);
-    int32_t *pi_pair = xmalloc((size_t)n * sizeof *pi_pair); /* the pair of pi[v]'s leading to v */
-    uint8_t *changed = xmalloc((size_t)n);
-    int32_t *changed_nodes = xmalloc((size_t)n * sizeof *changed_nodes);
-    int64_t *current_flow = xcalloc((size_t)m + 1, sizeof *current_flow);
+    tr->steps = 0;
+    tr->flow_count = 0;
+    struct trace_work tw;
+    trace_work_init(&tw, tr, n, m);
+    pair_lists_build(&tw, g);
+    memset(tw.changed, 0, ((size_t)n / 64 + 1) * sizeof *tw.changed);
+    memset(tw.flow, 0, ((size_t)m + 1) * sizeof *tw.flow);
     int64_t value = 0;
 
+    /* Frame 0 opens the first phase; later phases are opened by the flow
+     * frame of the augmentation before them. */
+    reset_to_source(g, &tw);
+    trace_push(tr, 1, g->s, tw.pi);
+    trace_push_flow(tr, tw.flow);
     for (;;) {
-        for (int v = 0; v < n; v++) {
-            distance[v] = 0;
-            mask[v] = v == s;
-            pi[v] = v;
-        }
-        /* Frame 0 opens the first phase; later phases are opened by the
-         * flow frame of the augmentation before them. */
-        if (tr->steps == 0)
-            trace_push(tr, 1, mask, pi, current_flow);
-        for (int u = 0; u < n; u++)
-            for (int32_t p = pl.first[u]; p < pl.first[u + 1]; p++)
-                open[p] = pair_residual(g, current_flow, &pl, u, p) > 0;
-        int changed_count = 1;
-        changed_nodes[0] = s;
-        for (int round = 0; round < n && changed_count > 0; round++) {
-            memset(changed, 0, (size_t)n);
-            for (int i = 0; i < changed_count; i++)
-                previous_distance[changed_nodes[i]] = distance[changed_nodes[i]];
-            for (int i = 0; i < changed_count; i++) {
-                int u = changed_nodes[i];
-                for (int32_t p = pl.first[u]; p < pl.first[u + 1]; p++) {
-                    int v = pl.neighbour[p];
-                    /* The root keeps distance 0 and points to itself. */
-                    if (!open[p] || v == s)
-                        continue;
-                    double candidate = previous_distance[u] + pl.weight[p];
-                    if (!mask[v] || candidate < distance[v]) {
-                        distance[v] = candidate;
-                        pi[v] = u;
-                        pi_pair[v] = p;
-                        mask[v] = 1;
-                        changed[v] = 1;
-                    }
-                }
-            }
-            changed_count = 0;
-            for (int v = 0; v < n; v++)
-                if (changed[v])
-                    changed_nodes[changed_count++] = v;
-            /* A round that changes nothing still gets its frame: it is the
-             * phase's "no change" frame.  Changes include newly reached
-             * nodes, not just distances (the reference compares d only,
-             * which would end a phase early if a zero weight reached a
-             * node at distance 0). */
-            trace_push(tr, 1, mask, pi, current_flow);
-        }
-        if (!mask[t])
+        bellman_ford_phase(g, &tw, tr);
+        if (tw.distance[g->t] == INFINITY)
             break;
-
-        int64_t amount = INT64_MAX;
-        int path_length = 0;
-        for (int v = t; v != s; v = pi[v]) {
-            if (++path_length > n)
-                die(EX_SOFTWARE, "maxflow_trace: predecessor pointers do not lead back to the source");
-            int64_t r = pair_residual(g, current_flow, &pl, pi[v], pi_pair[v]);
-            if (r < amount)
-                amount = r;
-        }
-        for (int v = t; v != s; v = pi[v])
-            pair_push(g, current_flow, &pl, pi[v], pi_pair[v], amount);
-        value += amount;
-        for (int v = 0; v < n; v++) {
-            mask[v] = v == s;
-            pi[v] = v;
-        }
-        trace_push(tr, 0, mask, pi, current_flow);
+        value += augment_path(g, &tw);
+        reset_to_source(g, &tw);
+        trace_push(tr, 0, g->s, tw.pi);
+        trace_push_flow(tr, tw.flow);
     }
+    tr->capacity = tr->steps;
+    memcpy(flow, tw.flow, (size_t)m * sizeof *flow);
+    cut_from_pairs(g, &tw, cut);
+    return value;
+}
 
-    memcpy(flow, current_flow, (size_t)m * sizeof *flow);
-    mincut_from_flow(g, flow, cut);
-    pair_lists_free(&pl);
-    free(open);
-    free(distance);
-    free(previous_distance);
-    free(mask);
-    free(pi);
-    free(pi_pair);
-    free(changed);
-    free(changed_nodes);
-    free(current_flow);
+int64_t maxflow_trace(const struct flownet *g, struct trace *tr, int64_t *flow, uint8_t *cut)
+{
+    memset(tr, 0, sizeof *tr);
+    int64_t value = maxflow_trace_frames(g, tr, flow, cut);
+    size_t m = (size_t)tr->m;
+    tr->flow = xmalloc(((size_t)tr->steps * m + 1) * sizeof *tr->flow);
+    for (int k = 0, j = 0; k < tr->steps; k++) {
+        j += tr->phase[k] == 0;
+        memcpy(tr->flow + (size_t)k * m, tr->flows + (size_t)j * m, m * sizeof *tr->flow);
+    }
     return value;
 }

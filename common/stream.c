@@ -10,6 +10,7 @@
 #include "die.h"
 #include "io.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -86,9 +87,9 @@ bool reader_next(struct reader *rd, struct record *rec)
 
 /* ---- key access ---- */
 
-bool mp_str_eq(const msgpack_object *o, const char *s)
+/* Does the str or bin object o hold the n bytes of s? */
+static inline bool object_is_key(const msgpack_object *o, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     if (o->type == MSGPACK_OBJECT_STR)
         return o->via.str.size == n && memcmp(o->via.str.ptr, s, n) == 0;
     if (o->type == MSGPACK_OBJECT_BIN)
@@ -96,11 +97,16 @@ bool mp_str_eq(const msgpack_object *o, const char *s)
     return false;
 }
 
+bool mp_str_eq(const msgpack_object *o, const char *s) { return object_is_key(o, s, strlen(s)); }
+
+/* The key's length once, not once per entry: readers look up a dozen keys
+ * in every record. */
 const msgpack_object *record_find(const struct record *rec, const char *key)
 {
     const msgpack_object_map *m = &rec->map->via.map;
+    size_t n = strlen(key);
     for (uint32_t i = 0; i < m->size; i++)
-        if (mp_str_eq(&m->ptr[i].key, key))
+        if (object_is_key(&m->ptr[i].key, key, n))
             return &m->ptr[i].val;
     return NULL;
 }
@@ -198,14 +204,72 @@ static int writer_callback(void *data, const char *buf, size_t len)
 
 void writer_init(struct writer *w, FILE *f)
 {
+    memset(w, 0, sizeof *w);
     w->f = f;
     msgpack_packer_init(&w->pk, f, writer_callback);
 }
 
-static bool key_in(const msgpack_object *key, const char *const *add, int n_add)
+/* Large enough that a pipe or file gets big writes, small enough to stay in
+ * the CPU cache while it fills. */
+#define WRITER_BUFFER_SIZE ((size_t)128 << 10)
+
+static void writer_write_buffered(struct writer *w)
+{
+    io_write(w->f, w->buffer, w->buffered);
+    w->buffered = 0;
+}
+
+static int buffered_callback(void *data, const char *buf, size_t len)
+{
+    struct writer *w = data;
+    if (len > w->buffer_size - w->buffered) {
+        writer_write_buffered(w);
+        if (len > w->buffer_size / 2) {     /* a big tensor: no point copying it first */
+            io_write(w->f, buf, len);
+            return 0;
+        }
+    }
+    memcpy(w->buffer + w->buffered, buf, len);
+    w->buffered += len;
+    return 0;
+}
+
+void writer_init_buffered(struct writer *w, FILE *f)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->buffer_size = WRITER_BUFFER_SIZE;
+    w->buffer = xmalloc(w->buffer_size);
+    msgpack_packer_init(&w->pk, w, buffered_callback);
+}
+
+void *writer_reserve(struct writer *w, size_t len)
+{
+    if (!w->buffer || len > w->buffer_size / 2)
+        return NULL;
+    if (len > w->buffer_size - w->buffered)
+        writer_write_buffered(w);
+    char *room = w->buffer + w->buffered;
+    w->buffered += len;
+    return room;
+}
+
+void writer_flush(struct writer *w)
+{
+    if (!w->buffer)
+        return;
+    writer_write_buffered(w);
+    free(w->buffer);
+    w->buffer = NULL;
+    /* Anything packed after this goes straight to the file. */
+    msgpack_packer_init(&w->pk, w->f, writer_callback);
+}
+
+/* Keys lengths computed once per record, not once per comparison. */
+static bool key_in(const msgpack_object *key, const char *const *add, const size_t *add_length, int n_add)
 {
     for (int i = 0; i < n_add; i++)
-        if (mp_str_eq(key, add[i]))
+        if (object_is_key(key, add[i], add_length[i]))
             return true;
     return false;
 }
@@ -214,12 +278,15 @@ void writer_begin_enriched(struct writer *w, const struct record *rec,
                            const char *const *add, int n_add)
 {
     const msgpack_object_map *m = &rec->map->via.map;
+    size_t add_length[n_add > 0 ? n_add : 1];
+    for (int i = 0; i < n_add; i++)
+        add_length[i] = strlen(add[i]);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m->size; i++)
-        kept += !key_in(&m->ptr[i].key, add, n_add);
+        kept += !key_in(&m->ptr[i].key, add, add_length, n_add);
     mp_map(w, kept + (uint32_t)n_add);
     for (uint32_t i = 0; i < m->size; i++)
-        if (!key_in(&m->ptr[i].key, add, n_add)) {
+        if (!key_in(&m->ptr[i].key, add, add_length, n_add)) {
             mp_object(w, &m->ptr[i].key);
             mp_object(w, &m->ptr[i].val);
         }

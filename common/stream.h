@@ -61,8 +61,23 @@ bool mp_str_eq(const msgpack_object *o, const char *s);
 struct writer {
     FILE *f;
     msgpack_packer pk;
+    char *buffer;              /* writer_init_buffered(): bytes not yet written */
+    size_t buffered, buffer_size;
 };
 void writer_init(struct writer *w, FILE *f);
+/* A writer that packs into its own memory and hands f big blocks: a record
+ * is hundreds of msgpack tokens, and one fwrite per token costs more than
+ * the packing.  The packer points at *w, so w must not move; call
+ * writer_flush() when the stream is complete (a tool that dies drops what
+ * is still buffered, as it drops stdio's buffer). */
+void writer_init_buffered(struct writer *w, FILE *f);
+/* Write out what is buffered and free the buffer (no-op for writer_init). */
+void writer_flush(struct writer *w);
+/* Room for len bytes at the end of a buffered writer's output, for the
+ * caller to fill before anything else is packed (saves building big data
+ * elsewhere and copying it in); NULL when w is not buffered or len is too
+ * big for its buffer: then pack the bytes as usual. */
+void *writer_reserve(struct writer *w, size_t len);
 /* Begin an enriched copy of rec: writes the map header for the input's keys
  * minus those in add[0..n_add-1], plus n_add; then those input pairs.  The
  * caller then packs exactly n_add key/value pairs. */

@@ -53,7 +53,8 @@ static void *aligned_alloc_or_die(size_t bytes)
     return p;
 }
 
-void tensor_alloc(struct tensor *t, enum dtype dt, int ndim, const int64_t *shape)
+/* The tensor's fields and uninitialised data. */
+static void tensor_alloc_uninitialised(struct tensor *t, enum dtype dt, int ndim, const int64_t *shape)
 {
     memset(t, 0, sizeof *t);
     t->dtype = dt;
@@ -63,9 +64,13 @@ void tensor_alloc(struct tensor *t, enum dtype dt, int ndim, const int64_t *shap
         t->shape[i] = shape[i];
         t->count *= shape[i];
     }
-    size_t bytes = (size_t)t->count * dtype_size(dt);
-    t->data = aligned_alloc_or_die(bytes);
-    memset(t->data, 0, bytes);
+    t->data = aligned_alloc_or_die((size_t)t->count * dtype_size(dt));
+}
+
+void tensor_alloc(struct tensor *t, enum dtype dt, int ndim, const int64_t *shape)
+{
+    tensor_alloc_uninitialised(t, dt, ndim, shape);
+    memset(t->data, 0, (size_t)t->count * dtype_size(dt));
 }
 
 void tensor_free(struct tensor *t)
@@ -116,7 +121,7 @@ bool tensor_decode(const msgpack_object *o, struct tensor *t, char *err, size_t 
     if ((uint64_t)count * dtype_size(dt) != nbytes)
         FAIL("has %zu data bytes, expected %lld for shape and dtype %s",
              nbytes, (long long)count * (long long)dtype_size(dt), dtype_name(dt));
-    tensor_alloc(t, dt, ndim, shp);
+    tensor_alloc_uninitialised(t, dt, ndim, shp);
     memcpy(t->data, bytes, nbytes);   /* bin payloads are unaligned: copy, never cast */
     return true;
 }
@@ -158,31 +163,74 @@ void *record_vector(const struct record *rec, const char *key, enum dtype dt, in
     return t.data;
 }
 
-static void pack_bin_key(struct writer *w, const char *key)
+/* The tensor's header (everything before the data) is packed by msgpack-c
+ * itself, so the bytes are the packer's, but into a local buffer handed to
+ * the writer in one piece: a dozen callbacks per tensor into the writer cost
+ * more than the header is worth. */
+struct tensor_header {
+    msgpack_packer pk;
+    size_t length;
+    char bytes[160];        /* 38 bytes + at most TENSOR_MAX_DIMS 9-byte ints + 5 */
+};
+
+static int tensor_header_append(void *data, const char *buf, size_t len)
 {
-    msgpack_pack_bin_with_body(&w->pk, key, strlen(key));
+    struct tensor_header *h = data;
+    memcpy(h->bytes + h->length, buf, len);
+    h->length += len;
+    return 0;
+}
+
+static void pack_bin_key(msgpack_packer *pk, const char *key)
+{
+    msgpack_pack_bin_with_body(pk, key, strlen(key));
+}
+
+/* Packs the header of a tensor into h; returns the size of its data. */
+static size_t tensor_header_pack(struct tensor_header *h, enum dtype dt, int ndim, const int64_t *shape)
+{
+    if (ndim < 0 || ndim > TENSOR_MAX_DIMS)
+        die(EX_SOFTWARE, "mp_tensor: %d dimensions, at most %d", ndim, TENSOR_MAX_DIMS);
+    int64_t count = 1;
+    for (int i = 0; i < ndim; i++)
+        count *= shape[i];
+    const char *type = dtype_name(dt);
+    size_t nbytes = (size_t)count * dtype_size(dt);
+    h->length = 0;
+    msgpack_packer_init(&h->pk, h, tensor_header_append);
+    msgpack_pack_map(&h->pk, 5);
+    pack_bin_key(&h->pk, "nd");
+    msgpack_pack_true(&h->pk);
+    pack_bin_key(&h->pk, "type");
+    msgpack_pack_str_with_body(&h->pk, type, strlen(type));
+    pack_bin_key(&h->pk, "kind");
+    msgpack_pack_bin_with_body(&h->pk, "", 0);
+    pack_bin_key(&h->pk, "shape");
+    msgpack_pack_array(&h->pk, (size_t)ndim);
+    for (int i = 0; i < ndim; i++)
+        msgpack_pack_int64(&h->pk, shape[i]);
+    pack_bin_key(&h->pk, "data");
+    msgpack_pack_bin(&h->pk, nbytes);
+    return nbytes;
 }
 
 void mp_tensor(struct writer *w, enum dtype dt, int ndim, const int64_t *shape, const void *data)
 {
-    int64_t count = 1;
-    for (int i = 0; i < ndim; i++)
-        count *= shape[i];
-    size_t nbytes = (size_t)count * dtype_size(dt);
-    msgpack_pack_map(&w->pk, 5);
-    pack_bin_key(w, "nd");
-    msgpack_pack_true(&w->pk);
-    pack_bin_key(w, "type");
-    mp_str(w, dtype_name(dt));
-    pack_bin_key(w, "kind");
-    msgpack_pack_bin_with_body(&w->pk, "", 0);
-    pack_bin_key(w, "shape");
-    msgpack_pack_array(&w->pk, (size_t)ndim);
-    for (int i = 0; i < ndim; i++)
-        msgpack_pack_int64(&w->pk, shape[i]);
-    pack_bin_key(w, "data");
-    msgpack_pack_bin(&w->pk, nbytes);
+    struct tensor_header h;
+    size_t nbytes = tensor_header_pack(&h, dt, ndim, shape);
+    w->pk.callback(w->pk.data, h.bytes, h.length);
     msgpack_pack_bin_body(&w->pk, data, nbytes);
+}
+
+void *mp_tensor_reserve(struct writer *w, enum dtype dt, int ndim, const int64_t *shape)
+{
+    struct tensor_header h;
+    size_t nbytes = tensor_header_pack(&h, dt, ndim, shape);
+    char *room = writer_reserve(w, h.length + nbytes);
+    if (!room)
+        return NULL;
+    memcpy(room, h.bytes, h.length);
+    return room + h.length;
 }
 
 void mp_vector(struct writer *w, enum dtype dt, int64_t n, const void *data)

@@ -48,5 +48,11 @@ void *record_vector(const struct record *rec, const char *key, enum dtype dt, in
 void mp_tensor(struct writer *w, enum dtype dt, int ndim, const int64_t *shape, const void *data);
 /* Shorthand for a 1-D tensor of n entries. */
 void mp_vector(struct writer *w, enum dtype dt, int64_t n, const void *data);
+/* mp_tensor() for data the caller writes in place: packs the header and
+ * returns where the data bytes go, to be filled before the next write; or,
+ * having written nothing, NULL when w has no room for them (see
+ * writer_reserve(): buffered writers only), and then the caller uses
+ * mp_tensor(). */
+void *mp_tensor_reserve(struct writer *w, enum dtype dt, int ndim, const int64_t *shape);
 
 #endif
