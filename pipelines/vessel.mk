@@ -24,10 +24,10 @@
 # graphs, the DAR models and the reconstructed models are targets (and cached).
 
 ifeq ($(PROFILE),smoke)
-  VESSEL_NOTE := smoke profile: graphs of 24k/20k/30k edges (paper 3.1M/2.2M/5.8M), reconstruction 2 Adam steps on 4 trace frames (paper 15000 on all), H=8 DAR models, 3 trials
-  VESSEL_EDGES_CD1-E-3 := 24000
-  VESSEL_EDGES_CD1-E-2 := 20000
-  VESSEL_EDGES_CD1-E-1 := 30000
+  VESSEL_NOTE := smoke profile: graphs of 240k/200k/300k edges (paper 3.1M/2.2M/5.8M), reconstruction 2 Adam steps on 4 trace frames (paper 15000 on all), H=8 DAR models, 3 trials
+  VESSEL_EDGES_CD1-E-3 := 240000
+  VESSEL_EDGES_CD1-E-2 := 200000
+  VESSEL_EDGES_CD1-E-1 := 300000
   VESSEL_RECON_OPTS := --iters 2 --max-steps 4
 else ifeq ($(PROFILE),quick)
   VESSEL_NOTE := quick profile: CD1-E-sized synthetic graphs, reconstruction 100 Adam steps on the first 39 trace frames (paper 15000 on all), 3 trials
