@@ -154,9 +154,10 @@ void graph_write_core(struct writer *w, const struct graph *g)
 static bool scale_fits(const struct graph *g, int64_t scale, int64_t *k)
 {
     for (int e = 0; e < g->m; e++) {
-        double x = (double)g->cap[e] * (double)scale, r = nearbyint(x);
-        /* float32 storage of k/scale is off by at most ~6e-8 relative */
-        if (fabs(x - r) > 1e-5 * fmax(1.0, fabs(x)) || r > 4e18)
+        double x = (double)g->cap[e] * (double)scale, r = nearbyint(x), size = fabs(x);
+        /* float32 storage of k/scale is off by at most ~6e-8 relative
+         * (size > 1 ? size : 1 is fmax(1, size) for finite caps, inline) */
+        if (fabs(x - r) > 1e-5 * (size > 1.0 ? size : 1.0) || r > 4e18)
             return false;
         if (k)
             k[e] = (int64_t)r;

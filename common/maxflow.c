@@ -459,17 +459,28 @@ static void trace_reserve_frame(struct trace *tr)
     tr->pi = ensure_bytes(tr->pi, &tr->pi_bytes, frames * n * sizeof *tr->pi);
 }
 
-/* A frame.  The reached set is s and the nodes with a predecessor (no
- * self-loops, so pi[v] != v exactly for the others reached). */
-static void trace_push(struct trace *tr, uint8_t phase, int s, const int32_t *pi)
+/* A frame that opens a phase: only s reached, every pointer to itself. */
+static void trace_push_start(struct trace *tr, uint8_t phase, int s, const int32_t *pi)
+{
+    trace_reserve_frame(tr);
+    size_t k = (size_t)tr->steps++, n = (size_t)tr->n;
+    tr->phase[k] = phase;
+    memset(tr->mask + k * n, 0, n);
+    tr->mask[k * n + s] = 1;
+    memcpy(tr->pi + k * n, pi, n * sizeof *pi);
+}
+
+/* A Bellman-Ford round's frame: the frame before it plus the nodes that
+ * changed, which are all reached now. */
+static void trace_push_round(struct trace *tr, const int32_t *pi, const int32_t *changed_nodes, int changed_count)
 {
     trace_reserve_frame(tr);
     size_t k = (size_t)tr->steps++, n = (size_t)tr->n;
     uint8_t *mask = tr->mask + k * n;
-    tr->phase[k] = phase;
-    for (size_t v = 0; v < n; v++)
-        mask[v] = pi[v] != (int32_t)v;
-    mask[s] = 1;
+    tr->phase[k] = 1;
+    memcpy(mask, mask - n, n);
+    for (int i = 0; i < changed_count; i++)
+        mask[changed_nodes[i]] = 1;
     memcpy(tr->pi + k * n, pi, n * sizeof *pi);
 }
 
@@ -733,8 +744,9 @@ relax_node(const struct pair_hop *restrict hop, int32_t p, int32_t end, int u, d
         double candidate = du + hop[p].step, current = distance[v];
         bool better = candidate < current;
         distance[v] = candidate < current ? candidate : current;
-        int32_t before = pi[v];
-        pi[v] = better ? u : before;
+        /* pi[v] = better ? u : pi[v], as arithmetic: compilers turn the
+         * conditional form back into a branch */
+        pi[v] ^= (pi[v] ^ u) & -(int32_t)better;
         if (one_word)
             bits |= (uint64_t)better << v;
         else
@@ -790,7 +802,7 @@ static void bellman_ford_phase(const struct flownet *g, struct trace_work *tw, s
          * nodes, not just distances (the reference compares d only,
          * which would end a phase early if a zero weight reached a
          * node at distance 0). */
-        trace_push(tr, 1, g->s, tw->pi);
+        trace_push_round(tr, tw->pi, tw->changed_nodes, changed_count);
     }
 }
 
@@ -810,15 +822,17 @@ static int64_t augment_path(const struct flownet *g, struct trace_work *tw)
     const int32_t *pi = tw->pi;
     int64_t amount = INT64_MAX;
     int path_length = 0;
+    int32_t *path = tw->changed_nodes;     /* free between phases: the path's pairs */
     for (int v = t; v != s; v = pi[v]) {
-        if (++path_length > n)
+        if (path_length == n)
             die(EX_SOFTWARE, "maxflow_trace: predecessor pointers do not lead back to the source");
-        int64_t r = tw->pl.residual[pair_to(&tw->pl, pi[v], v)];
-        if (r < amount)
-            amount = r;
+        int32_t p = pair_to(&tw->pl, pi[v], v);
+        path[path_length++] = p;
+        if (tw->pl.residual[p] < amount)
+            amount = tw->pl.residual[p];
     }
-    for (int v = t; v != s; v = pi[v])
-        pair_push(g, tw->flow, &tw->pl, pi[v], pair_to(&tw->pl, pi[v], v), amount);
+    for (int v = t, i = 0; v != s; v = pi[v], i++)
+        pair_push(g, tw->flow, &tw->pl, pi[v], path[i], amount);
     return amount;
 }
 
@@ -879,7 +893,7 @@ int64_t maxflow_trace_frames(const struct flownet *g, struct trace *tr, int64_t 
     /* Frame 0 opens the first phase; later phases are opened by the flow
      * frame of the augmentation before them. */
     reset_to_source(g, &tw);
-    trace_push(tr, 1, g->s, tw.pi);
+    trace_push_start(tr, 1, g->s, tw.pi);
     trace_push_flow(tr, tw.flow);
     for (;;) {
         bellman_ford_phase(g, &tw, tr);
@@ -887,7 +901,7 @@ int64_t maxflow_trace_frames(const struct flownet *g, struct trace *tr, int64_t 
             break;
         value += augment_path(g, &tw);
         reset_to_source(g, &tw);
-        trace_push(tr, 0, g->s, tw.pi);
+        trace_push_start(tr, 0, g->s, tw.pi);
         trace_push_flow(tr, tw.flow);
     }
     tr->capacity = tr->steps;

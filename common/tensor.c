@@ -33,9 +33,15 @@ bool dtype_parse(const char *s, size_t len, enum dtype *dt)
 
 static const msgpack_object *map_get(const msgpack_object *o, const char *key)
 {
-    for (uint32_t i = 0; i < o->via.map.size; i++)
-        if (mp_str_eq(&o->via.map.ptr[i].key, key))
+    size_t n = strlen(key);
+    for (uint32_t i = 0; i < o->via.map.size; i++) {
+        const msgpack_object *k = &o->via.map.ptr[i].key;
+        /* str and bin keys: compare the size before the bytes */
+        uint32_t size = k->type == MSGPACK_OBJECT_STR ? k->via.str.size
+                        : k->type == MSGPACK_OBJECT_BIN ? k->via.bin.size : UINT32_MAX;
+        if (size == n && mp_str_eq(k, key))
             return &o->via.map.ptr[i].val;
+    }
     return NULL;
 }
 
@@ -163,14 +169,17 @@ void *record_vector(const struct record *rec, const char *key, enum dtype dt, in
     return t.data;
 }
 
-/* The tensor's header (everything before the data) is packed by msgpack-c
- * itself, so the bytes are the packer's, but into a local buffer handed to
- * the writer in one piece: a dozen callbacks per tensor into the writer cost
- * more than the header is worth. */
+/* The tensor's header (everything before the data) is built in a local
+ * buffer and handed to the writer in one piece: a dozen callbacks per tensor
+ * into the writer cost more than the header is worth.  Its fixed parts are
+ * spelled out below exactly as msgpack-c packs them (a fixmap of 5, bin8
+ * keys, true, a fixstr dtype, an empty bin8, a fixarray of at most 8
+ * dimensions); the shape's integers and the data's bin header, whose
+ * encodings depend on their values, are packed by msgpack-c itself. */
 struct tensor_header {
     msgpack_packer pk;
     size_t length;
-    char bytes[160];        /* 38 bytes + at most TENSOR_MAX_DIMS 9-byte ints + 5 */
+    char bytes[160];        /* 31 bytes + at most TENSOR_MAX_DIMS 9-byte ints + 11 */
 };
 
 static int tensor_header_append(void *data, const char *buf, size_t len)
@@ -181,9 +190,10 @@ static int tensor_header_append(void *data, const char *buf, size_t len)
     return 0;
 }
 
-static void pack_bin_key(msgpack_packer *pk, const char *key)
+static void tensor_header_put(struct tensor_header *h, const void *bytes, size_t len)
 {
-    msgpack_pack_bin_with_body(pk, key, strlen(key));
+    memcpy(h->bytes + h->length, bytes, len);
+    h->length += len;
 }
 
 /* Packs the header of a tensor into h; returns the size of its data. */
@@ -195,21 +205,25 @@ static size_t tensor_header_pack(struct tensor_header *h, enum dtype dt, int ndi
     for (int i = 0; i < ndim; i++)
         count *= shape[i];
     const char *type = dtype_name(dt);
-    size_t nbytes = (size_t)count * dtype_size(dt);
+    size_t nbytes = (size_t)count * dtype_size(dt), type_length = strlen(type);
     h->length = 0;
     msgpack_packer_init(&h->pk, h, tensor_header_append);
-    msgpack_pack_map(&h->pk, 5);
-    pack_bin_key(&h->pk, "nd");
-    msgpack_pack_true(&h->pk);
-    pack_bin_key(&h->pk, "type");
-    msgpack_pack_str_with_body(&h->pk, type, strlen(type));
-    pack_bin_key(&h->pk, "kind");
-    msgpack_pack_bin_with_body(&h->pk, "", 0);
-    pack_bin_key(&h->pk, "shape");
-    msgpack_pack_array(&h->pk, (size_t)ndim);
-    for (int i = 0; i < ndim; i++)
-        msgpack_pack_int64(&h->pk, shape[i]);
-    pack_bin_key(&h->pk, "data");
+    /* {b"nd": true, b"type": */
+    tensor_header_put(h, "\x85\xc4\x02nd\xc3\xc4\x04type", 12);
+    /* a fixstr: dtype names are 3 characters */
+    h->bytes[h->length++] = (char)(0xa0 | type_length);
+    tensor_header_put(h, type, type_length);
+    /* b"kind": b"", b"shape": [ */
+    tensor_header_put(h, "\xc4\x04kind\xc4\x00\xc4\x05shape", 15);
+    h->bytes[h->length++] = (char)(0x90 | ndim);
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] >= 0 && shape[i] < 128)        /* positive fixint, msgpack-c's own choice */
+            h->bytes[h->length++] = (char)shape[i];
+        else
+            msgpack_pack_int64(&h->pk, shape[i]);
+    }
+    /* b"data": bin header */
+    tensor_header_put(h, "\xc4\x04" "data", 6);
     msgpack_pack_bin(&h->pk, nbytes);
     return nbytes;
 }
