@@ -450,13 +450,22 @@ static void *ensure_bytes(void *p, size_t *have, size_t bytes)
     return xrealloc(p, *have);
 }
 
-/* Room for one more frame. */
+/* Room for one more frame; tr->capacity counts the frames that fit, so
+ * that a push only has to compare it with the steps. */
 static void trace_reserve_frame(struct trace *tr)
 {
-    size_t frames = (size_t)tr->steps + 1, n = (size_t)tr->n;
+    if (tr->steps < tr->capacity)
+        return;
+    size_t frames = (size_t)tr->steps + 1, n = (size_t)tr->n, fit;
     tr->phase = ensure_bytes(tr->phase, &tr->phase_bytes, frames);
     tr->mask = ensure_bytes(tr->mask, &tr->mask_bytes, frames * n);
     tr->pi = ensure_bytes(tr->pi, &tr->pi_bytes, frames * n * sizeof *tr->pi);
+    fit = tr->phase_bytes;
+    if (tr->mask_bytes / n < fit)
+        fit = tr->mask_bytes / n;
+    if (tr->pi_bytes / (n * sizeof *tr->pi) < fit)
+        fit = tr->pi_bytes / (n * sizeof *tr->pi);
+    tr->capacity = fit < INT32_MAX ? (int)fit : INT32_MAX;
 }
 
 /* A frame that opens a phase: only s reached, every pointer to itself. */
@@ -636,34 +645,39 @@ static void pair_lists_build(struct trace_work *tw, const struct flownet *g)
         entries_sort(by_neighbour, node, n, m, count, NULL, by_node);
     }
 
+    /* Twins as the pairs are made: the nodes u > v whose lists hold v come
+     * in increasing order, as v's pairs towards higher nodes do, so
+     * cursor[v] (v's next such pair) matches them in one sweep over u. */
+    int32_t *cursor = count;
     int pairs = 0;
     pl->s = g->s;
     for (int u = 0; u < n; u++) {
         pl->first[u] = pairs;
+        cursor[u] = -1;
         for (int32_t i = node_first[u]; i < node_first[u + 1]; i++) {
-            int x = by_node[i], e = x >> 1;
+            int x = by_node[i], e = x >> 1, v = neighbour[x];
             pl->edge[i] = e;
-            if (i == node_first[u] || neighbour[x] != pl->neighbour[pairs - 1]) {
-                pl->neighbour[pairs] = neighbour[x];
-                pl->edge_first[pairs] = i;
-                pl->weight[pairs] = (double)g->w[e];
-                pl->residual[pairs] = 0;
-                pairs++;
+            if (i == node_first[u] || v != pl->neighbour[pairs - 1]) {
+                int32_t p = pairs++;
+                pl->neighbour[p] = v;
+                pl->edge_first[p] = i;
+                pl->weight[p] = (double)g->w[e];
+                pl->residual[p] = 0;
+                if (v < u) {
+                    int32_t q = cursor[v]++;
+                    pl->twin[p] = q;
+                    pl->twin[q] = p;
+                } else if (cursor[u] < 0) {
+                    cursor[u] = p;
+                }
             }
             pl->residual[pairs - 1] += zero_flow_residual(g, e, u);
         }
+        for (int32_t p = pl->first[u]; p < pairs; p++)
+            pair_update_step(pl, p);
     }
     pl->first[n] = pairs;
     pl->edge_first[pairs] = 2 * m;
-    for (int32_t p = 0; p < pairs; p++)
-        pair_update_step(pl, p);
-    /* Twins: the nodes u whose lists hold v appear in v's list in increasing
-     * order, so one cursor per node finds them all in one sweep over u. */
-    int32_t *cursor = count;
-    memcpy(cursor, pl->first, (size_t)n * sizeof *cursor);
-    for (int u = 0; u < n; u++)
-        for (int32_t p = pl->first[u]; p < pl->first[u + 1]; p++)
-            pl->twin[p] = cursor[pl->neighbour[p]]++;
 }
 
 /* r(u, neighbour[p]) for a pair p of u's, from the flow. */
@@ -742,11 +756,13 @@ relax_node(const struct pair_hop *restrict hop, int32_t p, int32_t end, int u, d
     for (; p < end; p++) {
         int v = hop[p].neighbour;
         double candidate = du + hop[p].step, current = distance[v];
-        bool better = candidate < current;
+        int32_t better = candidate < current, before = pi[v];
         distance[v] = candidate < current ? candidate : current;
-        /* pi[v] = better ? u : pi[v], as arithmetic: compilers turn the
-         * conditional form back into a branch */
-        pi[v] ^= (pi[v] ^ u) & -(int32_t)better;
+        /* An empty asm hides where better came from, so the compiler
+         * keeps the selects below as cmov instead of rebuilding the
+         * branch it would mispredict. */
+        __asm__("" : "+r"(better));
+        pi[v] = better ? u : before;
         if (one_word)
             bits |= (uint64_t)better << v;
         else
@@ -882,6 +898,7 @@ int64_t maxflow_trace_frames(const struct flownet *g, struct trace *tr, int64_t 
     tr->n = n;
     tr->m = m;
     tr->steps = 0;
+    tr->capacity = 0;           /* recounted for this n by the first push */
     tr->flow_count = 0;
     struct trace_work tw;
     trace_work_init(&tw, tr, n, m);

@@ -9,6 +9,7 @@
 #include "stream.h"
 #include "die.h"
 #include "io.h"
+#include "tensor.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,14 +290,23 @@ void writer_begin_enriched(struct writer *w, const struct record *rec,
     size_t add_length[n_add > 0 ? n_add : 1];
     for (int i = 0; i < n_add; i++)
         add_length[i] = strlen(add[i]);
+    /* Which keys stay, remembered for the first few (every real record) so
+     * the second pass need not compare them again. */
+    bool keep[64];
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < m->size; i++)
-        kept += !key_in(&m->ptr[i].key, add, add_length, n_add);
+    for (uint32_t i = 0; i < m->size; i++) {
+        bool k = !key_in(&m->ptr[i].key, add, add_length, n_add);
+        if (i < 64)
+            keep[i] = k;
+        kept += k;
+    }
     mp_map(w, kept + (uint32_t)n_add);
     for (uint32_t i = 0; i < m->size; i++)
-        if (!key_in(&m->ptr[i].key, add, add_length, n_add)) {
+        if (i < 64 ? keep[i] : !key_in(&m->ptr[i].key, add, add_length, n_add)) {
             mp_object(w, &m->ptr[i].key);
-            mp_object(w, &m->ptr[i].val);
+            /* tensors, most of a record, by the tensor codec: same bytes */
+            if (!mp_tensor_object(w, &m->ptr[i].val))
+                mp_object(w, &m->ptr[i].val);
         }
 }
 

@@ -17,13 +17,16 @@ static const struct { const char *name; size_t size; } dtypes[DT_COUNT] = {
 const char *dtype_name(enum dtype dt) { return dtypes[dt].name; }
 size_t dtype_size(enum dtype dt) { return dtypes[dt].size; }
 
+/* Every name in the table is three characters. */
 bool dtype_parse(const char *s, size_t len, enum dtype *dt)
 {
+    if (len != 3)
+        return false;
     for (int i = 0; i < DT_COUNT; i++) {
         const char *name = dtypes[i].name;
         /* numpy also spells single-byte types with '<' or '=' on some paths. */
-        if ((len == strlen(name) && memcmp(s, name, len) == 0) ||
-            (len == 3 && dtypes[i].size == 1 && (s[0] == '<' || s[0] == '=') && memcmp(s + 1, name + 1, 2) == 0)) {
+        if ((s[0] == name[0] && s[1] == name[1] && s[2] == name[2]) ||
+            (dtypes[i].size == 1 && (s[0] == '<' || s[0] == '=') && s[1] == name[1] && s[2] == name[2])) {
             *dt = (enum dtype)i;
             return true;
         }
@@ -36,10 +39,10 @@ static const msgpack_object *map_get(const msgpack_object *o, const char *key)
     size_t n = strlen(key);
     for (uint32_t i = 0; i < o->via.map.size; i++) {
         const msgpack_object *k = &o->via.map.ptr[i].key;
-        /* str and bin keys: compare the size before the bytes */
-        uint32_t size = k->type == MSGPACK_OBJECT_STR ? k->via.str.size
-                        : k->type == MSGPACK_OBJECT_BIN ? k->via.bin.size : UINT32_MAX;
-        if (size == n && mp_str_eq(k, key))
+        /* str and bin keys; the size before the bytes */
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && memcmp(k->via.str.ptr, key, n) == 0)
+            return &o->via.map.ptr[i].val;
+        if (k->type == MSGPACK_OBJECT_BIN && k->via.bin.size == n && memcmp(k->via.bin.ptr, key, n) == 0)
             return &o->via.map.ptr[i].val;
     }
     return NULL;
@@ -234,6 +237,46 @@ void mp_tensor(struct writer *w, enum dtype dt, int ndim, const int64_t *shape, 
     size_t nbytes = tensor_header_pack(&h, dt, ndim, shape);
     w->pk.callback(w->pk.data, h.bytes, h.length);
     msgpack_pack_bin_body(&w->pk, data, nbytes);
+}
+
+/* Is o a bin object holding exactly the bytes of key? */
+static bool bin_is(const msgpack_object *o, const char *key)
+{
+    return o->type == MSGPACK_OBJECT_BIN && mp_str_eq(o, key);
+}
+
+bool mp_tensor_object(struct writer *w, const msgpack_object *o)
+{
+    if (o->type != MSGPACK_OBJECT_MAP || o->via.map.size != 5)
+        return false;
+    const msgpack_object_kv *kv = o->via.map.ptr;
+    if (!bin_is(&kv[0].key, "nd") || kv[0].val.type != MSGPACK_OBJECT_BOOLEAN || !kv[0].val.via.boolean ||
+        !bin_is(&kv[1].key, "type") || kv[1].val.type != MSGPACK_OBJECT_STR ||
+        !bin_is(&kv[2].key, "kind") || kv[2].val.type != MSGPACK_OBJECT_BIN || kv[2].val.via.bin.size != 0 ||
+        !bin_is(&kv[3].key, "shape") || kv[3].val.type != MSGPACK_OBJECT_ARRAY ||
+        !bin_is(&kv[4].key, "data") || kv[4].val.type != MSGPACK_OBJECT_BIN)
+        return false;
+    enum dtype dt;
+    const msgpack_object_str *type = &kv[1].val.via.str;
+    /* only the name mp_tensor writes: "<u1" reads as |u1 but would repack differently */
+    if (!dtype_parse(type->ptr, type->size, &dt) || !mp_str_eq(&kv[1].val, dtype_name(dt)))
+        return false;
+    const msgpack_object_array *dims = &kv[3].val.via.array;
+    if (dims->size > TENSOR_MAX_DIMS)
+        return false;
+    int64_t shape[TENSOR_MAX_DIMS], count = 1;
+    for (uint32_t i = 0; i < dims->size; i++) {
+        if (dims->ptr[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER || dims->ptr[i].via.u64 > ((uint64_t)1 << 40))
+            return false;
+        shape[i] = (int64_t)dims->ptr[i].via.u64;
+        count *= shape[i];
+        if (count > ((int64_t)1 << 40))
+            return false;
+    }
+    if ((uint64_t)count * dtype_size(dt) != kv[4].val.via.bin.size)
+        return false;
+    mp_tensor(w, dt, (int)dims->size, shape, kv[4].val.via.bin.ptr);
+    return true;
 }
 
 void *mp_tensor_reserve(struct writer *w, enum dtype dt, int ndim, const int64_t *shape)

@@ -48,6 +48,12 @@ void *record_vector(const struct record *rec, const char *key, enum dtype dt, in
 void mp_tensor(struct writer *w, enum dtype dt, int ndim, const int64_t *shape, const void *data);
 /* Shorthand for a 1-D tensor of n entries. */
 void mp_vector(struct writer *w, enum dtype dt, int64_t n, const void *data);
+/* Repack o if it is a tensor map exactly as mp_tensor() writes one (the
+ * five keys as bin and in order, a dtype by its own name as str, an empty
+ * kind, at most TENSOR_MAX_DIMS non-negative sizes matching the data): the
+ * bytes msgpack_pack_object() would write, in two writes instead of a
+ * dozen.  Returns false, having written nothing, for anything else. */
+bool mp_tensor_object(struct writer *w, const msgpack_object *o);
 /* mp_tensor() for data the caller writes in place: packs the header and
  * returns where the data bytes go, to be filled before the next write; or,
  * having written nothing, NULL when w has no room for them (see
