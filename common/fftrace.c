@@ -51,28 +51,37 @@ static void buffers_free(struct fftrace_buffers *b)
 
 /* Real values are k / units (a division, so 27 units of 1/10 print as 2.7,
  * not 2.7000000000000002). */
-static void flow_to_values(float *out, const int64_t *flow, int m, double units)
+static float flow_value(int64_t k, double units) { return (float)((double)k / units); }
+
+/* The values of flow[m] into out as float32 bytes: out may be inside the
+ * writer's buffer, unaligned, hence the byte copies (single stores). */
+static void flow_to_values(unsigned char *out, const int64_t *flow, int m, double units)
 {
-    for (int e = 0; e < m; e++)
-        out[e] = (float)((double)flow[e] / units);
+    for (int e = 0; e < m; e++) {
+        float x = flow_value(flow[e], units);
+        memcpy(out + (size_t)e * sizeof x, &x, sizeof x);
+    }
 }
 
-/* The T x m hint_flow values into out.  Frame 0 converts the zero flow;
- * every other frame repeats the row before, except that a flow frame
- * converts the entries its augmentation changed (the path's edges). */
-static void hint_flow_values(float *out, const struct trace *tr, int m, double units)
+/* The T x m hint_flow values into out (float32 bytes, maybe unaligned).
+ * Frame 0 converts the zero flow; every other frame repeats the row
+ * before, except that a flow frame converts the entries its augmentation
+ * changed (the path's edges). */
+static void hint_flow_values(unsigned char *out, const struct trace *tr, int m, double units)
 {
-    size_t row = (size_t)m;
+    size_t row = (size_t)m * sizeof(float);
     flow_to_values(out, tr->flows, m, units);
     const int64_t *flow = tr->flows;
     for (int k = 1; k < tr->steps; k++) {
         out += row;
-        memcpy(out, out - row, row * sizeof *out);
+        memcpy(out, out - row, row);
         if (tr->phase[k] == 0) {
-            flow += row;
+            flow += m;
             for (int e = 0; e < m; e++)
-                if (flow[e] != flow[e - (ptrdiff_t)row])
-                    out[e] = (float)((double)flow[e] / units);
+                if (flow[e] != flow[e - m]) {
+                    float x = flow_value(flow[e], units);
+                    memcpy(out + (size_t)e * sizeof x, &x, sizeof x);
+                }
         }
     }
 }
@@ -83,17 +92,17 @@ static void write_hint_flow(struct writer *w, struct fftrace_buffers *b, int m, 
 {
     const struct trace *tr = &b->tr;
     int64_t T = tr->steps;
-    size_t last = (size_t)(T - 1) * (size_t)m;
-    float *out = mp_tensor_reserve(w, DT_F32, 2, (int64_t[]){T, m});
+    size_t row = sizeof *b->values * (size_t)m, last = (size_t)(T - 1) * row;
+    unsigned char *out = mp_tensor_reserve(w, DT_F32, 2, (int64_t[]){T, m});
     if (out) {
         hint_flow_values(out, tr, m, units);
-        b->values = reuse(b->values, &b->values_bytes, sizeof *b->values * ((size_t)m + 1));
-        memcpy(b->values, out + last, sizeof *b->values * (size_t)m);
+        b->values = reuse(b->values, &b->values_bytes, row + 1);
+        memcpy(b->values, out + last, row);
     } else {
-        b->values = reuse(b->values, &b->values_bytes, sizeof *b->values * ((size_t)T * m + 1));
-        hint_flow_values(b->values, tr, m, units);
+        b->values = reuse(b->values, &b->values_bytes, (size_t)T * row + 1);
+        hint_flow_values((unsigned char *)b->values, tr, m, units);
         mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, b->values);
-        memmove(b->values, b->values + last, sizeof *b->values * (size_t)m);
+        memmove(b->values, (unsigned char *)b->values + last, row);
     }
 }
 
@@ -120,7 +129,7 @@ static void write_solution(struct writer *w, const struct record *rec, const str
 {
     int64_t value = maxflow_fast(net, b->flow, b->cut);
     b->values = reuse(b->values, &b->values_bytes, sizeof *b->values * ((size_t)g->m + 1));
-    flow_to_values(b->values, b->flow, g->m, units);
+    flow_to_values((unsigned char *)b->values, b->flow, g->m, units);
     writer_begin_enriched(w, rec, solution_keys, 3);
     mp_key(w, "flow");       mp_vector(w, DT_F32, g->m, b->values);
     mp_key(w, "maxflow");    mp_double(w, (double)value / units);

@@ -55,7 +55,8 @@ void mp_vector(struct writer *w, enum dtype dt, int64_t n, const void *data);
  * dozen.  Returns false, having written nothing, for anything else. */
 bool mp_tensor_object(struct writer *w, const msgpack_object *o);
 /* mp_tensor() for data the caller writes in place: packs the header and
- * returns where the data bytes go, to be filled before the next write; or,
+ * returns where the data bytes go (not aligned: write them as bytes, with
+ * memcpy), to be filled before the next write; or,
  * having written nothing, NULL when w has no room for them (see
  * writer_reserve(): buffered writers only), and then the caller uses
  * mp_tensor(). */

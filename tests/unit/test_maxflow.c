@@ -17,7 +17,7 @@
 #include <time.h>
 
 #define SEED 20231125u
-enum { STREAM_RANDOM = 1, STREAM_COMMUNITY_STATISTICS = 2, STREAM_MEDIUM = 3 };
+enum { STREAM_RANDOM = 1, STREAM_COMMUNITY_STATISTICS = 2, STREAM_MEDIUM = 3, STREAM_REUSE = 4 };
 
 /* A network being generated: the arrays behind a struct flownet. */
 struct test_graph {
@@ -519,6 +519,62 @@ static void test_random_graphs(int count)
     CHECK(res.traced >= count / 2, "random graphs: the trace ran on %d of %d", res.traced, res.graphs);
 }
 
+/* ---- maxflow_trace_frames: one trace reused over a stream -------------------- */
+
+/* Whether the reused trace b holds the same frames as the fresh trace a, and
+ * its distinct flows are a's flow frames in order (frame 0 the zero flow). */
+static bool same_frames(const struct trace *a, const struct trace *b, int n, int m)
+{
+    if (a->steps != b->steps || memcmp(a->phase, b->phase, (size_t)a->steps) != 0 ||
+        memcmp(a->mask, b->mask, (size_t)a->steps * n) != 0 ||
+        memcmp(a->pi, b->pi, (size_t)a->steps * n * sizeof *a->pi) != 0 || b->flow != NULL)
+        return false;
+    int flow_frames = 0;
+    for (int k = 0; k < a->steps; k++) {
+        flow_frames += a->phase[k] == 0;
+        if (memcmp(a->flow + (size_t)k * m, b->flows + (size_t)flow_frames * m, (size_t)m * sizeof *a->flow) != 0)
+            return false;
+    }
+    return b->flow_count == flow_frames + 1;
+}
+
+/* The graphs grow and shrink from one to the next, so the reused arrays are
+ * both too small and larger than needed along the way. */
+static void test_trace_frames_reused(int count)
+{
+    struct test_graph tg = { 0 };
+    struct trace reused = { 0 };
+    int differ = 0, first_differing = -1;
+    for (int i = 0; i < count; i++) {
+        struct rng r;
+        rng_init(&r, SEED, STREAM_REUSE, (uint64_t)i);
+        int n = 2 + (int)rng_below(&r, i % 5 == 0 ? 80 : 12);
+        if (i % 3 == 0)
+            generate_two_community(&tg, &r, 4 + 2 * (int)rng_below(&r, 10), 0.75, WEIGHT_MAX_OF_TWO);
+        else
+            generate_random(&tg, &r, n, rng_below(&r, 2), 3.0 / n > 1 ? 1 : 3.0 / n, 1, 1 + (int)rng_below(&r, 20));
+        struct flownet g = graph_net(&tg);
+        int64_t *flow = xmalloc(((size_t)g.m + 1) * sizeof *flow), *reused_flow = xmalloc(((size_t)g.m + 1) * sizeof *flow);
+        uint8_t *cut = xmalloc((size_t)g.n), *reused_cut = xmalloc((size_t)g.n);
+        struct trace fresh;
+        int64_t value = maxflow_trace(&g, &fresh, flow, cut);
+        int64_t reused_value = maxflow_trace_frames(&g, &reused, reused_flow, reused_cut);
+        bool same = value == reused_value && memcmp(flow, reused_flow, (size_t)g.m * sizeof *flow) == 0 &&
+                    memcmp(cut, reused_cut, (size_t)g.n) == 0 && same_frames(&fresh, &reused, g.n, g.m);
+        if (!same && differ++ == 0)
+            first_differing = i;
+        trace_free(&fresh);
+        free(flow);
+        free(reused_flow);
+        free(cut);
+        free(reused_cut);
+    }
+    trace_free(&reused);
+    graph_release(&tg);
+    CHECK(differ == 0, "maxflow_trace_frames, one trace reused over %d graphs: the frames, flows and cuts of "
+          "maxflow_trace (%d differ, first %d)", count, differ, first_differing);
+}
+
 /* ---- trajectory lengths on the paper's 16-node graphs ------------------------ */
 
 static int compare_ints(const void *a, const void *b)
@@ -645,6 +701,7 @@ int main(void)
     test_antiparallel_cancels_first();
     test_flow_feasible();
     test_random_graphs(10000);
+    test_trace_frames_reused(2000);
     test_two_community_statistics();
     test_medium_graph(true);
     test_medium_graph(false);
