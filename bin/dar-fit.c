@@ -114,9 +114,7 @@ int main(int argc, char **argv)
         val = cache_add_input(&c, val, val_path);
     if (resume)
         resume = cache_add_input(&c, resume, resume_path);
-    FILE *hit = log_path ? tmpfile() : out;   /* a hit with a log is read back */
-    if (!hit)
-        die(EX_CANTCREAT, "cannot create a temporary file:");
+    FILE *hit = cache_replay_begin(out, log_path != NULL);
     FILE *dest = cache_lookup(&c, hit);
     if (dest) {
         train_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
@@ -126,11 +124,7 @@ int main(int argc, char **argv)
         train_write_log_from_model(hit, "<cache>", log_path);
     }
     cache_end(&c);
-    if (hit != out) {
-        rewind(hit);
-        io_copy(hit, out);
-        fclose(hit);
-    }
+    cache_replay_end(hit, out);
     free(args);
     io_close_output(out);
     return 0;

@@ -67,13 +67,7 @@ int main(int argc, char **argv)
     FILE *dest = cache_lookup(&c, out);
     if (dest) {
         if (model_file) {
-            struct reader rd;
-            struct record rec;
-            reader_init(&rd, model_file, model_path);
-            if (!reader_next(&rd, &rec))
-                die(EX_DATAERR, "'%s' holds no model record", model_path);
-            dar_model_read(&model, &rec);
-            reader_free(&rd);
+            dar_model_load(&model, model_file, model_path);
             o.model = &model;
         }
         darstep_stream(data, in_name, dest, &o);

@@ -82,9 +82,7 @@ int main(int argc, char **argv)
     FILE *data = cache_add_input(&c, in, in_name);
     /* the log is not part of the key: the model carries the curve, so a hit
      * writes the same log (without the timings) */
-    FILE *hit = reconstruct && log_path ? tmpfile() : out;
-    if (!hit)
-        die(EX_CANTCREAT, "cannot create a temporary file:");
+    FILE *hit = cache_replay_begin(out, reconstruct && log_path);
     FILE *dest = cache_lookup(&c, hit);
     if (dest) {
         if (reconstruct) {
@@ -94,13 +92,7 @@ int main(int argc, char **argv)
             reconstruct_run(&o, model_file, model_path, data, in_name, dest);
         } else {
             struct dar_model model;
-            struct reader rd;
-            struct record rec;
-            reader_init(&rd, model_file, model_path);
-            if (!reader_next(&rd, &rec))
-                die(EX_DATAERR, "'%s' holds no model record", model_path);
-            dar_model_read(&model, &rec);
-            reader_free(&rd);
+            dar_model_load(&model, model_file, model_path);
             long cores = sysconf(_SC_NPROCESSORS_ONLN);
             struct edge_embed_options o = {&model, chunk,
                                            threads ? (int)threads : (int)(cores > 0 ? cores : 1),
@@ -115,11 +107,7 @@ int main(int argc, char **argv)
         reconstruct_write_log_from_model(hit, "<cache>", log_path);
     }
     cache_end(&c);
-    if (hit != out) {
-        rewind(hit);
-        io_copy(hit, out);
-        fclose(hit);
-    }
+    cache_replay_end(hit, out);
     free(args);
     io_close_output(out);
     return 0;

@@ -73,6 +73,18 @@ static const struct cli_spec spec = {
     options,
 };
 
+/* Start the cache for this run and look it up: NULL on a hit (already
+ * copied to out), else where to generate.  A small output bypasses the cache:
+ * hashing and copying an entry would cost more than generating it. */
+static FILE *cache_open(struct cache *c, char **args, FILE *out, bool small)
+{
+    if (small && verbose && !no_cache)
+        fprintf(stderr, "%s: cache not used for a small output\n", spec.tool);
+    *args = cli_canonical_args(&spec);
+    cache_begin(c, spec.tool, *args, NULL, no_cache || small, verbose);
+    return cache_lookup(c, out);
+}
+
 /* One vessel record, generated (cached when large) or read from CSVs (not
  * cached: parsing costs about what hashing the files would). */
 static int vessel_main(uint64_t vessel_seed)
@@ -90,13 +102,9 @@ static int vessel_main(uint64_t vessel_seed)
         return 0;
     }
     FILE *out = io_open_output(output, 1, force);
-    bool small = edges < VESSEL_CACHE_MIN_EDGES;
-    if (small && verbose && !no_cache)
-        fprintf(stderr, "%s: cache not used for a small output\n", spec.tool);
     struct cache c;
-    char *args = cli_canonical_args(&spec);
-    cache_begin(&c, spec.tool, args, NULL, no_cache || small, verbose);
-    FILE *dest = cache_lookup(&c, out);
+    char *args;
+    FILE *dest = cache_open(&c, &args, out, edges < VESSEL_CACHE_MIN_EDGES);
     if (dest) {
         struct progress p;
         progress_begin(&p, quiet ? PROGRESS_OFF : progress ? PROGRESS_ON
@@ -146,14 +154,9 @@ int main(int argc, char **argv)
 
     FILE *out = io_open_output(output, 1, force);
     double work = (double)count * (double)nodes * (double)nodes;
-    bool small = work < CACHE_MIN_WORK;
-    if (small && verbose && !no_cache)
-        fprintf(stderr, "%s: cache not used for a small output\n", spec.tool);
-
     struct cache c;
-    char *args = cli_canonical_args(&spec);
-    cache_begin(&c, spec.tool, args, NULL, no_cache || small, verbose);
-    FILE *dest = cache_lookup(&c, out);
+    char *args;
+    FILE *dest = cache_open(&c, &args, out, work < CACHE_MIN_WORK);
     if (dest) {
         struct progress p;
         progress_begin(&p, quiet ? PROGRESS_OFF : progress ? PROGRESS_ON

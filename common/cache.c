@@ -607,3 +607,22 @@ void cache_end(struct cache *c)
         XXH3_freeState(c->key_state);
     c->key_state = NULL;
 }
+
+FILE *cache_replay_begin(FILE *out, bool wanted)
+{
+    if (!wanted)
+        return out;
+    FILE *f = tmpfile();
+    if (!f)
+        die(EX_CANTCREAT, "cannot create a temporary file:");
+    return f;
+}
+
+void cache_replay_end(FILE *replay, FILE *out)
+{
+    if (replay == out)
+        return;
+    rewind(replay);
+    io_copy(replay, out);
+    fclose(replay);
+}

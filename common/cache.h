@@ -82,6 +82,15 @@ void cache_commit(struct cache *c);
 /* Release everything; an uncommitted temp file is removed. */
 void cache_end(struct cache *c);
 
+/* A side output rebuilt from the cached record on a hit (dar-fit's and
+ * edge-embed's --log: the model record carries the curve).  Pass
+ * cache_replay_begin's stream to cache_lookup: a temp file when wanted, else
+ * out itself.  After a hit, rewind it and read the record back; after
+ * cache_end, cache_replay_end copies it to out and closes it (a no-op when
+ * it is out). */
+FILE *cache_replay_begin(FILE *out, bool wanted);
+void cache_replay_end(FILE *replay, FILE *out);
+
 /* Lower level, for tests and tools: the key (32 hex) of the description so
  * far; "" when the cache is disabled (inputs are then not read). */
 const char *cache_key_hex(struct cache *c);

@@ -138,6 +138,9 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
  * misshapen parameter ("'params' entry 'bf.proc.m1.weight' has shape [4, 8],
  * expected [5, 10]"), a non-finite value. */
 void dar_model_read(struct dar_model *m, const struct record *rec);
+/* The first record of the stream f (named name in messages) read as above;
+ * dies with exit 65 when f holds no record. */
+void dar_model_load(struct dar_model *m, FILE *f, const char *name);
 /* Read a params map object (the value of `key` of record rec) into values,
  * laid out as model.values, with the same checks. */
 void dar_params_read(const struct dar_model *m, const struct record *rec, const char *key,

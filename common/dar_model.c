@@ -373,3 +373,14 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
     dar_model_create(m, &c);
     dar_params_read(m, rec, "params", m->values);
 }
+
+void dar_model_load(struct dar_model *m, FILE *f, const char *name)
+{
+    struct reader rd;
+    struct record rec;
+    reader_init(&rd, f, name);
+    if (!reader_next(&rd, &rec))
+        die(EX_DATAERR, "'%s' holds no model record", name);
+    dar_model_read(m, &rec);
+    reader_free(&rd);
+}

@@ -297,15 +297,7 @@ void reconstruct_run(const struct reconstruct_options *o, FILE *model_in, const 
                      FILE *graph_in, const char *graph_name, FILE *out)
 {
     struct dar_model src, model;
-    {
-        struct reader rd;
-        struct record rec;
-        reader_init(&rd, model_in, model_name);
-        if (!reader_next(&rd, &rec))
-            die(EX_DATAERR, "'%s' holds no model record", model_name);
-        dar_model_read(&src, &rec);
-        reader_free(&rd);
-    }
+    dar_model_load(&src, model_in, model_name);
     reconstruct_model_init(&model, &src, o->seed);
     dar_model_free(&src);
 

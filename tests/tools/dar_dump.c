@@ -87,16 +87,11 @@ int main(int argc, char **argv)
     }
 
     FILE *mf = io_open_input(model_path);
-    struct reader mr;
-    struct record rec;
-    reader_init(&mr, mf, model_path);
-    if (!reader_next(&mr, &rec))
-        die(EX_DATAERR, "%s: no model record", model_path);
-    dar_model_read(&model, &rec);
-    reader_free(&mr);
+    dar_model_load(&model, mf, model_path);
     fclose(mf);
 
     struct reader rd;
+    struct record rec;
     reader_init(&rd, stdin, "<stdin>");
     int B = 0, room = 0;
     struct dar_graph **graphs = NULL;
