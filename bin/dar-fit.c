@@ -103,7 +103,7 @@ int main(int argc, char **argv)
     FILE *val = val_path ? io_open_input(val_path) : NULL;
     FILE *resume = resume_path ? io_open_input(resume_path) : NULL;
     FILE *out = io_open_output(output, 1, force);
-    const char *in_name = strcmp(input, "-") ? input : "<stdin>";
+    const char *in_name = io_input_name(input);
 
     /* The log is not part of the cache key: the model record carries the
      * curve, so a hit writes the same log (without the timings). */

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     FILE *in = io_open_input(input);
     FILE *model_file = io_open_input(model_path);
     FILE *out = io_open_output(output, 1, force);
-    const char *in_name = strcmp(input, "-") ? input : "<stdin>";
+    const char *in_name = io_input_name(input);
     char *args = cli_canonical_args(&spec);
     struct cache c;
     cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);

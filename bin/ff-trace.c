@@ -45,10 +45,10 @@ int main(int argc, char **argv)
     struct cache c;
     char *args = cli_canonical_args(&spec);
     cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    FILE *data = cache_add_input(&c, in, strcmp(input, "-") ? input : "<stdin>");
+    FILE *data = cache_add_input(&c, in, io_input_name(input));
     FILE *dest = cache_lookup(&c, out);
     if (dest) {
-        fftrace_stream(data, strcmp(input, "-") ? input : "<stdin>", dest, &o);
+        fftrace_stream(data, io_input_name(input), dest, &o);
         cache_commit(&c);
     }
     cache_end(&c);

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     FILE *out = io_open_output(output, 1, force);
     struct cache c;
     char *args = cli_canonical_args(&spec);
-    const char *name = strcmp(input, "-") ? input : "<stdin>";
+    const char *name = io_input_name(input);
     cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
     FILE *data = cache_add_input(&c, in, name);
     FILE *dest = cache_lookup(&c, out);

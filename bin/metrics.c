@@ -116,7 +116,7 @@ int main(int argc, char **argv)
     if (first < argc)
         cli_usage_error(&spec, "too many operands");
     FILE *in = io_open_input(input);
-    const char *in_name = strcmp(input, "-") ? input : "<stdin>";
+    const char *in_name = io_input_name(input);
 
     if (table[0]) {
         if (n_labels || fit[0] || strcmp(edges, "auto"))

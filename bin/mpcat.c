@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "too many operands");
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, to_msgpack, force);
-    const char *name = strcmp(input, "-") ? input : "<stdin>";
+    const char *name = io_input_name(input);
     if (to_msgpack) {
         struct writer w;
         writer_init(&w, out);

@@ -60,6 +60,11 @@ FILE *io_open_input(const char *path)
     return f;
 }
 
+const char *io_input_name(const char *path)
+{
+    return is_stdio(path) ? "<stdin>" : path;
+}
+
 FILE *io_open_output(const char *path, int binary, int force)
 {
     FILE *f;

@@ -10,6 +10,8 @@
 
 /* "-" or NULL means stdin. */
 FILE *io_open_input(const char *path);
+/* The input's name in messages: path, or "<stdin>" for "-" or NULL. */
+const char *io_input_name(const char *path);
 /* "-" or NULL means stdout.  binary: refuse a terminal unless force (exit 64). */
 FILE *io_open_output(const char *path, int binary, int force);
 /* Write all of buf or die. */
