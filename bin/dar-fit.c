@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     o.tf_decay = tf_decay;
     o.tf_per_step = tf_per_step;
     o.log_path = log_path;
-    o.progress = quiet ? PROGRESS_OFF : progress ? PROGRESS_ON : PROGRESS_AUTO;
+    o.progress = progress_mode_of(quiet, progress, true);
     char *args = cli_canonical_args(&spec);
     o.canonical_args = args;
 

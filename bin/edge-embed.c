@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     if (log_path && !reconstruct)
         cli_usage_error(&spec, "--log applies to --reconstruct only");
     cleanup_install_signals();
-    enum progress_mode pm = quiet ? PROGRESS_OFF : progress ? PROGRESS_ON : PROGRESS_AUTO;
+    enum progress_mode pm = progress_mode_of(quiet, progress, true);
 
     FILE *in = io_open_input(input);
     FILE *model_file = io_open_input(model_path);

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     if (first < argc)
         cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
     cleanup_install_signals();
-    struct fftrace_options o = {!no_hints, quiet ? PROGRESS_OFF : progress ? PROGRESS_ON : PROGRESS_AUTO};
+    struct fftrace_options o = {!no_hints, progress_mode_of(quiet, progress, true)};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     struct cache c;

@@ -107,8 +107,7 @@ static int vessel_main(uint64_t vessel_seed)
     FILE *dest = cache_open(&c, &args, out, edges < VESSEL_CACHE_MIN_EDGES);
     if (dest) {
         struct progress p;
-        progress_begin(&p, quiet ? PROGRESS_OFF : progress ? PROGRESS_ON
-                           : edges >= VESSEL_CACHE_MIN_EDGES ? PROGRESS_AUTO : PROGRESS_OFF,
+        progress_begin(&p, progress_mode_of(quiet, progress, edges >= VESSEL_CACHE_MIN_EDGES),
                        "graphs", 1);
         if (!vessel_generate(edges, vessel_seed, &v, err, sizeof err))
             die(EX_SOFTWARE, "record 0: %s", err);
@@ -159,8 +158,7 @@ int main(int argc, char **argv)
     FILE *dest = cache_open(&c, &args, out, work < CACHE_MIN_WORK);
     if (dest) {
         struct progress p;
-        progress_begin(&p, quiet ? PROGRESS_OFF : progress ? PROGRESS_ON
-                           : work >= PROGRESS_MIN_WORK ? PROGRESS_AUTO : PROGRESS_OFF,
+        progress_begin(&p, progress_mode_of(quiet, progress, work >= PROGRESS_MIN_WORK),
                        "graphs", count);
         struct writer w;
         writer_init(&w, dest);

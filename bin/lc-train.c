@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     check_inputs();
     cleanup_install_signals();
     struct lc_options o = {inputs, drop, split_seed, seed, lr, l2, batch, epochs, patience, (int)threads,
-                           quiet ? PROGRESS_OFF : progress ? PROGRESS_ON : PROGRESS_AUTO};
+                           progress_mode_of(quiet, progress, true)};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     struct cache c;

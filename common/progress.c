@@ -13,6 +13,11 @@ double now_seconds(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+enum progress_mode progress_mode_of(bool quiet, bool forced, bool worth)
+{
+    return quiet ? PROGRESS_OFF : forced ? PROGRESS_ON : worth ? PROGRESS_AUTO : PROGRESS_OFF;
+}
+
 void progress_begin(struct progress *p, enum progress_mode mode, const char *what, int64_t total)
 {
     memset(p, 0, sizeof *p);

@@ -16,6 +16,9 @@ struct progress {
     char extra[96];          /* free text shown at the end, e.g. "loss 0.123" */
 };
 
+/* The mode the --quiet and --progress flags ask for; a job too small to be
+ * worth a line (worth false) shows one only when forced. */
+enum progress_mode progress_mode_of(bool quiet, bool forced, bool worth);
 void progress_begin(struct progress *p, enum progress_mode mode, const char *what, int64_t total);
 void progress_update(struct progress *p, int64_t done);
 void progress_end(struct progress *p);
