@@ -6,12 +6,15 @@
 #include "io.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool no_hints, no_cache, verbose, force, quiet, progress;
+static int64_t threads = 0;
 static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
     {"no-hints", 0, CLI_FLAG, &no_hints, NULL, "only flow, maxflow and cut, by the fast exact solver (huge graphs)", CLI_KEY, NULL, 0, 0},
+    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per online CPU, at most 8); the output does not depend on it", 0, NULL, 0, 256},
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -39,7 +42,11 @@ int main(int argc, char **argv)
     if (first < argc)
         cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
     cleanup_install_signals();
-    struct fftrace_options o = {!no_hints, progress_mode_of(quiet, progress, true)};
+    struct fftrace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads};
+    if (!threads) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        o.threads = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
+    }
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     struct cache c;

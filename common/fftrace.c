@@ -11,10 +11,13 @@
 #include "fftrace.h"
 #include "die.h"
 #include "graph.h"
+#include "io.h"
 #include "maxflow.h"
 #include "stream.h"
 #include "tensor.h"
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,25 +139,32 @@ static void write_solution(struct writer *w, const struct record *rec, const str
     mp_key(w, "cut");        mp_vector(w, DT_U8, g->n, b->cut);
 }
 
+/* The trace or solution of a validated graph, as an enriched copy of rec. */
+static void trace_graph(struct writer *w, const struct record *rec, const struct graph *g,
+                        const struct fftrace_options *o, struct fftrace_buffers *b)
+{
+    size_t edges = (size_t)g->m + 1;
+    b->cap = reuse(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
+    b->flow = reuse(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
+    b->cut = reuse(b->cut, &b->cut_bytes, (size_t)g->n);
+    double units = graph_capacity_units(g, b->cap);
+    struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, b->cap, g->w};
+    if (o->hints)
+        write_trace(w, rec, g, &net, units, b);
+    else
+        write_solution(w, rec, g, &net, units, b);
+}
+
 static void trace_record(struct writer *w, const struct record *rec, const struct fftrace_options *o,
                          struct fftrace_buffers *b)
 {
     struct graph g;
     graph_read(&g, rec);
-    size_t edges = (size_t)g.m + 1;
-    b->cap = reuse(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
-    b->flow = reuse(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
-    b->cut = reuse(b->cut, &b->cut_bytes, (size_t)g.n);
-    double units = graph_capacity_units(&g, b->cap);
-    struct flownet net = {g.n, g.m, g.s, g.t, g.directed, g.src, g.dst, b->cap, g.w};
-    if (o->hints)
-        write_trace(w, rec, &g, &net, units, b);
-    else
-        write_solution(w, rec, &g, &net, units, b);
+    trace_graph(w, rec, &g, o, b);
     graph_free(&g);
 }
 
-void fftrace_stream(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o)
+static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o)
 {
     struct reader rd;
     struct record rec;
@@ -172,4 +182,262 @@ void fftrace_stream(FILE *in, const char *in_name, FILE *out, const struct fftra
     progress_end(&p);
     buffers_free(&b);
     reader_free(&rd);
+}
+
+/* ---- several threads ----
+ *
+ * The records go through batches, each in one of a ring of slots: read
+ * (and validated), traced into memory, written out.  Every thread runs the
+ * same loop and does whichever is due, under one lock that is only held to
+ * pick the next job, never while working:
+ *  - reading, by one thread at a time, in input order, a batch per thread
+ *    ahead of the tracing.  graph_read() validates there, so a bad record
+ *    dies with the message one thread gives, and no later record is read
+ *    first;
+ *  - tracing a batch that is read, into a memory writer of its own;
+ *  - writing out, in input order: the thread that finishes the batch next in
+ *    line writes it and every traced one after it.
+ * Tracing cannot fail on a validated graph (maxflow.c dies only on a bug or
+ * out of memory), so nothing a tracer does needs ordering.
+ *
+ * The costs that decide the shape are not the locking but fresh memory (a
+ * page fault costs as much as tracing a few records) and sleeping (a core
+ * of a virtual machine that goes idle takes long to wake): the ring is a
+ * few batches per thread, memory is reused hot, and a thread with nothing
+ * to do spins a while before it sleeps. */
+
+/* A batch ends at this many records (few enough that the last batches keep
+ * every core busy and its output stays in cache), or when the sum of n*m
+ * over its graphs reaches BATCH_SIZE: a trace's output grows with it (T
+ * frames of n and m entries, T growing with n), so big graphs travel alone
+ * and what is held in memory stays small. */
+#define BATCH_RECORDS 8
+#define BATCH_SIZE ((int64_t)1 << 14)
+/* Batches in flight (read, not yet written) per thread: one being traced,
+ * one read ahead, and room for two done but waiting for an earlier one. */
+#define SLOTS_PER_THREAD 4
+/* How long a thread with nothing to do polls before it sleeps, in pause
+ * instructions (some 50 ns each): a few tens of microseconds, less than a
+ * batch takes. */
+#define SPIN_PAUSES 1000
+/* The first chunk of a batch's record copies, kept from batch to batch: a
+ * 16-node record is about 1 KiB. */
+#define BATCH_ZONE_BYTES ((size_t)16 << 10)
+
+struct batch {
+    int count;
+    long last_index;                    /* of its last record, for progress */
+    struct record rec[BATCH_RECORDS];   /* copies, in records */
+    struct graph g[BATCH_RECORDS];
+    msgpack_zone records;
+    struct writer *out;                 /* its output, once traced */
+};
+
+struct pool {
+    const struct fftrace_options *o;
+    int threads;
+    pthread_mutex_t lock;               /* everything below but rd */
+    pthread_cond_t changed;             /* a batch was read or written out */
+    _Atomic unsigned long changes;      /* ... counted, for the threads that spin */
+    struct reader rd;                   /* the reading thread's alone */
+    bool reading, writing, eof;
+    struct batch *slots;                /* batch k lives in slots[k % slot_count] */
+    int slot_count;
+    long next_read, next_trace, next_write;   /* batches read, taken, written */
+    /* Memory writers not in use, the last returned first: it is the one
+     * still in cache, and only as many are ever made as are busy at once. */
+    struct writer **spare;
+    int spare_count, writer_count;
+    FILE *out;
+    struct progress progress;
+};
+
+static struct batch *slot(struct pool *pl, long k) { return &pl->slots[k % pl->slot_count]; }
+
+static inline void cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Something a waiting thread may wait for happened (lock held). */
+static void pool_changed(struct pool *pl)
+{
+    atomic_fetch_add_explicit(&pl->changes, 1, memory_order_release);
+    pthread_cond_broadcast(&pl->changed);
+}
+
+/* Wait for pool_changed() (lock held on entry and return). */
+static void pool_wait(struct pool *pl)
+{
+    unsigned long seen = atomic_load_explicit(&pl->changes, memory_order_relaxed);
+    pthread_mutex_unlock(&pl->lock);
+    for (int i = 0; i < SPIN_PAUSES && atomic_load_explicit(&pl->changes, memory_order_acquire) == seen; i++)
+        cpu_pause();
+    pthread_mutex_lock(&pl->lock);
+    while (atomic_load_explicit(&pl->changes, memory_order_relaxed) == seen)
+        pthread_cond_wait(&pl->changed, &pl->lock);
+}
+
+/* Validated records into bt; false at end of input. */
+static bool batch_read(struct reader *rd, struct batch *bt)
+{
+    struct record rec;
+    int64_t size = 0;
+    bt->count = 0;
+    while (bt->count < BATCH_RECORDS && size < BATCH_SIZE) {
+        if (!reader_next(rd, &rec))
+            return false;
+        int i = bt->count++;
+        graph_read(&bt->g[i], &rec);
+        record_copy(&bt->rec[i], &rec, &bt->records);
+        bt->last_index = rec.index;
+        size += (int64_t)bt->g[i].n * bt->g[i].m;
+    }
+    return true;
+}
+
+/* Read the next batch (called and returning with the lock held). */
+static void pool_read(struct pool *pl)
+{
+    struct batch *bt = slot(pl, pl->next_read);
+    pl->reading = true;
+    pthread_mutex_unlock(&pl->lock);
+    bool more = batch_read(&pl->rd, bt);
+    pthread_mutex_lock(&pl->lock);
+    pl->reading = false;
+    pl->eof = !more;
+    if (bt->count > 0)
+        pl->next_read++;
+    pool_changed(pl);
+}
+
+static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace_options *o,
+                        struct fftrace_buffers *b)
+{
+    writer_rewind(w);
+    for (int i = 0; i < bt->count; i++) {
+        trace_graph(w, &bt->rec[i], &bt->g[i], o, b);
+        graph_free(&bt->g[i]);
+    }
+    msgpack_zone_clear(&bt->records);
+}
+
+static struct writer *spare_writer(struct pool *pl)
+{
+    if (pl->spare_count > 0)
+        return pl->spare[--pl->spare_count];
+    struct writer *w = xmalloc(sizeof *w);
+    writer_init_memory(w);
+    pl->spare = xrealloc(pl->spare, sizeof *pl->spare * (size_t)++pl->writer_count);
+    return w;
+}
+
+/* Write out every traced batch next in line, unless another thread is at
+ * it (lock held; released while writing).  One thread writes at a time, and
+ * the lock orders one writer's io_write() before the next one's, so the
+ * unlocked stdio calls inside are safe. */
+static void pool_write(struct pool *pl)
+{
+    if (pl->writing)
+        return;
+    pl->writing = true;
+    struct batch *bt;
+    while (pl->next_write < pl->next_trace && (bt = slot(pl, pl->next_write))->out) {
+        pthread_mutex_unlock(&pl->lock);
+        io_write(pl->out, bt->out->buffer, bt->out->buffered);
+        progress_update(&pl->progress, bt->last_index + 1);
+        pthread_mutex_lock(&pl->lock);
+        pl->spare[pl->spare_count++] = bt->out;
+        bt->out = NULL;
+        pl->next_write++;
+        pool_changed(pl);
+    }
+    pl->writing = false;
+}
+
+/* Trace the next batch read, then write what is due (lock held on entry
+ * and return). */
+static void pool_trace(struct pool *pl, struct fftrace_buffers *b)
+{
+    struct batch *bt = slot(pl, pl->next_trace++);
+    struct writer *w = spare_writer(pl);
+    pthread_mutex_unlock(&pl->lock);
+    batch_trace(bt, w, pl->o, b);
+    pthread_mutex_lock(&pl->lock);
+    bt->out = w;
+    pool_write(pl);
+}
+
+static void *pool_work(void *arg)
+{
+    struct pool *pl = arg;
+    struct fftrace_buffers b = {0};
+    pthread_mutex_lock(&pl->lock);
+    for (;;) {
+        long ready = pl->next_read - pl->next_trace;
+        bool room = pl->next_read - pl->next_write < pl->slot_count;
+        if (!pl->reading && !pl->eof && room && ready < pl->threads)
+            pool_read(pl);
+        else if (ready > 0)
+            pool_trace(pl, &b);
+        else if (pl->eof && !pl->reading)
+            break;
+        else
+            pool_wait(pl);
+    }
+    pthread_mutex_unlock(&pl->lock);
+    buffers_free(&b);
+    return NULL;
+}
+
+static void stream_threads(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o)
+{
+    struct pool pl = {.o = o, .threads = o->threads, .slot_count = SLOTS_PER_THREAD * o->threads, .out = out};
+    /* The lock is only ever held for a few instructions: spinning for it
+     * beats sleeping. */
+    pthread_mutexattr_t spinning;
+    pthread_mutexattr_init(&spinning);
+    pthread_mutexattr_settype(&spinning, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init(&pl.lock, &spinning);
+    pthread_mutexattr_destroy(&spinning);
+    pthread_cond_init(&pl.changed, NULL);
+    reader_init(&pl.rd, in, in_name);
+    pl.slots = xcalloc((size_t)pl.slot_count, sizeof *pl.slots);
+    for (int i = 0; i < pl.slot_count; i++)
+        if (!msgpack_zone_init(&pl.slots[i].records, BATCH_ZONE_BYTES))
+            die(EX_SOFTWARE, "out of memory");
+    progress_begin(&pl.progress, o->progress, "graphs", 0);
+    /* This thread works too: threads - 1 more. */
+    pthread_t *tid = xmalloc(sizeof *tid * (size_t)pl.threads);
+    for (int i = 1; i < pl.threads; i++)
+        if (pthread_create(&tid[i], NULL, pool_work, &pl) != 0)
+            die(EX_OSERR, "cannot start a thread:");
+    pool_work(&pl);
+    for (int i = 1; i < pl.threads; i++)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    progress_end(&pl.progress);
+    for (int i = 0; i < pl.slot_count; i++)
+        msgpack_zone_destroy(&pl.slots[i].records);
+    for (int i = 0; i < pl.spare_count; i++) {
+        writer_flush(pl.spare[i]);
+        free(pl.spare[i]);
+    }
+    free(pl.spare);
+    free(pl.slots);
+    reader_free(&pl.rd);
+    pthread_cond_destroy(&pl.changed);
+    pthread_mutex_destroy(&pl.lock);
+}
+
+void fftrace_stream(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o)
+{
+    /* --no-hints is for huge graphs, where the solver and not the number of
+     * records is the cost: one thread streams them with the least memory. */
+    if (o->threads > 1 && o->hints)
+        stream_threads(in, in_name, out, o);
+    else
+        stream_one_thread(in, in_name, out, o);
 }

@@ -10,6 +10,7 @@
 struct fftrace_options {
     bool hints;                 /* false: --no-hints, fast solver, solution only */
     enum progress_mode progress;
+    int threads;                /* >= 1; the output does not depend on it */
 };
 
 void fftrace_stream(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o);

@@ -194,6 +194,63 @@ const char *record_str(const struct record *rec, const char *key, char *buf, siz
     return buf;
 }
 
+/* ---- copying ---- */
+
+static void *zone_alloc(msgpack_zone *zone, size_t bytes, bool aligned)
+{
+    void *p = aligned ? msgpack_zone_malloc(zone, bytes) : msgpack_zone_malloc_no_align(zone, bytes);
+    if (!p && bytes)
+        die(EX_SOFTWARE, "out of memory copying a record of more than %zu bytes", bytes);
+    return p;
+}
+
+static const void *zone_copy_bytes(msgpack_zone *zone, const void *bytes, uint32_t size)
+{
+    void *p = zone_alloc(zone, size, false);
+    if (size)
+        memcpy(p, bytes, size);
+    return p;
+}
+
+/* Recursion is bounded by the unpacker's own nesting limit. */
+static void object_copy(msgpack_object *to, const msgpack_object *from, msgpack_zone *zone)
+{
+    *to = *from;
+    switch (from->type) {
+    case MSGPACK_OBJECT_STR:
+        to->via.str.ptr = zone_copy_bytes(zone, from->via.str.ptr, from->via.str.size);
+        break;
+    case MSGPACK_OBJECT_BIN:
+        to->via.bin.ptr = zone_copy_bytes(zone, from->via.bin.ptr, from->via.bin.size);
+        break;
+    case MSGPACK_OBJECT_EXT:
+        to->via.ext.ptr = zone_copy_bytes(zone, from->via.ext.ptr, from->via.ext.size);
+        break;
+    case MSGPACK_OBJECT_ARRAY:
+        to->via.array.ptr = zone_alloc(zone, from->via.array.size * sizeof *to->via.array.ptr, true);
+        for (uint32_t i = 0; i < from->via.array.size; i++)
+            object_copy(&to->via.array.ptr[i], &from->via.array.ptr[i], zone);
+        break;
+    case MSGPACK_OBJECT_MAP:
+        to->via.map.ptr = zone_alloc(zone, from->via.map.size * sizeof *to->via.map.ptr, true);
+        for (uint32_t i = 0; i < from->via.map.size; i++) {
+            object_copy(&to->via.map.ptr[i].key, &from->via.map.ptr[i].key, zone);
+            object_copy(&to->via.map.ptr[i].val, &from->via.map.ptr[i].val, zone);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void record_copy(struct record *copy, const struct record *rec, msgpack_zone *zone)
+{
+    msgpack_object *map = zone_alloc(zone, sizeof *map, true);
+    object_copy(map, rec->map, zone);
+    copy->map = map;
+    copy->index = rec->index;
+}
+
 /* ---- writing ---- */
 
 static int writer_callback(void *data, const char *buf, size_t len)
@@ -220,6 +277,15 @@ static void writer_write_buffered(struct writer *w)
     w->buffered = 0;
 }
 
+/* A memory writer (w->f NULL) grows to hold len more bytes. */
+static void writer_grow(struct writer *w, size_t len)
+{
+    size_t need = w->buffered + len;
+    while (w->buffer_size < need)
+        w->buffer_size *= 2;
+    w->buffer = xrealloc(w->buffer, w->buffer_size);
+}
+
 static int buffered_callback(void *data, const char *buf, size_t len)
 {
     struct writer *w = data;
@@ -231,7 +297,9 @@ static int buffered_callback(void *data, const char *buf, size_t len)
         w->buffered += len;
         return 0;
     }
-    if (len > w->buffer_size - w->buffered) {
+    if (len > w->buffer_size - w->buffered && !w->f)
+        writer_grow(w, len);
+    else if (len > w->buffer_size - w->buffered) {
         writer_write_buffered(w);
         if (len > w->buffer_size / 2) {     /* a big tensor: no point copying it first */
             io_write(w->f, buf, len);
@@ -252,11 +320,27 @@ void writer_init_buffered(struct writer *w, FILE *f)
     msgpack_packer_init(&w->pk, w, buffered_callback);
 }
 
+/* Room for a few hundred small records from the start: pages never written
+ * cost nothing, while growing copies everything into fresh ones. */
+#define WRITER_MEMORY_SIZE ((size_t)1 << 20)
+
+void writer_init_memory(struct writer *w)
+{
+    memset(w, 0, sizeof *w);
+    w->buffer_size = WRITER_MEMORY_SIZE;
+    w->buffer = xmalloc(w->buffer_size);
+    msgpack_packer_init(&w->pk, w, buffered_callback);
+}
+
+void writer_rewind(struct writer *w) { w->buffered = 0; }
+
 void *writer_reserve(struct writer *w, size_t len)
 {
-    if (!w->buffer || len > w->buffer_size / 2)
+    if (!w->buffer || (w->f && len > w->buffer_size / 2))
         return NULL;
-    if (len > w->buffer_size - w->buffered)
+    if (len > w->buffer_size - w->buffered && !w->f)
+        writer_grow(w, len);
+    else if (len > w->buffer_size - w->buffered)
         writer_write_buffered(w);
     char *room = w->buffer + w->buffered;
     w->buffered += len;
@@ -267,7 +351,8 @@ void writer_flush(struct writer *w)
 {
     if (!w->buffer)
         return;
-    writer_write_buffered(w);
+    if (w->f)
+        writer_write_buffered(w);
     free(w->buffer);
     w->buffer = NULL;
     /* Anything packed after this goes straight to the file. */

@@ -54,6 +54,12 @@ bool record_bool(const struct record *rec, const char *key);
 bool record_bool_or(const struct record *rec, const char *key, bool fallback);
 /* Copies the string into buf (NUL-terminated); dies if longer than cap-1. */
 const char *record_str(const struct record *rec, const char *key, char *buf, size_t cap);
+/* A deep copy of rec in zone (msgpack_zone_init'ed), which outlives the next
+ * reader_next(): for a tool that hands records to other threads.  The copy
+ * lives until the zone is cleared or destroyed; clearing it keeps its first
+ * chunk, so a zone sized for a batch of records is reused without
+ * allocating. */
+void record_copy(struct record *copy, const struct record *rec, msgpack_zone *zone);
 /* Compare a msgpack str/bin object with a C string. */
 bool mp_str_eq(const msgpack_object *o, const char *s);
 
@@ -71,12 +77,19 @@ void writer_init(struct writer *w, FILE *f);
  * writer_flush() when the stream is complete (a tool that dies drops what
  * is still buffered, as it drops stdio's buffer). */
 void writer_init_buffered(struct writer *w, FILE *f);
+/* A writer that packs into memory only, growing it as needed, for output
+ * that must wait its turn (a thread's share of a stream): the bytes packed
+ * so far are w->buffer[0 .. w->buffered).  writer_rewind() starts it over,
+ * keeping the memory; writer_flush() only frees it. */
+void writer_init_memory(struct writer *w);
+void writer_rewind(struct writer *w);
 /* Write out what is buffered and free the buffer (no-op for writer_init). */
 void writer_flush(struct writer *w);
 /* Room for len bytes at the end of a buffered writer's output, for the
  * caller to fill before anything else is packed (saves building big data
  * elsewhere and copying it in); NULL when w is not buffered or len is too
- * big for its buffer: then pack the bytes as usual. */
+ * big for its buffer (never for a memory writer): then pack the bytes as
+ * usual. */
 void *writer_reserve(struct writer *w, size_t len);
 /* Begin an enriched copy of rec: writes the map header for the input's keys
  * minus those in add[0..n_add-1], plus n_add; then those input pairs.  The

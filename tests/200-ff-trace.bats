@@ -161,3 +161,61 @@ C='"cap":{"dtype":"<f4","shape":[2],"data":[0.5,0.5]}'
     mpcat "$T/a.mp" | sed 's/"kind":"graph",/"kind":"graph","note":"keep me",/' | mpcat --to-msgpack | ff-trace --no-hints | mpcat > "$T/c.jsonl"
     [ "$(grep -c '"note":"keep me"' "$T/c.jsonl")" -eq 3 ]
 }
+
+# A few thousand graphs of every family, small and large, directed and not,
+# interleaved so that batches mix them.
+mixed_graphs() {
+    local k
+    for k in 1 2 3; do
+        gen-graphs --family two-community --nodes 16 --count 500 --seed "$k"
+        gen-graphs --family two-community --nodes 64 --count 4 --seed "$k" --directed
+        gen-graphs --family bipartite --nodes 4 --count 100 --seed "$k"
+        gen-graphs --family bipartite --nodes 33 --count 60 --seed "$k" --directed
+        gen-graphs --family erdos-renyi --nodes 7 --count 200 --seed "$k" --density 0.4
+        gen-graphs --family erdos-renyi --nodes 48 --count 30 --seed "$k" --density 0.1 --directed
+        gen-graphs --family two-community --nodes 6 --count 150 --seed "$k" --capacity uniform-minmax
+    done
+}
+
+@test "--threads: the same bytes at every thread count" {
+    mixed_graphs > "$T/g.mp"
+    ff-trace --no-cache --threads 1 < "$T/g.mp" > "$T/t1.mp"
+    [ "$(mpcat --summary "$T/t1.mp" | wc -l)" -eq 3132 ]
+    for j in 2 3 8; do
+        ff-trace --no-cache --threads "$j" < "$T/g.mp" | cmp - "$T/t1.mp"
+    done
+    ff-trace --no-cache < "$T/g.mp" | cmp - "$T/t1.mp"
+    ff-trace --no-cache --no-hints --threads 1 < "$T/g.mp" > "$T/f1.mp"
+    ff-trace --no-cache --no-hints --threads 2 < "$T/g.mp" | cmp - "$T/f1.mp"
+}
+
+@test "--threads: the first bad record in input order is the one named, at every thread count" {
+    ok='"kind":"graph","n":3,"m":2,"directed":false,"src":{"dtype":"<i4","shape":[2],"data":[0,1]},"dst":{"dtype":"<i4","shape":[2],"data":[1,2]},"cap":{"dtype":"<f4","shape":[2],"data":[0.5,0.5]}'
+    printf '{%s,"s":1,"t":1}\n' "$ok" | mpcat --to-msgpack > "$T/s-equals-t.mp"
+    printf '{%s,"s":0,"t":9}\n' "$ok" | mpcat --to-msgpack > "$T/t-range.mp"
+    # record 500 is bad, and so are 501 (not even a map) and 700
+    { gen-graphs --count 500 --seed 7; cat "$T/s-equals-t.mp"; printf '\x01'
+      gen-graphs --count 198 --seed 8; cat "$T/t-range.mp"; gen-graphs --count 299 --seed 9; } > "$T/bad.mp"
+    # and the first bad record a reader error, late: record 900 is truncated
+    { gen-graphs --count 900 --seed 7; gen-graphs --count 1 --seed 8 | head -c 100; } > "$T/cut.mp"
+    for j in 1 2 3 0; do
+        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/bad.mp" -o /dev/null
+        [ "$status" -eq 65 ] || fail "--threads $j: status $status: $stderr"
+        assert_one_line_error ff-trace
+        [ "$stderr" = "ff-trace: record 500: 's' and 't' are both 1" ] || fail "--threads $j: $stderr"
+        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/cut.mp" -o /dev/null
+        [ "$status" -eq 65 ] || fail "--threads $j (truncated): status $status: $stderr"
+        [ "$stderr" = "ff-trace: record 900: truncated record at end of input" ] || fail "--threads $j: $stderr"
+    done
+}
+
+@test "--threads is not part of the cache key" {
+    gen-graphs --count 200 --seed 3 > "$T/g.mp"
+    run --separate-stderr ff-trace -v --threads 1 -i "$T/g.mp" -o "$T/a.mp"
+    assert_success
+    [[ "$stderr" == *"cache miss"* ]]
+    run --separate-stderr ff-trace -v --threads 2 -i "$T/g.mp" -o "$T/b.mp"
+    assert_success
+    [[ "$stderr" == *"cache hit"* ]]
+    cmp "$T/a.mp" "$T/b.mp"
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: ff-trace against its peers, measured in the same run.
 #  1. the 1000 training graphs (two-community, 16 nodes), full trace written,
+#     with the default threads (one per online CPU) and with --threads 1,
 #     against networkx edmonds_karp (solver only) on the same graphs;
 #  2. --no-hints on a random graph of 1M nodes and 3M arcs (and with 1000
 #     extra s- and t-arcs) against Boost's boykov_kolmogorov (solver only).
@@ -22,10 +23,15 @@ best() { # best wall time in seconds of N runs of a command (a function or a
 }
 gen-graphs --family two-community --nodes 16 --count 1000 --seed 1 > "$w/train.mp"
 trace_train() { ff-trace < "$w/train.mp" > /dev/null; }
+trace_train_1() { ff-trace --threads 1 < "$w/train.mp" > /dev/null; }
+threads=$(getconf _NPROCESSORS_ONLN); threads=$(( threads > 8 ? 8 : threads ))   # ff-trace's default
 ours=$(best 10 trace_train)
+ours1=$(best 10 trace_train_1)
 read -r peer peer_all < <(/usr/bin/python3 tests/bench/nx_maxflow.py "$w/train.mp" 3)
-printf 'bench ff-trace: 1000 graphs n=16, read, traced and written: %.4f s (%.0f graphs/s); networkx edmonds_karp, solver only: %.4f s, ratio %.1fx; read+build+solve: %.4f s, ratio %.1fx (target >= 50x)\n' \
-    "$ours" "$(echo "1000 / $ours" | bc -l)" "$peer" "$(echo "$peer / $ours" | bc -l)" "$peer_all" "$(echo "$peer_all / $ours" | bc -l)"
+ratio() { echo "$1 / $2" | bc -l; }
+printf 'bench ff-trace: 1000 graphs n=16, read, traced and written: %d threads %.4f s (%.0f graphs/s), --threads 1 %.4f s; networkx edmonds_karp, solver only: %.4f s, ratio %.1fx (1 thread %.1fx); read+build+solve: %.4f s, ratio %.1fx (1 thread %.1fx) (target >= 50x)\n' \
+    "$threads" "$ours" "$(ratio 1000 "$ours")" "$ours1" "$peer" "$(ratio "$peer" "$ours")" "$(ratio "$peer" "$ours1")" \
+    "$peer_all" "$(ratio "$peer_all" "$ours")" "$(ratio "$peer_all" "$ours1")"
 
 g++ -O2 -march=native -DNDEBUG -o "$w/bgl" tests/bench/bgl_maxflow.cpp
 for extra in 0 1000; do
