@@ -1,9 +1,11 @@
 /* ff-trace - Ford-Fulkerson with Bellman-Ford augmenting paths, traced. */
+#define _GNU_SOURCE     /* sched_getaffinity, CPU_COUNT */
 #include "cache.h"
 #include "cli.h"
 #include "die.h"
 #include "fftrace.h"
 #include "io.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,7 +16,7 @@ static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
     {"no-hints", 0, CLI_FLAG, &no_hints, NULL, "only flow, maxflow and cut, by the fast exact solver (huge graphs)", CLI_KEY, NULL, 0, 0},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per online CPU, at most 8); the output does not depend on it", 0, NULL, 0, 256},
+    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use, at most 8); the output does not depend on it", 0, NULL, 0, 256},
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -44,7 +46,9 @@ int main(int argc, char **argv)
     cleanup_install_signals();
     struct fftrace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads};
     if (!threads) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        /* the CPUs this process may run on (a Slurm job, taskset), not the machine's */
+        cpu_set_t set;
+        long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
         o.threads = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
     }
     FILE *in = io_open_input(input);
