@@ -515,6 +515,16 @@ static float *f32_vector(const struct source *src, const struct record *rec, con
     return a;
 }
 
+/* n or m: a negative count would pass record_vector()'s shape check for a
+ * tensor of any length (-1 is its wildcard) and size the loops below. */
+static int64_t count_key(const struct source *src, const struct record *rec, const char *key)
+{
+    int64_t v = record_int(rec, key);
+    if (v < 0 || v > INT32_MAX)
+        bad(src, rec->index, "'%s' is %lld, expected 0..%d", key, (long long)v, INT32_MAX);
+    return v;
+}
+
 static int64_t node_index(const struct source *src, const struct record *rec, const char *key, int64_t n)
 {
     int64_t v = record_int(rec, key);
@@ -558,7 +568,7 @@ static uint8_t *edge_mask(const struct record *rec, int64_t m, enum metric_edges
 
 static void add_embedding_row(struct accumulators *acc, const struct source *src, const struct record *rec)
 {
-    int64_t n = record_int(rec, "n");
+    int64_t n = count_key(src, rec, "n");
     struct tensor t;
     record_tensor(rec, "embed", DT_F32, 2, (int64_t[]){n, -1}, &t);
     int64_t d = t.shape[1];
@@ -592,14 +602,14 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
 {
     const struct source src = {NULL, false};
     if (sel[Q_MAE_FLOW]) {
-        int64_t m = record_int(rec, "m");
+        int64_t m = count_key(&src, rec, "m");
         float *pred = f32_vector(&src, rec, "pred_flow", m), *flow = f32_vector(&src, rec, "flow", m);
         metric_masked_abs_error(&acc->mae_flow, pred, flow, m);
         free(pred);
         free(flow);
     }
     if (sel[Q_MAE_HINT_FLOW]) {
-        int64_t m = record_int(rec, "m"), T = record_int(rec, "steps");
+        int64_t m = count_key(&src, rec, "m"), T = record_int(rec, "steps");
         if (T < 1)
             die_record(rec->index, "'steps' is %lld, expected at least 1", (long long)T);
         struct tensor p, h;
@@ -618,7 +628,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
         free(phase);
     }
     if (sel[Q_CUT_ACCURACY]) {
-        int64_t n = record_int(rec, "n");
+        int64_t n = count_key(&src, rec, "n");
         float *pred = f32_vector(&src, rec, "pred_cut", n);
         uint8_t *cut = record_vector(rec, "cut", DT_U8, n);
         metric_cut_correct(&acc->cut, pred, cut, n);
@@ -626,7 +636,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
         free(cut);
     }
     if (sel[Q_MAXFLOW_ERROR]) {
-        int64_t n = record_int(rec, "n"), m = record_int(rec, "m");
+        int64_t n = count_key(&src, rec, "n"), m = count_key(&src, rec, "m");
         int s = (int)node_index(&src, rec, "s", n), t = (int)node_index(&src, rec, "t", n);
         int32_t *a = record_vector(rec, "src", DT_I32, m), *b = record_vector(rec, "dst", DT_I32, m);
         float *pred = f32_vector(&src, rec, "pred_flow", m);
@@ -639,7 +649,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
     }
     for (int q = Q_CONSERVATION_BEFORE; q <= Q_CONSERVATION_AFTER; q++)
         if (sel[q]) {
-            int64_t n = record_int(rec, "n");
+            int64_t n = count_key(&src, rec, "n");
             int s = (int)node_index(&src, rec, "s", n), t = (int)node_index(&src, rec, "t", n);
             const char *key = quantity[q].name;
             double *c = record_vector(rec, key, DT_F64, n);
@@ -656,7 +666,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
     }
     bool hard = sel[Q_ACCURACY] || sel[Q_BALANCED_ACCURACY] || sel[Q_ROC_HARD];
     if (hard || sel[Q_ROC_AUC]) {
-        int64_t m = record_int(rec, "m");
+        int64_t m = count_key(&src, rec, "m");
         uint8_t *label = record_vector(rec, "label", DT_U8, m);
         uint8_t *keep = edge_mask(rec, m, o->edges);
         if (hard) {

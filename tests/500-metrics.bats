@@ -331,3 +331,36 @@ PYEOF
     run -65 --separate-stderr metrics --table tsv < /dev/null
     [ "$stderr" = "metrics: no metric records in the input" ] || fail "$stderr"
 }
+
+@test "bad input: a negative n or m is refused, not taken as 'any length' for the tensors" {
+    # m = -1 used to match a tensor of any length and score nothing (exit 0);
+    # m = -2^63 on a classification record overflowed m * classes (UBSan)
+    make_classes "$T/c.mp" 8 continuous
+    gen-graphs --nodes 8 --count 3 --seed 1 | ff-trace > "$T/g.mp"
+    "$PY" - "$T" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn
+d = sys.argv[1]
+load = lambda f: list(msgpack.Unpacker(open(f"{d}/{f}", "rb"), object_hook=mn.decode, raw=False))
+def save(f, recs):
+    open(f"{d}/{f}", "wb").write(b"".join(msgpack.packb(r, default=mn.encode) for r in recs))
+g = load("g.mp")
+for r in g:
+    r["pred_flow"] = r["flow"].copy()
+g[1]["m"] = -1
+save("neg-m.mp", g)
+g[1]["m"], g[2]["n"] = g[1]["pred_flow"].size, -8
+save("neg-n.mp", g)
+c = load("c.mp")
+c[0]["m"] = -2**63
+save("neg-m-class.mp", c)
+PYEOF
+    run -65 --separate-stderr metrics --quantity mae_flow < "$T/neg-m.mp"
+    assert_one_line_error metrics
+    [ "$stderr" = "metrics: record 1: 'm' is -1, expected 0..2147483647" ] || fail "$stderr"
+    [ -z "$output" ]
+    run -65 --separate-stderr metrics --quantity maxflow_error < "$T/neg-n.mp"
+    [ "$stderr" = "metrics: record 2: 'n' is -8, expected 0..2147483647" ] || fail "$stderr"
+    run -65 --separate-stderr metrics --edges train < "$T/neg-m-class.mp"
+    assert_one_line_error metrics
+    [ "$stderr" = "metrics: record 0: 'm' is -9223372036854775808, expected 0..2147483647" ] || fail "$stderr"
+}
