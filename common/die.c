@@ -67,6 +67,11 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
     int saved = errno;
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    /* A string quoted from the input may hold any byte: a newline or an
+     * escape sequence would break the one-line message. */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     size_t len = strlen(msg);
     if (len && msg[len - 1] == ':')
         fprintf(stderr, "%s: %s%s %s\n", dar_tool, prefix, msg, strerror(saved));

@@ -34,3 +34,24 @@ load test_helper
     assert_one_line_error mpcat
     [[ "$stderr" == *"cannot open '$T/does-not-exist.mp': No such file or directory" ]]
 }
+
+@test "a control character quoted from the input is printed as '?': the error stays one line" {
+    # a newline in a dtype or a kind used to split the message over two lines
+    gen-graphs --nodes 8 --count 2 --seed 1 > "$T/g.mp"
+    "$PY" - "$T" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn
+d = sys.argv[1]
+g = list(msgpack.Unpacker(open(f"{d}/g.mp", "rb"), raw=False, strict_map_key=False))
+g[1]["src"][b"type"] = "<i\n4"
+open(f"{d}/dtype.mp", "wb").write(b"".join(msgpack.packb(r, use_bin_type=True) for r in g))
+g[1]["src"][b"type"] = "<i4"
+g[0]["kind"] = "gr\naph\x1b[31m"
+open(f"{d}/kind.mp", "wb").write(b"".join(msgpack.packb(r, use_bin_type=True) for r in g))
+PYEOF
+    run -65 --separate-stderr ff-trace < "$T/dtype.mp"
+    assert_one_line_error ff-trace
+    [ "$stderr" = "ff-trace: record 1: 'src' has unsupported dtype '<i?4'" ] || fail "$stderr"
+    run -65 --separate-stderr flow-fix < "$T/kind.mp"
+    assert_one_line_error flow-fix
+    [ "$stderr" = "flow-fix: record 0: 'kind' is 'gr?aph?[31m', expected 'graph'" ] || fail "$stderr"
+}
