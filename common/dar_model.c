@@ -382,5 +382,6 @@ void dar_model_load(struct dar_model *m, FILE *f, const char *name)
     if (!reader_next(&rd, &rec))
         die(EX_DATAERR, "'%s' holds no model record", name);
     dar_model_read(m, &rec);
+    reader_expect_end(&rd);
     reader_free(&rd);
 }

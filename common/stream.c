@@ -32,6 +32,13 @@ void reader_init(struct reader *rd, FILE *f, const char *name)
     msgpack_unpacked_init(&rd->r);
 }
 
+void reader_expect_end(struct reader *rd)
+{
+    struct record rec;
+    if (reader_next(rd, &rec))
+        die_record(rec.index, "'%s' holds more than one record, expected one", rd->name);
+}
+
 void reader_free(struct reader *rd)
 {
     msgpack_unpacked_destroy(&rd->r);

@@ -40,6 +40,9 @@ struct record {
 void reader_init(struct reader *rd, FILE *f, const char *name);
 /* Next record into *rec.  Returns true, or false at a clean end of input. */
 bool reader_next(struct reader *rd, struct record *rec);
+/* For a file of exactly one record (a model): dies, naming the file, if
+ * another record follows the one read. */
+void reader_expect_end(struct reader *rd);
 void reader_free(struct reader *rd);
 
 /* ---- reading keys of a record ---- */

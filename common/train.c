@@ -295,6 +295,7 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
         dar_params_read(model, &state, "adam_m", st->adam.m);
         dar_params_read(model, &state, "adam_v", st->adam.v);
     }
+    reader_expect_end(&rd);
     reader_free(&rd);
     fclose(mem);
     free(bytes);

@@ -118,6 +118,24 @@ print("ok")'
     [ "$(find "$DAR_CACHE" -name '*.mp' | wc -l)" -eq $((entries + 1)) ]     # only the good model
 }
 
+@test "bad input: a model file holding a second record is refused by dar-step, edge-embed and --resume" {
+    # cat a.mp b.mp used to give a file whose second model was silently ignored
+    fit --iters 2 > "$T/a.mp"
+    fit --iters 2 --seed 1 > "$T/b.mp"
+    cat "$T/a.mp" "$T/b.mp" > "$T/two.mp"
+    run -65 --separate-stderr dar-step --model "$T/two.mp" < "$T/val.mp"
+    assert_one_line_error dar-step
+    [ "$stderr" = "dar-step: record 1: '$T/two.mp' holds more than one record, expected one" ] || fail "$stderr"
+    gen-graphs --family vessel --edges 300 --seed 1 > "$T/v.mp"
+    run -65 --separate-stderr edge-embed -m "$T/two.mp" -q < "$T/v.mp"
+    assert_one_line_error edge-embed
+    [ "$stderr" = "edge-embed: record 1: '$T/two.mp' holds more than one record, expected one" ] || fail "$stderr"
+    run -65 --separate-stderr fit --iters 3 --resume "$T/two.mp"
+    assert_one_line_error dar-fit
+    [ "$stderr" = "dar-fit: record 1: '$T/two.mp' holds more than one record, expected one" ] || fail "$stderr"
+    [ -z "$(find "$DAR_CACHE" -name '.tmp*' 2>/dev/null)" ]
+}
+
 @test "dar-step: predictions for any n and m, hints, embeddings, untraced graphs, the random baseline" {
     fit --iters 3 > "$T/m.mp"
     { gen-graphs --nodes 12 --count 2 --seed 5; gen-graphs --family bipartite --nodes 9 --count 2 --seed 6; } > "$T/g.mp"
