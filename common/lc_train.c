@@ -804,6 +804,9 @@ static void begin_output(struct writer *w, const struct record *rec, const char 
 
 static void train_record(struct writer *w, const struct record *rec, const struct lc_options *o, struct pool *p)
 {
+    char kind[32];
+    if (record_has(rec, "kind") && strcmp(record_str(rec, "kind", kind, sizeof kind), "graph") != 0)
+        die_record(rec->index, "'kind' is '%s', expected 'graph'", kind);
     int64_t m = record_int(rec, "m");
     if (m < 1)
         die_record(rec->index, "'m' is %lld, expected at least 1 edge", (long long)m);

@@ -128,7 +128,7 @@ print(mo['val_balanced_accuracy'])
 assert mo['val_balanced_accuracy'] > 0.6, mo['val_balanced_accuracy']"
 }
 
-@test "bad input: unknown key, missing label, wrong dtype, NaN, bad label, empty input: exit 65, one line, nothing cached" {
+@test "bad input: unknown key, missing label, wrong dtype, NaN, bad label, wrong kind, empty input: exit 65, one line, nothing cached" {
     run --separate-stderr bash -c "lc-train --inputs length,nope < '$(V)' > '$T/x.mp'"
     [ "$status" -eq 65 ] || fail "status $status"
     assert_one_line_error lc-train
@@ -143,8 +143,9 @@ l = r['length'].copy(); l[123] = np.nan
 put('nan.mp', dict(r, length=l))
 y = r['label'].copy(); y[5] = 3
 put('label3.mp', dict(r, label=y))
-put('short.mp', dict(r, distance=r['distance'][:-1]))"
-    for f in nolabel f64 nan label3 short; do
+put('short.mp', dict(r, distance=r['distance'][:-1]))
+put('model.mp', dict(r, kind='model'))"
+    for f in nolabel f64 nan label3 short model; do
         run --separate-stderr bash -c "lc-train < '$T/$f.mp' > '$T/x.mp'"
         [ "$status" -eq 65 ] || fail "$f: status $status: $stderr"
         assert_one_line_error lc-train
@@ -154,6 +155,8 @@ put('short.mp', dict(r, distance=r['distance'][:-1]))"
     [[ "$stderr" == *"'label'"* ]] || fail "$stderr"
     run --separate-stderr bash -c "lc-train < '$T/nan.mp'"
     [[ "$stderr" == *"'length' entry 123 is nan"* ]] || fail "$stderr"
+    run --separate-stderr bash -c "lc-train < '$T/model.mp'"
+    [[ "$stderr" == *"record 0: 'kind' is 'model', expected 'graph'"* ]] || fail "$stderr"
     run --separate-stderr bash -c "lc-train < /dev/null > '$T/x.mp'"
     [ "$status" -eq 65 ]
     # failures are never cached: a second run fails the same way
