@@ -364,3 +364,29 @@ PYEOF
     assert_one_line_error metrics
     [ "$stderr" = "metrics: record 0: 'm' is -9223372036854775808, expected 0..2147483647" ] || fail "$stderr"
 }
+
+@test "bad input: a negative maxflow or fixed_value is refused, not scored" {
+    gen-graphs --nodes 8 --count 3 --seed 1 | ff-trace | flow-fix --key flow > "$T/g.mp"
+    "$PY" - "$T" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn
+d = sys.argv[1]
+g = list(msgpack.Unpacker(open(f"{d}/g.mp", "rb"), object_hook=mn.decode, raw=False))
+def save(f, recs):
+    open(f"{d}/{f}", "wb").write(b"".join(msgpack.packb(r, default=mn.encode) for r in recs))
+for r in g:
+    r["pred_flow"] = r["flow"].copy()
+save("ok.mp", g)
+g[2]["maxflow"] = -1.5
+save("neg-maxflow.mp", g)
+g[2]["maxflow"] = 1.0
+g[1]["fixed_value"] = -0.25
+save("neg-fixed.mp", g)
+PYEOF
+    run metrics --quantity maxflow_error,fixed_value_ratio < "$T/ok.mp"
+    assert_success
+    run -65 --separate-stderr metrics --quantity maxflow_error < "$T/neg-maxflow.mp"
+    assert_one_line_error metrics
+    [ "$stderr" = "metrics: record 2: 'maxflow' is -1.5, expected a flow value >= 0" ] || fail "$stderr"
+    run -65 --separate-stderr metrics --quantity fixed_value_ratio < "$T/neg-fixed.mp"
+    [ "$stderr" = "metrics: record 1: 'fixed_value' is -0.25, expected a flow value >= 0" ] || fail "$stderr"
+}
