@@ -508,13 +508,14 @@ static double finite_double(const struct source *src, const struct record *rec, 
     return v;
 }
 
-/* A flow's value (maxflow, fixed_value): a negative one is no max flow and
- * would score as an error of the wrong size, not as bad input. */
-static double flow_value(const struct source *src, const struct record *rec, const char *key)
+/* A max flow's value: a negative one is no max flow and would score as an
+ * error of the wrong size, not as bad input.  (A fixed flow's value may be
+ * negative: flow-fix keeps a prediction that sends flow from t to s.) */
+static double maxflow_of(const struct source *src, const struct record *rec)
 {
-    double v = finite_double(src, rec, key);
+    double v = finite_double(src, rec, "maxflow");
     if (v < 0)
-        bad(src, rec->index, "'%s' is %g, expected a flow value >= 0", key, v);
+        bad(src, rec->index, "'maxflow' is %g, expected a max flow value >= 0", v);
     return v;
 }
 
@@ -603,7 +604,7 @@ static void add_embedding_row(struct accumulators *acc, const struct source *src
     for (int64_t v = 0; v < n; v++)
         for (int64_t j = 0; j < d; j++)
             g[j] = fmax(g[j], (double)e[v * d + j]);
-    acc->y[acc->rows++] = flow_value(src, rec, "maxflow");
+    acc->y[acc->rows++] = maxflow_of(src, rec);
     tensor_free(&t);
 }
 
@@ -651,7 +652,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
         int32_t *a = record_vector(rec, "src", DT_I32, m), *b = record_vector(rec, "dst", DT_I32, m);
         float *pred = f32_vector(&src, rec, "pred_flow", m);
         double value = metric_flow_value(pred, a, b, m, s, t);
-        acc->maxflow_error.sum += fabs(value - flow_value(&src, rec, "maxflow"));
+        acc->maxflow_error.sum += fabs(value - maxflow_of(&src, rec));
         acc->maxflow_error.count++;
         free(a);
         free(b);
@@ -668,7 +669,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
             free(c);
         }
     if (sel[Q_FIXED_VALUE_RATIO]) {
-        double value = flow_value(&src, rec, "fixed_value"), best = flow_value(&src, rec, "maxflow");
+        double value = finite_double(&src, rec, "fixed_value"), best = maxflow_of(&src, rec);
         if (best > 0) {
             acc->fixed_ratio.sum += value / best;
             acc->fixed_ratio.count++;
