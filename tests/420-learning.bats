@@ -9,7 +9,10 @@
 # iterations do not reach: the no-algo model is still ahead, and on the
 # 64-node graphs the cut accuracy is near 50%: there the min cut is at s or
 # at t, on 16 nodes mostly between the communities.  The paper trains 20,000
-# iterations; examples/learning.sh runs the comparison at any length.)
+# iterations; examples/learning.sh runs the comparison at any length.  At
+# 4000 iterations, on 128 graphs of 64 nodes: dual 0.258, primal 0.271,
+# no-algo 0.331 (1000 iterations, its validation score flat since 100),
+# random 0.569; the cut 51.6 % without the authors' leak, 100 % with it.)
 #
 # Two trainings take about two minutes; under the sanitizers they would take
 # most of the suite's budget and test nothing the other dar-fit tests do not,
