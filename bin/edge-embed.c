@@ -2,13 +2,13 @@
  * one-step edge embeddings of huge vessel graphs (formats/edge-embed.md). */
 #include "cache.h"
 #include "cli.h"
+#include "cpus.h"
 #include "dar.h"
 #include "die.h"
 #include "edge_embed.h"
 #include "io.h"
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *model_path, *capacity = "cross-section", *node = "both", *log_path,
                   *input = "-", *output = "-";
@@ -28,7 +28,7 @@ static const struct cli_option options[] = {
     {"log", 0, CLI_STRING, &log_path, "FILE", "--reconstruct: write the training curve as TSV", 0, NULL, 0, 0},
     {"node", 0, CLI_CHOICE, &node, "E", "node embedding: [h_BF; h_F], h_F, or P_F's [x; h_BF; h_F]", CLI_KEY, "both|flow|hd", 0, 0},
     {"chunk", 0, CLI_INT, &chunk, "N", "arcs per work unit (memory O(N*H) per thread; no effect on the result)", 0, NULL, 1, 1e12},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per core; no effect on the result)", 0, NULL, 0, 1024},
+    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use); no effect on the result", 0, NULL, 0, 1024},
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -93,9 +93,7 @@ int main(int argc, char **argv)
         } else {
             struct dar_model model;
             dar_model_load(&model, model_file, model_path);
-            long cores = sysconf(_SC_NPROCESSORS_ONLN);
-            struct edge_embed_options o = {&model, chunk,
-                                           threads ? (int)threads : (int)(cores > 0 ? cores : 1),
+            struct edge_embed_options o = {&model, chunk, threads ? (int)threads : cpus_usable(),
                                            EDGE_NODE_BOTH, pm};
             edge_node_parse(node, &o.node);
             edge_embed_stream(data, in_name, dest, &o);

@@ -1,14 +1,12 @@
 /* ff-trace - Ford-Fulkerson with Bellman-Ford augmenting paths, traced. */
-#define _GNU_SOURCE     /* sched_getaffinity, CPU_COUNT */
 #include "cache.h"
 #include "cli.h"
+#include "cpus.h"
 #include "die.h"
 #include "fftrace.h"
 #include "io.h"
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static bool no_hints, no_cache, verbose, force, quiet, progress;
 static int64_t threads = 0;
@@ -46,10 +44,8 @@ int main(int argc, char **argv)
     cleanup_install_signals();
     struct fftrace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads};
     if (!threads) {
-        /* the CPUs this process may run on (a Slurm job, taskset), not the machine's */
-        cpu_set_t set;
-        long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
-        o.threads = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
+        int cpus = cpus_usable();
+        o.threads = cpus > 8 ? 8 : cpus;
     }
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);

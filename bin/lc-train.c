@@ -23,7 +23,7 @@ static const struct cli_option options[] = {
     {"batch", 0, CLI_INT, &batch, "B", "rows per step (0: train edges / 256, between 32 and 4096)", CLI_KEY, NULL, 0, 1 << 24},
     {"epochs", 0, CLI_INT, &epochs, "N", "at most N passes over the train edges", CLI_KEY, NULL, 1, 1e6},
     {"patience", 0, CLI_INT, &patience, "P", "stop after P epochs without a better validation balanced accuracy", CLI_KEY, NULL, 1, 1e6},
-    {"threads", 'j', CLI_INT, &threads, "N", "worker threads (0: every CPU); the output does not depend on it", 0, NULL, 0, 1024},
+    {"threads", 'j', CLI_INT, &threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 1024},
     {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
     {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
     {"no-cache", 0, CLI_FLAG, &no_cache, NULL, "neither read nor write the cache", 0, NULL, 0, 0},

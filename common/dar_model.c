@@ -348,8 +348,7 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
     long r = rec->index;
     char buf[64];
     struct dar_config c = {0};
-    if (strcmp(record_str(rec, "kind", buf, sizeof buf), "model") != 0)
-        die_record(r, "'kind' is '%s', expected 'model'", buf);
+    record_expect_kind(rec, "model");
     int64_t format = record_int(rec, "format");
     if (format != 1)
         die_record(r, "'format' is %lld, expected 1", (long long)format);

@@ -133,9 +133,7 @@ struct recon_graph {
 
 static void recon_graph_load(struct recon_graph *rg, const struct record *rec, const struct reconstruct_options *o)
 {
-    char kind[32];
-    if (strcmp(record_str(rec, "kind", kind, sizeof kind), "graph") != 0)
-        die_record(rec->index, "'kind' is '%s', expected 'graph'", kind);
+    record_expect_kind(rec, "graph");
     struct dar_graph *dg = &rg->dg;
     dar_graph_read(dg, rec, 0);
     /* a traced input's own trace is not used: ours follows the capacity rule */

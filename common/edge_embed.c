@@ -422,9 +422,7 @@ static void embed_record(struct writer *w, const struct record *rec, const struc
     static const char *const keys[] = {"edge_embed"};
     const struct dar_model *model = o->model;
     long r = rec->index;
-    char kind[32];
-    if (strcmp(record_str(rec, "kind", kind, sizeof kind), "graph") != 0)
-        die_record(r, "'kind' is '%s', expected 'graph'", kind);
+    record_expect_kind(rec, "graph");
     if (!record_has(rec, "w"))
         die_record(r, "missing key 'w' (the model encodes the Bellman-Ford weights)");
     struct graph g;

@@ -83,9 +83,8 @@ void graph_read(struct graph *g, const struct record *rec)
 {
     memset(g, 0, sizeof *g);
     long r = rec->index;
-    char kind[32];
-    if (record_has(rec, "kind") && strcmp(record_str(rec, "kind", kind, sizeof kind), "graph") != 0)
-        die_record(r, "'kind' is '%s', expected 'graph'", kind);
+    if (record_has(rec, "kind"))        /* optional in graph records (formats/graph.md) */
+        record_expect_kind(rec, "graph");
     g->id = record_int_or(rec, "id", r);
     if (record_has(rec, "family"))
         record_str(rec, "family", g->family, sizeof g->family);

@@ -13,6 +13,7 @@
  * the bits do not depend on the thread count.  OpenBLAS is set to one
  * thread: the parallelism is ours. */
 #include "lc_train.h"
+#include "cpus.h"
 #include "die.h"
 #include "metrics.h"
 #include "rng.h"
@@ -23,7 +24,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define K LC_CLASSES
 enum { SUB = 256, EVAL_BLOCK = 4096, STAT_BLOCK = 65536 };
@@ -804,9 +804,8 @@ static void begin_output(struct writer *w, const struct record *rec, const char 
 
 static void train_record(struct writer *w, const struct record *rec, const struct lc_options *o, struct pool *p)
 {
-    char kind[32];
-    if (record_has(rec, "kind") && strcmp(record_str(rec, "kind", kind, sizeof kind), "graph") != 0)
-        die_record(rec->index, "'kind' is '%s', expected 'graph'", kind);
+    if (record_has(rec, "kind"))
+        record_expect_kind(rec, "graph");
     int64_t m = record_int(rec, "m");
     if (m < 1)
         die_record(rec->index, "'m' is %lld, expected at least 1 edge", (long long)m);
@@ -860,9 +859,7 @@ void lc_train_stream(FILE *in, const char *in_name, FILE *out, const struct lc_o
      * msgpack's bin32 bounds each tensor to 4 GiB anyway */
     rd.max_record = (size_t)32 << 30;
     writer_init(&w, out);
-    int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (threads < 1)
-        threads = 1;
+    int threads = o->threads > 0 ? o->threads : cpus_usable();
     openblas_set_num_threads(1);
     struct pool p;
     pool_start(&p, threads);

@@ -201,6 +201,13 @@ const char *record_str(const struct record *rec, const char *key, char *buf, siz
     return buf;
 }
 
+void record_expect_kind(const struct record *rec, const char *want)
+{
+    char kind[64];
+    if (strcmp(record_str(rec, "kind", kind, sizeof kind), want) != 0)
+        die_record(rec->index, "'kind' is '%s', expected '%s'", kind, want);
+}
+
 /* ---- copying ---- */
 
 static void *zone_alloc(msgpack_zone *zone, size_t bytes, bool aligned)
@@ -304,13 +311,15 @@ static int buffered_callback(void *data, const char *buf, size_t len)
         w->buffered += len;
         return 0;
     }
-    if (len > w->buffer_size - w->buffered && !w->f)
-        writer_grow(w, len);
-    else if (len > w->buffer_size - w->buffered) {
-        writer_write_buffered(w);
-        if (len > w->buffer_size / 2) {     /* a big tensor: no point copying it first */
-            io_write(w->f, buf, len);
-            return 0;
+    if (len > w->buffer_size - w->buffered) {
+        if (!w->f)                          /* a memory writer keeps everything */
+            writer_grow(w, len);
+        else {
+            writer_write_buffered(w);
+            if (len > w->buffer_size / 2) { /* a big tensor: no point copying it first */
+                io_write(w->f, buf, len);
+                return 0;
+            }
         }
     }
     memcpy(w->buffer + w->buffered, buf, len);
@@ -345,10 +354,12 @@ void *writer_reserve(struct writer *w, size_t len)
 {
     if (!w->buffer || (w->f && len > w->buffer_size / 2))
         return NULL;
-    if (len > w->buffer_size - w->buffered && !w->f)
-        writer_grow(w, len);
-    else if (len > w->buffer_size - w->buffered)
-        writer_write_buffered(w);
+    if (len > w->buffer_size - w->buffered) {
+        if (!w->f)
+            writer_grow(w, len);
+        else
+            writer_write_buffered(w);
+    }
     char *room = w->buffer + w->buffered;
     w->buffered += len;
     return room;

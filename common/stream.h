@@ -57,6 +57,8 @@ bool record_bool(const struct record *rec, const char *key);
 bool record_bool_or(const struct record *rec, const char *key, bool fallback);
 /* Copies the string into buf (NUL-terminated); dies if longer than cap-1. */
 const char *record_str(const struct record *rec, const char *key, char *buf, size_t cap);
+/* Dies unless rec's 'kind' is want (missing, not a string, another kind). */
+void record_expect_kind(const struct record *rec, const char *want);
 /* A deep copy of rec in zone (msgpack_zone_init'ed), which outlives the next
  * reader_next(): for a tool that hands records to other threads.  The copy
  * lives until the zone is cleared or destroyed; clearing it keeps its first

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: ff-trace against its peers, measured in the same run.
 #  1. the 1000 training graphs (two-community, 16 nodes), full trace written,
-#     with the default threads (one per online CPU) and with --threads 1,
+#     with the default threads (one per CPU the process may use) and with --threads 1,
 #     against networkx edmonds_karp (solver only) on the same graphs;
 #  2. --no-hints on a random graph of 1M nodes and 3M arcs (and with 1000
 #     extra s- and t-arcs) against Boost's boykov_kolmogorov (solver only).
