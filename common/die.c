@@ -62,21 +62,28 @@ void cleanup_install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-static void vreport(const char *prefix, const char *fmt, va_list ap)
+/* "prefix" + the message, on one line: a string quoted from the input may
+ * hold any byte, and a newline or an escape sequence would break it.  A
+ * format that ends in ':' gets strerror(saved_errno). */
+static void vformat(char *out, size_t size, const char *prefix, int saved_errno, const char *fmt, va_list ap)
 {
-    int saved = errno;
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    /* A string quoted from the input may hold any byte: a newline or an
-     * escape sequence would break the one-line message. */
     for (char *c = msg; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
     size_t len = strlen(msg);
     if (len && msg[len - 1] == ':')
-        fprintf(stderr, "%s: %s%s %s\n", dar_tool, prefix, msg, strerror(saved));
+        snprintf(out, size, "%s%s %s", prefix, msg, strerror(saved_errno));
     else
-        fprintf(stderr, "%s: %s%s\n", dar_tool, prefix, msg);
+        snprintf(out, size, "%s%s", prefix, msg);
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+    char line[1100];
+    vformat(line, sizeof line, prefix, errno, fmt, ap);
+    fprintf(stderr, "%s: %s\n", dar_tool, line);
 }
 
 /* A failing tool ends with _exit: its buffered output is a partial result
@@ -91,13 +98,36 @@ static void __attribute__((noreturn)) die_exit(int code)
     _exit(code);
 }
 
+static _Thread_local struct die_catch *catcher;
+
+void die_catch_begin(struct die_catch *c) { catcher = c; }
+void die_catch_end(void) { catcher = NULL; }
+
+void die_caught(const struct die_catch *c)
+{
+    fprintf(stderr, "%s: %s\n", dar_tool, c->message);
+    die_exit(c->code);
+}
+
+/* die() and die_record(): exit, or hand the error to the thread's catcher. */
+static void __attribute__((noreturn)) vdie(int code, const char *prefix, const char *fmt, va_list ap)
+{
+    struct die_catch *c = catcher;
+    if (c) {
+        catcher = NULL;
+        c->code = code;
+        vformat(c->message, sizeof c->message, prefix, errno, fmt, ap);
+        longjmp(c->at, 1);
+    }
+    vreport(prefix, fmt, ap);
+    die_exit(code);
+}
+
 void die(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport("", fmt, ap);
-    va_end(ap);
-    die_exit(code);
+    vdie(code, "", fmt, ap);
 }
 
 void die_record(long record, const char *fmt, ...)
@@ -106,9 +136,7 @@ void die_record(long record, const char *fmt, ...)
     snprintf(prefix, sizeof prefix, "record %ld: ", record);
     va_list ap;
     va_start(ap, fmt);
-    vreport(prefix, fmt, ap);
-    va_end(ap);
-    die_exit(EX_DATAERR);
+    vdie(EX_DATAERR, prefix, fmt, ap);
 }
 
 void warn(const char *fmt, ...)

@@ -186,19 +186,23 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
 
 /* ---- several threads ----
  *
- * The records go through batches, each in one of a ring of slots: read
- * (and validated), traced into memory, written out.  Every thread runs the
- * same loop and does whichever is due, under one lock that is only held to
- * pick the next job, never while working:
- *  - reading, by one thread at a time, in input order, a batch per thread
- *    ahead of the tracing.  graph_read() validates there, so a bad record
- *    dies with the message one thread gives, and no later record is read
- *    first;
- *  - tracing a batch that is read, into a memory writer of its own;
- *  - writing out, in input order: the thread that finishes the batch next in
- *    line writes it and every traced one after it.
- * Tracing cannot fail on a validated graph (maxflow.c dies only on a bug or
- * out of memory), so nothing a tracer does needs ordering.
+ * The records go through batches, each in one of a ring of slots.  Every
+ * thread runs the same loop: take the reader (one thread at a time, in
+ * input order), read a batch, let the reader go, then validate and trace
+ * that same batch into a memory writer of its own, and write out, in input
+ * order, every traced batch that is next in line.  A thread works on what
+ * it read itself, so the records, the graphs it allocates and frees and the
+ * output stay in one core's cache; only the parse (a fifth of a record's
+ * cost) is serial.
+ *
+ * Errors keep their order: a bad record dies with the message one thread
+ * gives, naming the first bad record in input order.  Reading and
+ * validating catch their error (die_catch) into the batch instead of
+ * exiting; the reader stops at a read error, and the batches are written
+ * out in order, so the first batch with an error that comes up for writing
+ * holds the first error of the input: all before it are written, and it
+ * dies there.  Within a batch, a validation error comes before the read
+ * error that ended the batch (it is at an earlier record).
  *
  * The costs that decide the shape are not the locking but fresh memory (a
  * page fault costs as much as tracing a few records) and sleeping (a core
@@ -213,8 +217,8 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
  * and what is held in memory stays small. */
 #define BATCH_RECORDS 8
 #define BATCH_SIZE ((int64_t)1 << 14)
-/* Batches in flight (read, not yet written) per thread: one being traced,
- * one read ahead, and room for two done but waiting for an earlier one. */
+/* Batches in flight (read, not yet written) per thread: one being traced
+ * and room for a few done but waiting for an earlier one. */
 #define SLOTS_PER_THREAD 4
 /* How long a thread with nothing to do polls before it sleeps, in pause
  * instructions (some 50 ns each): a few tens of microseconds, less than a
@@ -228,9 +232,10 @@ struct batch {
     int count;
     long last_index;                    /* of its last record, for progress */
     struct record rec[BATCH_RECORDS];   /* copies, in records */
-    struct graph g[BATCH_RECORDS];
     msgpack_zone records;
     struct writer *out;                 /* its output, once traced */
+    bool failed;                        /* error holds the batch's first error */
+    struct die_catch error;
 };
 
 struct pool {
@@ -243,7 +248,7 @@ struct pool {
     bool reading, writing, eof;
     struct batch *slots;                /* batch k lives in slots[k % slot_count] */
     int slot_count;
-    long next_read, next_trace, next_write;   /* batches read, taken, written */
+    long next_read, next_write;         /* batches read, written */
     /* Memory writers not in use, the last returned first: it is the one
      * still in cache, and only as many are ever made as are busy at once. */
     struct writer **spare;
@@ -280,46 +285,60 @@ static void pool_wait(struct pool *pl)
         pthread_cond_wait(&pl->changed, &pl->lock);
 }
 
-/* Validated records into bt; false at end of input. */
-static bool batch_read(struct reader *rd, struct batch *bt)
+/* The next records into bt, unvalidated (copies that outlive the reader's
+ * buffer); false at end of input. */
+static bool batch_read_records(struct reader *rd, struct batch *bt)
 {
     struct record rec;
     int64_t size = 0;
-    bt->count = 0;
     while (bt->count < BATCH_RECORDS && size < BATCH_SIZE) {
         if (!reader_next(rd, &rec))
             return false;
-        int i = bt->count++;
-        graph_read(&bt->g[i], &rec);
-        record_copy(&bt->rec[i], &rec, &bt->records);
+        record_copy(&bt->rec[bt->count++], &rec, &bt->records);
         bt->last_index = rec.index;
-        size += (int64_t)bt->g[i].n * bt->g[i].m;
+        /* n and m as the record claims them, for the batch's size only
+         * (graph_read checks them) */
+        const msgpack_object *n = record_find(&rec, "n"), *m = record_find(&rec, "m");
+        if (n && m && n->type == MSGPACK_OBJECT_POSITIVE_INTEGER && m->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+            size += n->via.u64 < BATCH_SIZE && m->via.u64 < BATCH_SIZE ? (int64_t)(n->via.u64 * m->via.u64)
+                                                                       : BATCH_SIZE;
     }
     return true;
 }
 
-/* Read the next batch (called and returning with the lock held). */
-static void pool_read(struct pool *pl)
+/* batch_read_records(), false also at a read error, which bt then holds
+ * after its records. */
+static bool batch_read(struct reader *rd, struct batch *bt)
 {
-    struct batch *bt = slot(pl, pl->next_read);
-    pl->reading = true;
-    pthread_mutex_unlock(&pl->lock);
-    bool more = batch_read(&pl->rd, bt);
-    pthread_mutex_lock(&pl->lock);
-    pl->reading = false;
-    pl->eof = !more;
-    if (bt->count > 0)
-        pl->next_read++;
-    pool_changed(pl);
+    bt->count = 0;
+    bt->failed = false;
+    if (setjmp(bt->error.at) != 0) {
+        bt->failed = true;
+        return false;
+    }
+    die_catch_begin(&bt->error);
+    bool more = batch_read_records(rd, bt);
+    die_catch_end();
+    return more;
 }
 
+/* Validate and trace bt's records into w; a bad record ends the batch,
+ * its error replacing any read error (which comes after it). */
 static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace_options *o,
                         struct fftrace_buffers *b)
 {
+    struct graph g = {0};
     writer_rewind(w);
-    for (int i = 0; i < bt->count; i++) {
-        trace_graph(w, &bt->rec[i], &bt->g[i], o, b);
-        graph_free(&bt->g[i]);
+    if (setjmp(bt->error.at) == 0) {
+        die_catch_begin(&bt->error);
+        for (int i = 0; i < bt->count; i++) {
+            graph_read(&g, &bt->rec[i]);
+            trace_graph(w, &bt->rec[i], &g, o, b);
+            graph_free(&g);
+        }
+        die_catch_end();
+    } else {
+        bt->failed = true;
     }
     msgpack_zone_clear(&bt->records);
 }
@@ -335,17 +354,20 @@ static struct writer *spare_writer(struct pool *pl)
 }
 
 /* Write out every traced batch next in line, unless another thread is at
- * it (lock held; released while writing).  One thread writes at a time, and
- * the lock orders one writer's io_write() before the next one's, so the
- * unlocked stdio calls inside are safe. */
+ * it (lock held; released while writing); the first batch with an error
+ * dies there.  One thread writes at a time, and the lock orders one
+ * writer's io_write() before the next one's, so the unlocked stdio calls
+ * inside are safe. */
 static void pool_write(struct pool *pl)
 {
     if (pl->writing)
         return;
     pl->writing = true;
     struct batch *bt;
-    while (pl->next_write < pl->next_trace && (bt = slot(pl, pl->next_write))->out) {
+    while (pl->next_write < pl->next_read && (bt = slot(pl, pl->next_write))->out) {
         pthread_mutex_unlock(&pl->lock);
+        if (bt->failed)
+            die_caught(&bt->error);
         io_write(pl->out, bt->out->buffer, bt->out->buffered);
         progress_update(&pl->progress, bt->last_index + 1);
         pthread_mutex_lock(&pl->lock);
@@ -357,12 +379,24 @@ static void pool_write(struct pool *pl)
     pl->writing = false;
 }
 
-/* Trace the next batch read, then write what is due (lock held on entry
+/* Read the next batch, trace it and write what is due (lock held on entry
  * and return). */
-static void pool_trace(struct pool *pl, struct fftrace_buffers *b)
+static void pool_read_and_trace(struct pool *pl, struct fftrace_buffers *b)
 {
-    struct batch *bt = slot(pl, pl->next_trace++);
+    struct batch *bt = slot(pl, pl->next_read);
+    pl->reading = true;
+    pthread_mutex_unlock(&pl->lock);
+    bool more = batch_read(&pl->rd, bt);
+    pthread_mutex_lock(&pl->lock);
+    pl->reading = false;
+    pl->eof = !more;
+    if (bt->count == 0 && !bt->failed) {
+        pool_changed(pl);
+        return;
+    }
+    pl->next_read++;
     struct writer *w = spare_writer(pl);
+    pool_changed(pl);
     pthread_mutex_unlock(&pl->lock);
     batch_trace(bt, w, pl->o, b);
     pthread_mutex_lock(&pl->lock);
@@ -370,20 +404,17 @@ static void pool_trace(struct pool *pl, struct fftrace_buffers *b)
     pool_write(pl);
 }
 
+/* Every thread: read and trace until the input ends; the thread that
+ * finishes the last batch in line writes it and all after it. */
 static void *pool_work(void *arg)
 {
     struct pool *pl = arg;
     struct fftrace_buffers b = {0};
     pthread_mutex_lock(&pl->lock);
-    for (;;) {
-        long ready = pl->next_read - pl->next_trace;
+    while (!pl->eof) {
         bool room = pl->next_read - pl->next_write < pl->slot_count;
-        if (!pl->reading && !pl->eof && room && ready < pl->threads)
-            pool_read(pl);
-        else if (ready > 0)
-            pool_trace(pl, &b);
-        else if (pl->eof && !pl->reading)
-            break;
+        if (!pl->reading && room)
+            pool_read_and_trace(pl, &b);
         else
             pool_wait(pl);
     }

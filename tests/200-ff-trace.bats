@@ -209,6 +209,24 @@ mixed_graphs() {
     done
 }
 
+@test "--threads: a bad record just before a read error, and a read error first, are named as with one thread" {
+    ok='"kind":"graph","n":3,"m":2,"directed":false,"src":{"dtype":"<i4","shape":[2],"data":[0,1]},"dst":{"dtype":"<i4","shape":[2],"data":[1,2]},"cap":{"dtype":"<f4","shape":[2],"data":[0.5,0.5]}'
+    printf '{%s,"s":1,"t":1}\n' "$ok" | mpcat --to-msgpack > "$T/s-equals-t.mp"
+    # the workers validate what the reader already read past: record 3 is
+    # invalid and record 5 is not msgpack, both in the first batch
+    { gen-graphs --count 3 --seed 7; cat "$T/s-equals-t.mp"; gen-graphs --count 1 --seed 8; printf '\xc1'
+      gen-graphs --count 50 --seed 9; } > "$T/near.mp"
+    { printf '\x01'; gen-graphs --count 50 --seed 9; } > "$T/first.mp"
+    for j in 1 2 3 8; do
+        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/near.mp" -o /dev/null
+        [ "$status" -eq 65 ] || fail "--threads $j: status $status: $stderr"
+        [ "$stderr" = "ff-trace: record 3: 's' and 't' are both 1" ] || fail "--threads $j: $stderr"
+        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/first.mp" -o /dev/null
+        [ "$status" -eq 65 ] || fail "--threads $j (first): status $status: $stderr"
+        [ "$stderr" = "ff-trace: record 0: not a map (every record is a map with string keys)" ] || fail "--threads $j: $stderr"
+    done
+}
+
 @test "--threads is not part of the cache key" {
     gen-graphs --count 200 --seed 3 > "$T/g.mp"
     run --separate-stderr ff-trace -v --threads 1 -i "$T/g.mp" -o "$T/a.mp"
