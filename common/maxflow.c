@@ -12,6 +12,10 @@
 #include "maxflow.h"
 #include "die.h"
 #include <math.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define DENSE_AVX2 1          /* with the SSE2 baseline as the fallback */
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -527,7 +531,21 @@ struct pair_lists {
     struct pair_hop *hop;   /* [pairs] */
     int64_t *residual;      /* [pairs] */
     int s;
+    /* Small graphs (n <= DENSE_MAX_NODES) also keep every pair's step in a
+     * dense n x stride matrix, +infinity where no open pair joins u to v:
+     * there a round relaxes whole rows, a fixed count of independent
+     * lanes, instead of walking each changed node's few pairs (short loops
+     * whose exits the branch predictor misses, and scattered stores).
+     * NULL for bigger graphs. */
+    double *dense;          /* [n * stride] */
+    int stride;             /* n rounded up to a whole number of lanes */
 };
+
+/* Up to this many nodes a round relaxes dense rows: the matrix is 32 KiB at
+ * most, and the training and test graphs (16 and 64 nodes) use it. */
+#define DENSE_MAX_NODES 64
+
+enum maxflow_relax maxflow_relax = RELAX_AUTO;
 
 /* Everything one run of the trace works in, carved from one block (the
  * trace's work memory) instead of a dozen allocations per graph. */
@@ -540,6 +558,12 @@ struct trace_work {
     int32_t *pi, *changed_nodes;                           /* [n] */
     int64_t *flow;                                         /* [m] the current flow */
 };
+
+/* Lanes of a dense row handled at once (four doubles in an AVX2 register,
+ * or two SSE2 ones); rows, distances and pointers are padded to a whole
+ * number of them, the padding at +infinity so it never changes. */
+#define DENSE_LANES 4
+static int dense_stride(int n) { return (n + DENSE_LANES - 1) / DENSE_LANES * DENSE_LANES; }
 
 /* Lay out the arrays from base (NULL: only measure); returns the bytes used. */
 static size_t trace_work_layout(struct trace_work *tw, char *base, int n, int m)
@@ -559,16 +583,20 @@ static size_t trace_work_layout(struct trace_work *tw, char *base, int n, int m)
     CARVE(pl.weight, pairs);
     CARVE(pl.hop, pairs);
     CARVE(pl.residual, pairs);
+    bool dense = n <= DENSE_MAX_NODES && maxflow_relax != RELAX_PAIR_LISTS;
+    CARVE(pl.dense, dense ? (size_t)n * dense_stride(n) : 0);
+    if (!dense)
+        tw->pl.dense = NULL;
     CARVE(by_node, pairs);
     CARVE(by_neighbour, pairs);
     CARVE(entry_node, pairs);
     CARVE(entry_neighbour, pairs);
     CARVE(count, nodes);
     CARVE(node_first, nodes);
-    CARVE(distance, nodes);
+    CARVE(distance, nodes + DENSE_LANES);
     CARVE(previous_distance, nodes);
     CARVE(changed, nodes / 64 + 1);
-    CARVE(pi, nodes);
+    CARVE(pi, nodes + DENSE_LANES);
     CARVE(changed_nodes, nodes);
     CARVE(flow, edges);
 #undef CARVE
@@ -587,10 +615,14 @@ static int64_t zero_flow_residual(const struct flownet *g, int e, int from)
     return from == g->src[e] || !g->directed ? g->cap[e] : 0;
 }
 
-static inline void pair_update_step(struct pair_lists *pl, int32_t p)
+/* Pair p of node u: what it offers Bellman-Ford now. */
+static inline void pair_update_step(struct pair_lists *pl, int u, int32_t p)
 {
-    pl->hop[p].step = pl->residual[p] > 0 && pl->neighbour[p] != pl->s ? pl->weight[p] : INFINITY;
+    double step = pl->residual[p] > 0 && pl->neighbour[p] != pl->s ? pl->weight[p] : INFINITY;
+    pl->hop[p].step = step;
     pl->hop[p].neighbour = pl->neighbour[p];
+    if (pl->dense)
+        pl->dense[(size_t)u * pl->stride + pl->neighbour[p]] = step;
 }
 
 /* Stable counting sort of the entries order[0..2m) by key[entry] into
@@ -651,6 +683,10 @@ static void pair_lists_build(struct trace_work *tw, const struct flownet *g)
     int32_t *cursor = count;
     int pairs = 0;
     pl->s = g->s;
+    pl->stride = dense_stride(n);
+    if (pl->dense)
+        for (size_t i = 0, size = (size_t)n * pl->stride; i < size; i++)
+            pl->dense[i] = INFINITY;
     for (int u = 0; u < n; u++) {
         pl->first[u] = pairs;
         cursor[u] = -1;
@@ -674,7 +710,7 @@ static void pair_lists_build(struct trace_work *tw, const struct flownet *g)
             pl->residual[pairs - 1] += zero_flow_residual(g, e, u);
         }
         for (int32_t p = pl->first[u]; p < pairs; p++)
-            pair_update_step(pl, p);
+            pair_update_step(pl, u, p);
     }
     pl->first[n] = pairs;
     pl->edge_first[pairs] = 2 * m;
@@ -723,8 +759,8 @@ static void pair_push(const struct flownet *g, int64_t *flow, struct pair_lists 
         pl->residual[p] = pair_residual(g, flow, pl, u, p);
         pl->residual[twin] = pair_residual(g, flow, pl, pl->neighbour[p], twin);
     }
-    pair_update_step(pl, p);
-    pair_update_step(pl, twin);
+    pair_update_step(pl, u, p);
+    pair_update_step(pl, pl->neighbour[p], twin);
 }
 
 /* The nodes whose bits are set, in increasing order (the order the next
@@ -771,6 +807,83 @@ relax_node(const struct pair_hop *restrict hop, int32_t p, int32_t end, int u, d
     return bits;
 }
 
+/* A round over dense rows: relax_node() for every changed node u (in
+ * increasing order) over its whole row, each lane a node v, the padding and
+ * the nodes u has no open pair to at +infinity.  Returns the bits of the
+ * nodes improved (n <= 64).  The same IEEE additions and comparisons in
+ * every version, so the trace does not depend on the machine. */
+#ifndef DENSE_AVX2
+static uint64_t relax_rows(const double *restrict dense, int stride, const int32_t *restrict nodes, int count,
+                           const double *restrict previous, double *restrict distance, int32_t *restrict pi)
+{
+    uint64_t bits = 0;
+    for (int i = 0; i < count; i++) {
+        int u = nodes[i];
+        const double *row = dense + (size_t)u * stride;
+        double du = previous[u];
+        for (int v = 0; v < stride; v++) {
+            double candidate = du + row[v], current = distance[v];
+            int32_t better = candidate < current, before = pi[v];
+            distance[v] = candidate < current ? candidate : current;
+            pi[v] = better ? u : before;
+            bits |= (uint64_t)better << v;
+        }
+    }
+    return bits;
+}
+#else
+/* relax_rows() two lanes at a time (SSE2, every x86-64). */
+static uint64_t relax_rows_sse2(const double *restrict dense, int stride, const int32_t *restrict nodes, int count,
+                                const double *restrict previous, double *restrict distance, int32_t *restrict pi)
+{
+    uint64_t bits = 0;
+    for (int i = 0; i < count; i++) {
+        int u = nodes[i];
+        const double *row = dense + (size_t)u * stride;
+        const __m128d du = _mm_set1_pd(previous[u]);
+        const __m128i pointer = _mm_set1_epi32(u);
+        for (int v = 0; v < stride; v += 2) {
+            __m128d candidate = _mm_add_pd(du, _mm_loadu_pd(row + v)), current = _mm_loadu_pd(distance + v);
+            __m128d better = _mm_cmplt_pd(candidate, current);
+            _mm_storeu_pd(distance + v, _mm_min_pd(candidate, current));   /* candidate < current ? candidate : current */
+            /* the two 64-bit masks as two 32-bit ones, for the pointers */
+            __m128i better32 = _mm_shuffle_epi32(_mm_castpd_si128(better), _MM_SHUFFLE(3, 3, 2, 0));
+            __m128i before = _mm_loadl_epi64((const __m128i *)(pi + v));
+            _mm_storel_epi64((__m128i *)(pi + v),
+                             _mm_or_si128(_mm_and_si128(better32, pointer), _mm_andnot_si128(better32, before)));
+            bits |= (uint64_t)_mm_movemask_pd(better) << v;
+        }
+    }
+    return bits;
+}
+
+/* relax_rows() four lanes at a time, where the CPU has AVX2. */
+__attribute__((target("avx2")))
+static uint64_t relax_rows_avx2(const double *restrict dense, int stride, const int32_t *restrict nodes, int count,
+                                const double *restrict previous, double *restrict distance, int32_t *restrict pi)
+{
+    uint64_t bits = 0;
+    for (int i = 0; i < count; i++) {
+        int u = nodes[i];
+        const double *row = dense + (size_t)u * stride;
+        const __m256d du = _mm256_set1_pd(previous[u]);
+        const __m128i pointer = _mm_set1_epi32(u);
+        for (int v = 0; v < stride; v += 4) {
+            __m256d candidate = _mm256_add_pd(du, _mm256_loadu_pd(row + v)), current = _mm256_loadu_pd(distance + v);
+            __m256d better = _mm256_cmp_pd(candidate, current, _CMP_LT_OQ);
+            _mm256_storeu_pd(distance + v, _mm256_min_pd(candidate, current));
+            /* the four 64-bit masks as four 32-bit ones, for the pointers */
+            __m128 halves = _mm_shuffle_ps(_mm256_castps256_ps128(_mm256_castpd_ps(better)),
+                                           _mm256_extractf128_ps(_mm256_castpd_ps(better), 1), _MM_SHUFFLE(2, 0, 2, 0));
+            __m128i before = _mm_loadu_si128((const __m128i *)(pi + v));
+            _mm_storeu_si128((__m128i *)(pi + v), _mm_blendv_epi8(before, pointer, _mm_castps_si128(halves)));
+            bits |= (uint64_t)_mm256_movemask_pd(better) << v;
+        }
+    }
+    return bits;
+}
+#endif
+
 /* One synchronous round: every node that changed in the last one offers its
  * candidates, in increasing order (the tie-break to the lowest index). */
 static void bellman_ford_round(const struct flownet *g, struct trace_work *tw, int changed_count)
@@ -780,7 +893,17 @@ static void bellman_ford_round(const struct flownet *g, struct trace_work *tw, i
     const int32_t *changed_nodes = tw->changed_nodes;
     for (int i = 0; i < changed_count; i++)
         tw->previous_distance[changed_nodes[i]] = tw->distance[changed_nodes[i]];
-    if (g->n <= 64) {
+    if (tw->pl.dense) {
+        const struct pair_lists *pl = &tw->pl;
+#ifdef DENSE_AVX2
+        bool avx2 = maxflow_relax == RELAX_AUTO && __builtin_cpu_supports("avx2");
+        tw->changed[0] = (avx2 ? relax_rows_avx2 : relax_rows_sse2)(
+            pl->dense, pl->stride, changed_nodes, changed_count, tw->previous_distance, tw->distance, tw->pi);
+#else
+        tw->changed[0] = relax_rows(pl->dense, pl->stride, changed_nodes, changed_count, tw->previous_distance,
+                                    tw->distance, tw->pi);
+#endif
+    } else if (g->n <= 64) {
         uint64_t bits = 0;
         for (int i = 0; i < changed_count; i++) {
             int u = changed_nodes[i];
@@ -881,6 +1004,10 @@ static void reset_to_source(const struct flownet *g, struct trace_work *tw)
 {
     for (int v = 0; v < g->n; v++) {
         tw->distance[v] = v == g->s ? 0 : INFINITY;
+        tw->pi[v] = v;
+    }
+    for (int v = g->n; v < tw->pl.stride; v++) {   /* dense rows' padding */
+        tw->distance[v] = INFINITY;
         tw->pi[v] = v;
     }
 }

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #define SEED 20231125u
-enum { STREAM_RANDOM = 1, STREAM_COMMUNITY_STATISTICS = 2, STREAM_MEDIUM = 3, STREAM_REUSE = 4 };
+enum { STREAM_RANDOM = 1, STREAM_COMMUNITY_STATISTICS = 2, STREAM_MEDIUM = 3, STREAM_REUSE = 4, STREAM_RELAX = 5 };
 
 /* A network being generated: the arrays behind a struct flownet. */
 struct test_graph {
@@ -575,6 +575,66 @@ static void test_trace_frames_reused(int count)
           "maxflow_trace (%d differ, first %d)", count, differ, first_differing);
 }
 
+/* ---- the ways a round relaxes give the same trace ----------------------------- */
+
+static bool same_traces(const struct trace *a, const struct trace *b, int n, int m)
+{
+    return a->steps == b->steps && memcmp(a->phase, b->phase, (size_t)a->steps) == 0 &&
+           memcmp(a->mask, b->mask, (size_t)a->steps * n) == 0 &&
+           memcmp(a->pi, b->pi, (size_t)a->steps * n * sizeof *a->pi) == 0 &&
+           memcmp(a->flow, b->flow, (size_t)a->steps * m * sizeof *a->flow) == 0;
+}
+
+/* Small graphs relax dense rows (AVX2 or SSE2), big ones pair lists: on
+ * graphs of 2 to 80 nodes, every way gives the pair lists' frames, flow and
+ * cut, bit for bit. */
+static void test_relax_ways(int count)
+{
+    static const enum maxflow_relax ways[] = { RELAX_AUTO, RELAX_DENSE_BASELINE };
+    static const char *const names[] = { "dense rows (AVX2 where the CPU has it)", "dense rows (SSE2)" };
+    struct test_graph tg = { 0 };
+    int differ[2] = { 0 }, first[2] = { -1, -1 };
+    for (int i = 0; i < count; i++) {
+        struct rng r;
+        rng_init(&r, SEED, STREAM_RELAX, (uint64_t)i);
+        int n = 2 + (int)rng_below(&r, 79);
+        if (i % 4 == 0)
+            generate_two_community(&tg, &r, 4 + 2 * (int)rng_below(&r, 31), rng_below(&r, 2) ? 0.75 : 0.35,
+                                   rng_below(&r, 2) ? WEIGHT_MAX_OF_TWO : WEIGHT_UNIFORM);
+        else if (i % 4 == 1)
+            generate_bipartite(&tg, &r, 4 + (int)rng_below(&r, 61));
+        else
+            generate_random(&tg, &r, n, rng_below(&r, 2), (1 + rng_below(&r, 6)) / (double)n, 1 + (int)rng_below(&r, 2),
+                            1 + (int)rng_below(&r, 20));
+        struct flownet g = graph_net(&tg);
+        size_t edges = (size_t)g.m + 1;
+        int64_t *flow = xmalloc(edges * sizeof *flow), *other_flow = xmalloc(edges * sizeof *flow);
+        uint8_t *cut = xmalloc((size_t)g.n), *other_cut = xmalloc((size_t)g.n);
+        struct trace pairs, other;
+        maxflow_relax = RELAX_PAIR_LISTS;
+        int64_t value = maxflow_trace(&g, &pairs, flow, cut);
+        for (int w = 0; w < 2; w++) {
+            maxflow_relax = ways[w];
+            int64_t other_value = maxflow_trace(&g, &other, other_flow, other_cut);
+            bool same = value == other_value && memcmp(flow, other_flow, (size_t)g.m * sizeof *flow) == 0 &&
+                        memcmp(cut, other_cut, (size_t)g.n) == 0 && same_traces(&pairs, &other, g.n, g.m);
+            if (!same && differ[w]++ == 0)
+                first[w] = i;
+            trace_free(&other);
+        }
+        trace_free(&pairs);
+        free(flow);
+        free(other_flow);
+        free(cut);
+        free(other_cut);
+    }
+    maxflow_relax = RELAX_AUTO;
+    graph_release(&tg);
+    for (int w = 0; w < 2; w++)
+        CHECK(differ[w] == 0, "%d graphs: %s give the pair lists' trace (%d differ, first %d)", count, names[w],
+              differ[w], first[w]);
+}
+
 /* ---- trajectory lengths on the paper's 16-node graphs ------------------------ */
 
 static int compare_ints(const void *a, const void *b)
@@ -702,6 +762,7 @@ int main(void)
     test_flow_feasible();
     test_random_graphs(10000);
     test_trace_frames_reused(2000);
+    test_relax_ways(3000);
     test_two_community_statistics();
     test_medium_graph(true);
     test_medium_graph(false);
