@@ -224,15 +224,27 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
  * instructions (some 50 ns each): a few tens of microseconds, less than a
  * batch takes. */
 #define SPIN_PAUSES 1000
-/* The first chunk of a batch's record copies, kept from batch to batch: a
+/* The first chunk of a thread's record copies, kept from batch to batch: a
  * 16-node record is about 1 KiB. */
 #define BATCH_ZONE_BYTES ((size_t)16 << 10)
+
+/* What a thread keeps to itself, so that what it writes stays in its own
+ * core's cache: the memory of a trace, the copies of the records it read,
+ * and the memory writers it traces into (a writer last filled on another
+ * core would have to be fetched from there, line by line, to be refilled).
+ * Only as many writers are ever made as the thread has batches in flight. */
+struct worker {
+    struct fftrace_buffers b;
+    msgpack_zone records;
+    struct writer **spare;              /* not in use, the last returned first */
+    int spare_count;
+};
 
 struct batch {
     int count;
     long last_index;                    /* of its last record, for progress */
-    struct record rec[BATCH_RECORDS];   /* copies, in records */
-    msgpack_zone records;
+    struct record rec[BATCH_RECORDS];   /* copies, in its worker's records */
+    struct worker *worker;              /* the thread that read and traced it */
     struct writer *out;                 /* its output, once traced */
     bool failed;                        /* error holds the batch's first error */
     struct die_catch error;
@@ -249,10 +261,7 @@ struct pool {
     struct batch *slots;                /* batch k lives in slots[k % slot_count] */
     int slot_count;
     long next_read, next_write;         /* batches read, written */
-    /* Memory writers not in use, the last returned first: it is the one
-     * still in cache, and only as many are ever made as are busy at once. */
-    struct writer **spare;
-    int spare_count, writer_count;
+    struct worker *workers;             /* [threads] */
     FILE *out;
     struct progress progress;
 };
@@ -294,7 +303,7 @@ static bool batch_read_records(struct reader *rd, struct batch *bt)
     while (bt->count < BATCH_RECORDS && size < BATCH_SIZE) {
         if (!reader_next(rd, &rec))
             return false;
-        record_copy(&bt->rec[bt->count++], &rec, &bt->records);
+        record_copy(&bt->rec[bt->count++], &rec, &bt->worker->records);
         bt->last_index = rec.index;
         /* n and m as the record claims them, for the batch's size only
          * (graph_read checks them) */
@@ -324,9 +333,9 @@ static bool batch_read(struct reader *rd, struct batch *bt)
 
 /* Validate and trace bt's records into w; a bad record ends the batch,
  * its error replacing any read error (which comes after it). */
-static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace_options *o,
-                        struct fftrace_buffers *b)
+static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace_options *o)
 {
+    struct fftrace_buffers *b = &bt->worker->b;
     struct graph g = {0};
     writer_rewind(w);
     if (setjmp(bt->error.at) == 0) {
@@ -340,16 +349,22 @@ static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace
     } else {
         bt->failed = true;
     }
-    msgpack_zone_clear(&bt->records);
+    msgpack_zone_clear(&bt->worker->records);
 }
 
-static struct writer *spare_writer(struct pool *pl)
+/* A memory writer for wk (lock held: other threads return them): one of
+ * its own if it has one spare, else another thread's (a writer is big and
+ * its first filling faults every page in, so no more are made than there
+ * are batches in flight), else a new one. */
+static struct writer *spare_writer(struct pool *pl, struct worker *wk)
 {
-    if (pl->spare_count > 0)
-        return pl->spare[--pl->spare_count];
+    for (int i = -1; i < pl->threads; i++) {
+        struct worker *from = i < 0 ? wk : &pl->workers[i];
+        if (from->spare_count > 0)
+            return from->spare[--from->spare_count];
+    }
     struct writer *w = xmalloc(sizeof *w);
     writer_init_memory(w);
-    pl->spare = xrealloc(pl->spare, sizeof *pl->spare * (size_t)++pl->writer_count);
     return w;
 }
 
@@ -371,7 +386,7 @@ static void pool_write(struct pool *pl)
         io_write(pl->out, bt->out->buffer, bt->out->buffered);
         progress_update(&pl->progress, bt->last_index + 1);
         pthread_mutex_lock(&pl->lock);
-        pl->spare[pl->spare_count++] = bt->out;
+        bt->worker->spare[bt->worker->spare_count++] = bt->out;
         bt->out = NULL;
         pl->next_write++;
         pool_changed(pl);
@@ -381,9 +396,10 @@ static void pool_write(struct pool *pl)
 
 /* Read the next batch, trace it and write what is due (lock held on entry
  * and return). */
-static void pool_read_and_trace(struct pool *pl, struct fftrace_buffers *b)
+static void pool_read_and_trace(struct pool *pl, struct worker *wk)
 {
     struct batch *bt = slot(pl, pl->next_read);
+    bt->worker = wk;
     pl->reading = true;
     pthread_mutex_unlock(&pl->lock);
     bool more = batch_read(&pl->rd, bt);
@@ -395,10 +411,10 @@ static void pool_read_and_trace(struct pool *pl, struct fftrace_buffers *b)
         return;
     }
     pl->next_read++;
-    struct writer *w = spare_writer(pl);
+    struct writer *w = spare_writer(pl, wk);
     pool_changed(pl);
     pthread_mutex_unlock(&pl->lock);
-    batch_trace(bt, w, pl->o, b);
+    batch_trace(bt, w, pl->o);
     pthread_mutex_lock(&pl->lock);
     bt->out = w;
     pool_write(pl);
@@ -406,20 +422,24 @@ static void pool_read_and_trace(struct pool *pl, struct fftrace_buffers *b)
 
 /* Every thread: read and trace until the input ends; the thread that
  * finishes the last batch in line writes it and all after it. */
+struct thread_start {
+    struct pool *pl;
+    struct worker *wk;
+};
+
 static void *pool_work(void *arg)
 {
-    struct pool *pl = arg;
-    struct fftrace_buffers b = {0};
+    struct thread_start *start = arg;
+    struct pool *pl = start->pl;
     pthread_mutex_lock(&pl->lock);
     while (!pl->eof) {
         bool room = pl->next_read - pl->next_write < pl->slot_count;
         if (!pl->reading && room)
-            pool_read_and_trace(pl, &b);
+            pool_read_and_trace(pl, start->wk);
         else
             pool_wait(pl);
     }
     pthread_mutex_unlock(&pl->lock);
-    buffers_free(&b);
     return NULL;
 }
 
@@ -436,27 +456,39 @@ static void stream_threads(FILE *in, const char *in_name, FILE *out, const struc
     pthread_cond_init(&pl.changed, NULL);
     reader_init(&pl.rd, in, in_name);
     pl.slots = xcalloc((size_t)pl.slot_count, sizeof *pl.slots);
-    for (int i = 0; i < pl.slot_count; i++)
-        if (!msgpack_zone_init(&pl.slots[i].records, BATCH_ZONE_BYTES))
+    struct worker *workers = pl.workers = xcalloc((size_t)pl.threads, sizeof *workers);
+    struct thread_start *starts = xmalloc(sizeof *starts * (size_t)pl.threads);
+    for (int i = 0; i < pl.threads; i++) {
+        if (!msgpack_zone_init(&workers[i].records, BATCH_ZONE_BYTES))
             die(EX_SOFTWARE, "out of memory");
+        /* room for every writer there will be (one per batch in flight at
+         * most) to come back to this worker */
+        workers[i].spare = xmalloc(sizeof *workers[i].spare * (size_t)pl.slot_count);
+        starts[i] = (struct thread_start){&pl, &workers[i]};
+    }
     progress_begin(&pl.progress, o->progress, "graphs", 0);
     /* This thread works too: threads - 1 more. */
     pthread_t *tid = xmalloc(sizeof *tid * (size_t)pl.threads);
     for (int i = 1; i < pl.threads; i++)
-        if (pthread_create(&tid[i], NULL, pool_work, &pl) != 0)
+        if (pthread_create(&tid[i], NULL, pool_work, &starts[i]) != 0)
             die(EX_OSERR, "cannot start a thread:");
-    pool_work(&pl);
+    pool_work(&starts[0]);
     for (int i = 1; i < pl.threads; i++)
         pthread_join(tid[i], NULL);
     free(tid);
     progress_end(&pl.progress);
-    for (int i = 0; i < pl.slot_count; i++)
-        msgpack_zone_destroy(&pl.slots[i].records);
-    for (int i = 0; i < pl.spare_count; i++) {
-        writer_flush(pl.spare[i]);
-        free(pl.spare[i]);
+    for (int i = 0; i < pl.threads; i++) {
+        struct worker *wk = &workers[i];
+        msgpack_zone_destroy(&wk->records);
+        buffers_free(&wk->b);
+        for (int j = 0; j < wk->spare_count; j++) {
+            writer_flush(wk->spare[j]);
+            free(wk->spare[j]);
+        }
+        free(wk->spare);
     }
-    free(pl.spare);
+    free(workers);
+    free(starts);
     free(pl.slots);
     reader_free(&pl.rd);
     pthread_cond_destroy(&pl.changed);
