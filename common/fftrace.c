@@ -211,12 +211,13 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
  * to do spins a while before it sleeps. */
 
 /* A batch ends at this many records (few enough that the last batches keep
- * every core busy and its output stays in cache), or when the sum of n*m
- * over its graphs reaches BATCH_SIZE: a trace's output grows with it (T
- * frames of n and m entries, T growing with n), so big graphs travel alone
- * and what is held in memory stays small. */
+ * every core busy and its output stays in cache), or when its records'
+ * bytes reach BATCH_BYTES: a trace's output grows faster than its record
+ * (T frames of n and m entries, T growing with n), so a graph of 64 nodes
+ * travels alone (about 13 KB; a 16-node one is 1.1 KB) and what is held in
+ * memory stays small. */
 #define BATCH_RECORDS 8
-#define BATCH_SIZE ((int64_t)1 << 14)
+#define BATCH_BYTES ((size_t)12 << 10)
 /* Batches in flight (read, not yet written) per thread: one being traced
  * and room for a few done but waiting for an earlier one. */
 #define SLOTS_PER_THREAD 4
@@ -224,17 +225,18 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
  * instructions (some 50 ns each): a few tens of microseconds, less than a
  * batch takes. */
 #define SPIN_PAUSES 1000
-/* The first chunk of a thread's record copies, kept from batch to batch: a
- * 16-node record is about 1 KiB. */
+/* The first chunk of a thread's parsed records, kept from batch to batch. */
 #define BATCH_ZONE_BYTES ((size_t)16 << 10)
 
 /* What a thread keeps to itself, so that what it writes stays in its own
- * core's cache: the memory of a trace, the copies of the records it read,
- * and the memory writers it traces into (a writer last filled on another
+ * core's cache: the memory of a trace, the bytes of the records it read and
+ * their parsed objects, and the memory writers it traces into (a writer last filled on another
  * core would have to be fetched from there, line by line, to be refilled).
  * Only as many writers are ever made as the thread has batches in flight. */
 struct worker {
     struct fftrace_buffers b;
+    char *bytes;                        /* its batch's records, one after another */
+    size_t bytes_used, bytes_size;
     msgpack_zone records;
     struct writer **spare;              /* not in use, the last returned first */
     int spare_count;
@@ -242,8 +244,9 @@ struct worker {
 
 struct batch {
     int count;
-    long last_index;                    /* of its last record, for progress */
-    struct record rec[BATCH_RECORDS];   /* copies, in its worker's records */
+    long first_index, last_index;       /* of its first and last records */
+    size_t end[BATCH_RECORDS];          /* where each record's bytes end in worker->bytes */
+    struct record rec[BATCH_RECORDS];   /* parsed, by the worker */
     struct worker *worker;              /* the thread that read and traced it */
     struct writer *out;                 /* its output, once traced */
     bool failed;                        /* error holds the batch's first error */
@@ -294,23 +297,27 @@ static void pool_wait(struct pool *pl)
         pthread_cond_wait(&pl->changed, &pl->lock);
 }
 
-/* The next records into bt, unvalidated (copies that outlive the reader's
- * buffer); false at end of input. */
+/* The bytes of the next records into bt's worker, unparsed; false at end
+ * of input. */
 static bool batch_read_records(struct reader *rd, struct batch *bt)
 {
-    struct record rec;
-    int64_t size = 0;
-    while (bt->count < BATCH_RECORDS && size < BATCH_SIZE) {
-        if (!reader_next(rd, &rec))
+    struct worker *wk = bt->worker;
+    const char *bytes;
+    size_t size;
+    wk->bytes_used = 0;
+    while (bt->count < BATCH_RECORDS && wk->bytes_used < BATCH_BYTES) {
+        if (!reader_next_raw(rd, &bytes, &size))
             return false;
-        record_copy(&bt->rec[bt->count++], &rec, &bt->worker->records);
-        bt->last_index = rec.index;
-        /* n and m as the record claims them, for the batch's size only
-         * (graph_read checks them) */
-        const msgpack_object *n = record_find(&rec, "n"), *m = record_find(&rec, "m");
-        if (n && m && n->type == MSGPACK_OBJECT_POSITIVE_INTEGER && m->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-            size += n->via.u64 < BATCH_SIZE && m->via.u64 < BATCH_SIZE ? (int64_t)(n->via.u64 * m->via.u64)
-                                                                       : BATCH_SIZE;
+        if (size > wk->bytes_size - wk->bytes_used) {
+            wk->bytes_size = 2 * (wk->bytes_used + size);
+            wk->bytes = xrealloc(wk->bytes, wk->bytes_size);
+        }
+        memcpy(wk->bytes + wk->bytes_used, bytes, size);
+        wk->bytes_used += size;
+        bt->end[bt->count++] = wk->bytes_used;
+        bt->last_index = rd->index;
+        if (bt->count == 1)
+            bt->first_index = rd->index;
     }
     return true;
 }
@@ -331,8 +338,8 @@ static bool batch_read(struct reader *rd, struct batch *bt)
     return more;
 }
 
-/* Validate and trace bt's records into w; a bad record ends the batch,
- * its error replacing any read error (which comes after it). */
+/* Parse, validate and trace bt's records into w; a bad record ends the
+ * batch, its error replacing any read error (which comes after it). */
 static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace_options *o)
 {
     struct fftrace_buffers *b = &bt->worker->b;
@@ -341,6 +348,9 @@ static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace
     if (setjmp(bt->error.at) == 0) {
         die_catch_begin(&bt->error);
         for (int i = 0; i < bt->count; i++) {
+            size_t start = i ? bt->end[i - 1] : 0;
+            record_parse(&bt->rec[i], bt->worker->bytes + start, bt->end[i] - start,
+                         bt->first_index + i, &bt->worker->records);
             graph_read(&g, &bt->rec[i]);
             trace_graph(w, &bt->rec[i], &g, o, b);
             graph_free(&g);
@@ -480,6 +490,7 @@ static void stream_threads(FILE *in, const char *in_name, FILE *out, const struc
     for (int i = 0; i < pl.threads; i++) {
         struct worker *wk = &workers[i];
         msgpack_zone_destroy(&wk->records);
+        free(wk->bytes);
         buffers_free(&wk->b);
         for (int j = 0; j < wk->spare_count; j++) {
             writer_flush(wk->spare[j]);

@@ -30,6 +30,8 @@ void reader_init(struct reader *rd, FILE *f, const char *name)
     if (!msgpack_unpacker_init(&rd->u, MSGPACK_UNPACKER_INIT_BUFFER_SIZE))
         die(EX_SOFTWARE, "out of memory");
     msgpack_unpacked_init(&rd->r);
+    rd->scan.left[0] = 1;
+    msgpack_sbuffer_init(&rd->repacked);
 }
 
 void reader_expect_end(struct reader *rd)
@@ -41,6 +43,7 @@ void reader_expect_end(struct reader *rd)
 
 void reader_free(struct reader *rd)
 {
+    msgpack_sbuffer_destroy(&rd->repacked);
     msgpack_unpacked_destroy(&rd->r);
     msgpack_unpacker_destroy(&rd->u);
 }
@@ -60,22 +63,27 @@ static size_t reader_fill(struct reader *rd, long next)
     return n;
 }
 
+/* What reader_next() requires of a record once parsed. */
+static void record_check(const msgpack_object *o, long index)
+{
+    if (o->type != MSGPACK_OBJECT_MAP)
+        die_record(index, "not a map (every record is a map with string keys)");
+    for (uint32_t i = 0; i < o->via.map.size; i++) {
+        msgpack_object_type kt = o->via.map.ptr[i].key.type;
+        if (kt != MSGPACK_OBJECT_STR && kt != MSGPACK_OBJECT_BIN)
+            die_record(index, "key %u is not a string", i);
+    }
+}
+
 bool reader_next(struct reader *rd, struct record *rec)
 {
     long next = rd->index + 1;
     for (;;) {
         msgpack_unpack_return ret = rd->eof ? MSGPACK_UNPACK_CONTINUE : msgpack_unpacker_next(&rd->u, &rd->r);
         if (!rd->eof && ret == MSGPACK_UNPACK_SUCCESS) {
-            const msgpack_object *o = &rd->r.data;
-            if (o->type != MSGPACK_OBJECT_MAP)
-                die_record(next, "not a map (every record is a map with string keys)");
-            for (uint32_t i = 0; i < o->via.map.size; i++) {
-                msgpack_object_type kt = o->via.map.ptr[i].key.type;
-                if (kt != MSGPACK_OBJECT_STR && kt != MSGPACK_OBJECT_BIN)
-                    die_record(next, "key %u is not a string", i);
-            }
+            record_check(&rd->r.data, next);
             rd->index = next;
-            rec->map = o;
+            rec->map = &rd->r.data;
             rec->index = next;
             return true;
         }
@@ -91,6 +99,135 @@ bool reader_next(struct reader *rd, struct record *rec)
         if (reader_fill(rd, next) == 0)
             rd->eof = true;
     }
+}
+
+/* ---- raw records ---- */
+
+static uint64_t big_endian(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Measure the msgpack object at p[0..avail) from where scan left off.
+ * Returns its size once all of it is there, 0 while more bytes are needed
+ * (scan remembers how far it got), -1 for what only msgpack-c should judge:
+ * byte 0xc1 (never used), nesting deeper than half msgpack-c's limit of 32,
+ * or a size past max.  A string or bin's payload is skipped, not read. */
+static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t avail, size_t max)
+{
+    while (sc->depth >= 0) {
+        if (sc->left[sc->depth] == 0) {
+            sc->depth--;
+            continue;
+        }
+        if (sc->pos >= avail)
+            return 0;
+        unsigned b = p[sc->pos];
+        /* header bytes after the type byte, payload length, items opened */
+        int header = 0;
+        uint64_t payload = 0, items = 0;
+        if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
+        } else if (b <= 0x8f) {
+            items = 2 * (uint64_t)(b & 0x0f);
+        } else if (b <= 0x9f) {
+            items = b & 0x0f;
+        } else if (b <= 0xbf) {
+            payload = b & 0x1f;
+        } else if (b == 0xc1) {
+            return -1;
+        } else {
+            /* 0xc4..0xdf: a length or value of 1, 2, 4 or 8 bytes follows */
+            static const signed char sizes[] = {
+                /* c4 bin8..c6 bin32 */ 1, 2, 4, /* c7 ext8..c9 ext32 */ 1, 2, 4,
+                /* ca float32, cb float64 */ 4, 8, /* cc..cf uint */ 1, 2, 4, 8, /* d0..d3 int */ 1, 2, 4, 8,
+                /* d4..d8 fixext */ 2, 3, 5, 9, 17, /* d9..db str */ 1, 2, 4,
+                /* dc, dd array */ 2, 4, /* de, df map */ 2, 4};
+            header = sizes[b - 0xc4];
+            if (sc->pos + 1 + (size_t)header > avail)
+                return 0;
+            uint64_t n = big_endian(p + sc->pos + 1, header <= 4 ? header : 0);
+            if ((b >= 0xc4 && b <= 0xc6) || (b >= 0xd9 && b <= 0xdb))
+                payload = n;
+            else if (b >= 0xc7 && b <= 0xc9)
+                payload = n + 1;            /* the ext's type byte */
+            else if (b == 0xdc || b == 0xdd)
+                items = n;
+            else if (b == 0xde || b == 0xdf)
+                items = 2 * n;
+        }
+        if (payload > max || items > max)
+            return -1;
+        sc->pos += 1 + (size_t)header + (size_t)payload;
+        if (sc->pos > max)
+            return -1;
+        sc->left[sc->depth]--;
+        if (items > 0) {
+            if (sc->depth + 1 >= 16)
+                return -1;
+            sc->left[++sc->depth] = items;
+        }
+    }
+    if (sc->pos > avail)
+        return 0;
+    return (int64_t)sc->pos;
+}
+
+bool reader_next_raw(struct reader *rd, const char **bytes, size_t *size)
+{
+    long next = rd->index + 1;
+    msgpack_unpacker *u = &rd->u;
+    while (!rd->parse_all) {
+        size_t avail = u->used - u->off;
+        struct raw_scan *sc = &rd->scan;
+        int64_t measured = avail ? raw_measure(sc, (const unsigned char *)u->buffer + u->off, avail,
+                                               rd->max_record / 2) : 0;
+        if (measured > 0) {
+            /* The unpacker has parsed nothing, so moving its offset past
+             * the record is all it takes to skip it. */
+            *bytes = u->buffer + u->off;
+            *size = (size_t)measured;
+            u->off += (size_t)measured;
+            *sc = (struct raw_scan){.left = {1}};
+            rd->index = next;
+            return true;
+        }
+        if (measured < 0 || (rd->eof && avail > 0))
+            rd->parse_all = true;           /* msgpack-c has the last word */
+        else if (rd->eof)
+            return false;
+        else if (reader_fill(rd, next) == 0)
+            rd->eof = true;
+    }
+    struct record rec;
+    if (!reader_next(rd, &rec))
+        return false;
+    msgpack_sbuffer_clear(&rd->repacked);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &rd->repacked, msgpack_sbuffer_write);
+    if (msgpack_pack_object(&pk, *rec.map) != 0)
+        die(EX_SOFTWARE, "out of memory repacking record %ld", rec.index);
+    *bytes = rd->repacked.data;
+    *size = rd->repacked.size;
+    return true;
+}
+
+void record_parse(struct record *rec, const char *bytes, size_t size, long index, msgpack_zone *zone)
+{
+    msgpack_object *map = msgpack_zone_malloc(zone, sizeof *map);
+    size_t off = 0;
+    if (!map)
+        die(EX_SOFTWARE, "out of memory parsing record %ld", index);
+    msgpack_unpack_return ret = msgpack_unpack(bytes, size, &off, zone, map);
+    if (ret == MSGPACK_UNPACK_NOMEM_ERROR)
+        die(EX_SOFTWARE, "out of memory parsing record %ld", index);
+    if (ret != MSGPACK_UNPACK_SUCCESS || off != size)
+        die(EX_SOFTWARE, "BUG: record %ld: msgpack-c does not parse the bytes reader_next_raw() measured", index);
+    record_check(map, index);
+    rec->map = map;
+    rec->index = index;
 }
 
 /* ---- key access ---- */
@@ -208,62 +345,6 @@ void record_expect_kind(const struct record *rec, const char *want)
         die_record(rec->index, "'kind' is '%s', expected '%s'", kind, want);
 }
 
-/* ---- copying ---- */
-
-static void *zone_alloc(msgpack_zone *zone, size_t bytes, bool aligned)
-{
-    void *p = aligned ? msgpack_zone_malloc(zone, bytes) : msgpack_zone_malloc_no_align(zone, bytes);
-    if (!p && bytes)
-        die(EX_SOFTWARE, "out of memory copying a record of more than %zu bytes", bytes);
-    return p;
-}
-
-static const void *zone_copy_bytes(msgpack_zone *zone, const void *bytes, uint32_t size)
-{
-    void *p = zone_alloc(zone, size, false);
-    if (size)
-        memcpy(p, bytes, size);
-    return p;
-}
-
-/* Recursion is bounded by the unpacker's own nesting limit. */
-static void object_copy(msgpack_object *to, const msgpack_object *from, msgpack_zone *zone)
-{
-    *to = *from;
-    switch (from->type) {
-    case MSGPACK_OBJECT_STR:
-        to->via.str.ptr = zone_copy_bytes(zone, from->via.str.ptr, from->via.str.size);
-        break;
-    case MSGPACK_OBJECT_BIN:
-        to->via.bin.ptr = zone_copy_bytes(zone, from->via.bin.ptr, from->via.bin.size);
-        break;
-    case MSGPACK_OBJECT_EXT:
-        to->via.ext.ptr = zone_copy_bytes(zone, from->via.ext.ptr, from->via.ext.size);
-        break;
-    case MSGPACK_OBJECT_ARRAY:
-        to->via.array.ptr = zone_alloc(zone, from->via.array.size * sizeof *to->via.array.ptr, true);
-        for (uint32_t i = 0; i < from->via.array.size; i++)
-            object_copy(&to->via.array.ptr[i], &from->via.array.ptr[i], zone);
-        break;
-    case MSGPACK_OBJECT_MAP:
-        to->via.map.ptr = zone_alloc(zone, from->via.map.size * sizeof *to->via.map.ptr, true);
-        for (uint32_t i = 0; i < from->via.map.size; i++) {
-            object_copy(&to->via.map.ptr[i].key, &from->via.map.ptr[i].key, zone);
-            object_copy(&to->via.map.ptr[i].val, &from->via.map.ptr[i].val, zone);
-        }
-        break;
-    default:
-        break;
-    }
-}
-
-void record_copy(struct record *copy, const struct record *rec, msgpack_zone *zone)
-{
-    msgpack_object *map = zone_alloc(zone, sizeof *map, true);
-    object_copy(map, rec->map, zone);
-    copy->map = map;
-    copy->index = rec->index;
-}
 
 /* ---- writing ---- */
 

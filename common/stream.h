@@ -22,6 +22,14 @@
 
 #define STREAM_DEFAULT_MAX_RECORD ((size_t)2 << 30)   /* 2 GiB */
 
+/* Where reader_next_raw() is in the record it is measuring: the bytes
+ * looked at so far and, per open container, the items still to come. */
+struct raw_scan {
+    size_t pos;
+    int depth;
+    uint64_t left[33];
+};
+
 struct reader {
     FILE *f;
     const char *name;          /* for messages: path or "<stdin>" */
@@ -30,6 +38,9 @@ struct reader {
     long index;                /* index of the record last returned, -1 before */
     size_t max_record;         /* bytes; larger records are an error */
     bool eof;
+    struct raw_scan scan;      /* reader_next_raw() */
+    bool parse_all;            /* reader_next_raw() hands every record to msgpack-c */
+    msgpack_sbuffer repacked;  /* ... and repacks it here */
 };
 
 struct record {
@@ -40,6 +51,22 @@ struct record {
 void reader_init(struct reader *rd, FILE *f, const char *name);
 /* Next record into *rec.  Returns true, or false at a clean end of input. */
 bool reader_next(struct reader *rd, struct record *rec);
+/* The next record's bytes, unparsed, for a tool that parses records on
+ * other threads (record_parse() there): *bytes stays valid until the next
+ * call; false at a clean end of input.  The bytes are measured, not parsed,
+ * so a thread that only reads spends little per record.  Malformed input
+ * dies as reader_next() would, with the same message and record index:
+ * whatever the measuring does not accept outright (bytes msgpack never
+ * uses, nesting near msgpack-c's limit, a record near the size limit,
+ * truncation) is handed to msgpack-c, as reader_next() does, from that
+ * record on; the records it accepts are then repacked.  Whether a record is
+ * a map with string keys is record_parse()'s to say. */
+bool reader_next_raw(struct reader *rd, const char **bytes, size_t *size);
+/* Parse the bytes of one record from reader_next_raw() into rec, its
+ * objects in zone (msgpack_zone_init'ed) and pointing into bytes, both of
+ * which must outlive rec; index is its position in the stream.  Dies with
+ * reader_next()'s message if it is not a map with string keys. */
+void record_parse(struct record *rec, const char *bytes, size_t size, long index, msgpack_zone *zone);
 /* For a file of exactly one record (a model): dies, naming the file, if
  * another record follows the one read. */
 void reader_expect_end(struct reader *rd);
@@ -59,12 +86,6 @@ bool record_bool_or(const struct record *rec, const char *key, bool fallback);
 const char *record_str(const struct record *rec, const char *key, char *buf, size_t cap);
 /* Dies unless rec's 'kind' is want (missing, not a string, another kind). */
 void record_expect_kind(const struct record *rec, const char *want);
-/* A deep copy of rec in zone (msgpack_zone_init'ed), which outlives the next
- * reader_next(): for a tool that hands records to other threads.  The copy
- * lives until the zone is cleared or destroyed; clearing it keeps its first
- * chunk, so a zone sized for a batch of records is reused without
- * allocating. */
-void record_copy(struct record *copy, const struct record *rec, msgpack_zone *zone);
 /* Compare a msgpack str/bin object with a C string. */
 bool mp_str_eq(const msgpack_object *o, const char *s);
 

@@ -217,7 +217,29 @@ mixed_graphs() {
     { gen-graphs --count 3 --seed 7; cat "$T/s-equals-t.mp"; gen-graphs --count 1 --seed 8; printf '\xc1'
       gen-graphs --count 50 --seed 9; } > "$T/near.mp"
     { printf '\x01'; gen-graphs --count 50 --seed 9; } > "$T/first.mp"
+    # a key that is not a string (found when the record is parsed), after a
+    # graph with a key nested 20 deep (the reader hands the rest to msgpack-c)
+    gen-graphs --count 1 --seed 5 | /usr/bin/python3 -c 'import msgpack, sys
+g = msgpack.unpackb(sys.stdin.buffer.read())
+deep = 0
+for _ in range(20): deep = [deep]
+g["deep"] = deep
+sys.stdout.buffer.write(msgpack.packb(g))' > "$T/deep.mp"
+    printf '\x82\xa4kind\xa5graph\x07\x01' > "$T/int-key.mp"     # {"kind": "graph", 7: 1}
+    cat "$T/deep.mp" "$T/int-key.mp" > "$T/odd.mp"
+    { gen-graphs --count 20 --seed 7; cat "$T/deep.mp"; gen-graphs --count 20 --seed 8; } > "$T/deep-ok.mp"
+    ff-trace --no-cache --threads 1 < "$T/deep-ok.mp" > "$T/deep1.mp"
+    [ "$(mpcat --summary "$T/deep1.mp" | wc -l)" -eq 41 ]
+    for j in 2 8; do ff-trace --no-cache --threads "$j" < "$T/deep-ok.mp" | cmp - "$T/deep1.mp"; done
+    { gen-graphs --count 20 --seed 7; cat "$T/odd.mp"; gen-graphs --count 20 --seed 8; } > "$T/key.mp"
+    { gen-graphs --count 20 --seed 7; printf '\xc6\x00\x10\x00\x00abc'; } > "$T/bin.mp"   # a bin32 of 1 MiB, 3 bytes of it
     for j in 1 2 3 8; do
+        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/key.mp" -o /dev/null
+        [ "$status" -eq 65 ] || fail "--threads $j (key): status $status: $stderr"
+        [ "$stderr" = "ff-trace: record 21: key 1 is not a string" ] || fail "--threads $j (key): $stderr"
+        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/bin.mp" -o /dev/null
+        [ "$status" -eq 65 ] || fail "--threads $j (bin): status $status: $stderr"
+        [ "$stderr" = "ff-trace: record 20: truncated record at end of input" ] || fail "--threads $j (bin): $stderr"
         run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/near.mp" -o /dev/null
         [ "$status" -eq 65 ] || fail "--threads $j: status $status: $stderr"
         [ "$stderr" = "ff-trace: record 3: 's' and 't' are both 1" ] || fail "--threads $j: $stderr"
