@@ -234,18 +234,13 @@ sys.stdout.buffer.write(msgpack.packb(g))' > "$T/deep.mp"
     { gen-graphs --count 20 --seed 7; cat "$T/odd.mp"; gen-graphs --count 20 --seed 8; } > "$T/key.mp"
     { gen-graphs --count 20 --seed 7; printf '\xc6\x00\x10\x00\x00abc'; } > "$T/bin.mp"   # a bin32 of 1 MiB, 3 bytes of it
     for j in 1 2 3 8; do
-        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/key.mp" -o /dev/null
-        [ "$status" -eq 65 ] || fail "--threads $j (key): status $status: $stderr"
-        [ "$stderr" = "ff-trace: record 21: key 1 is not a string" ] || fail "--threads $j (key): $stderr"
-        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/bin.mp" -o /dev/null
-        [ "$status" -eq 65 ] || fail "--threads $j (bin): status $status: $stderr"
-        [ "$stderr" = "ff-trace: record 20: truncated record at end of input" ] || fail "--threads $j (bin): $stderr"
-        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/near.mp" -o /dev/null
-        [ "$status" -eq 65 ] || fail "--threads $j: status $status: $stderr"
-        [ "$stderr" = "ff-trace: record 3: 's' and 't' are both 1" ] || fail "--threads $j: $stderr"
-        run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/first.mp" -o /dev/null
-        [ "$status" -eq 65 ] || fail "--threads $j (first): status $status: $stderr"
-        [ "$stderr" = "ff-trace: record 0: not a map (every record is a map with string keys)" ] || fail "--threads $j: $stderr"
+        for case in "key.mp:record 21: key 1 is not a string" "bin.mp:record 20: truncated record at end of input" \
+                    "near.mp:record 3: 's' and 't' are both 1" \
+                    "first.mp:record 0: not a map (every record is a map with string keys)"; do
+            run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/${case%%:*}" -o /dev/null
+            [ "$status" -eq 65 ] || fail "--threads $j, ${case%%:*}: status $status: $stderr"
+            [ "$stderr" = "ff-trace: ${case#*:}" ] || fail "--threads $j, ${case%%:*}: $stderr"
+        done
     done
 }
 
