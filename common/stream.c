@@ -79,8 +79,10 @@ bool reader_next(struct reader *rd, struct record *rec)
 {
     long next = rd->index + 1;
     for (;;) {
-        msgpack_unpack_return ret = rd->eof ? MSGPACK_UNPACK_CONTINUE : msgpack_unpacker_next(&rd->u, &rd->r);
-        if (!rd->eof && ret == MSGPACK_UNPACK_SUCCESS) {
+        /* Parsed even after the end of input: bytes that reader_next_raw()
+         * hands over then are parsed here for the first time. */
+        msgpack_unpack_return ret = msgpack_unpacker_next(&rd->u, &rd->r);
+        if (ret == MSGPACK_UNPACK_SUCCESS) {
             record_check(&rd->r.data, next);
             rd->index = next;
             rec->map = &rd->r.data;
@@ -103,6 +105,10 @@ bool reader_next(struct reader *rd, struct record *rec)
 
 /* ---- raw records ---- */
 
+/* Containers this big are not measured (a record's are a few keys and a
+ * tensor's shape). */
+#define RAW_MAX_ITEMS 65535
+
 static uint64_t big_endian(const unsigned char *p, int bytes)
 {
     uint64_t v = 0;
@@ -115,7 +121,7 @@ static uint64_t big_endian(const unsigned char *p, int bytes)
  * Returns its size once all of it is there, 0 while more bytes are needed
  * (scan remembers how far it got), -1 for what only msgpack-c should judge:
  * byte 0xc1 (never used), nesting deeper than half msgpack-c's limit of 32,
- * or a size past max.  A string or bin's payload is skipped, not read. */
+ * a container of more than RAW_MAX_ITEMS items, or a size past max.  A string or bin's payload is skipped, not read. */
 static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t avail, size_t max)
 {
     while (sc->depth >= 0) {
@@ -153,12 +159,15 @@ static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t a
                 payload = n;
             else if (b >= 0xc7 && b <= 0xc9)
                 payload = n + 1;            /* the ext's type byte */
-            else if (b == 0xdc || b == 0xdd)
-                items = n;
-            else if (b == 0xde || b == 0xdf)
-                items = 2 * n;
+            else if (b >= 0xdc && b <= 0xdf) {
+                /* msgpack-c allocates a container's objects when it reads
+                 * its header, and may fail there (NOMEM): big ones are its */
+                if (n > RAW_MAX_ITEMS)
+                    return -1;
+                items = b <= 0xdd ? n : 2 * n;
+            }
         }
-        if (payload > max || items > max)
+        if (payload > max)
             return -1;
         sc->pos += 1 + (size_t)header + (size_t)payload;
         if (sc->pos > max)

@@ -244,6 +244,48 @@ sys.stdout.buffer.write(msgpack.packb(g))' > "$T/deep.mp"
     done
 }
 
+@test "--threads: 200 mutated streams end the same way at 1, 2 and 3 threads (status, message, output)" {
+    { gen-graphs --count 30 --seed 3; gen-graphs --family bipartite --nodes 20 --count 8 --seed 4; } > "$T/base.mp"
+    mkdir "$T/m"
+    # truncated, bytes changed, junk inserted, a span deleted: every kind of
+    # error (malformed msgpack, huge length headers, truncation, non-string
+    # keys, bad tensors, bad graphs), in the reader and in the workers
+    /usr/bin/python3 - "$T/base.mp" "$T/m" <<'PY'
+import random, sys
+src = open(sys.argv[1], "rb").read()
+r = random.Random(11)
+for i in range(200):
+    b = bytearray(src)
+    p = r.randrange(len(b))
+    kind = i % 4
+    if kind == 0:
+        del b[p:]
+    elif kind == 1:
+        for _ in range(r.randrange(1, 4)):
+            b[r.randrange(len(b))] = r.randrange(256)
+    elif kind == 2:
+        b[p:p] = bytes(r.randrange(256) for _ in range(r.randrange(1, 6)))
+    else:
+        del b[p:p + r.randrange(1, 40)]
+    open(f"{sys.argv[2]}/{i}.mp", "wb").write(b)
+PY
+    local failed=0 i j
+    for i in $(seq 0 199); do
+        for j in 1 2 3; do
+            ff-trace --no-cache --threads "$j" -i "$T/m/$i.mp" -o "$T/out$j.mp" 2> "$T/err$j.txt" && echo 0 > "$T/rc$j" || echo $? > "$T/rc$j"
+            [ -s "$T/out$j.mp" ] || : > "$T/out$j.mp"
+        done
+        for j in 2 3; do
+            if ! cmp -s "$T/rc1" "$T/rc$j" || ! cmp -s "$T/err1.txt" "$T/err$j.txt" ||
+               { [ "$(cat "$T/rc1")" = 0 ] && ! cmp -s "$T/out1.mp" "$T/out$j.mp"; }; then
+                echo "# stream $i, --threads $j: $(cat "$T/rc$j") $(cat "$T/err$j.txt"); one thread: $(cat "$T/rc1") $(cat "$T/err1.txt")" >&3
+                failed=$((failed + 1))
+            fi
+        done
+    done
+    [ "$failed" -eq 0 ]
+}
+
 @test "--threads is not part of the cache key" {
     gen-graphs --count 200 --seed 3 > "$T/g.mp"
     run --separate-stderr ff-trace -v --threads 1 -i "$T/g.mp" -o "$T/a.mp"
