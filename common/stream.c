@@ -105,9 +105,11 @@ bool reader_next(struct reader *rd, struct record *rec)
 
 /* ---- raw records ---- */
 
-/* Containers this big are not measured (a record's are a few keys and a
- * tensor's shape). */
+/* Containers this big, or nested this deep (half msgpack-c's limit of 32),
+ * are not measured: a record's containers are a few keys and a tensor's
+ * shape. */
 #define RAW_MAX_ITEMS 65535
+#define RAW_MAX_DEPTH 16
 
 static uint64_t big_endian(const unsigned char *p, int bytes)
 {
@@ -120,8 +122,8 @@ static uint64_t big_endian(const unsigned char *p, int bytes)
 /* Measure the msgpack object at p[0..avail) from where scan left off.
  * Returns its size once all of it is there, 0 while more bytes are needed
  * (scan remembers how far it got), -1 for what only msgpack-c should judge:
- * byte 0xc1 (never used), nesting deeper than half msgpack-c's limit of 32,
- * a container of more than RAW_MAX_ITEMS items, or a size past max.  A string or bin's payload is skipped, not read. */
+ * byte 0xc1 (never used), a container past RAW_MAX_ITEMS or RAW_MAX_DEPTH,
+ * or a size past max.  A string or bin's payload is skipped, not read. */
 static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t avail, size_t max)
 {
     while (sc->depth >= 0) {
@@ -174,7 +176,7 @@ static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t a
             return -1;
         sc->left[sc->depth]--;
         if (items > 0) {
-            if (sc->depth + 1 >= 16)
+            if (sc->depth + 1 >= RAW_MAX_DEPTH)
                 return -1;
             sc->left[++sc->depth] = items;
         }

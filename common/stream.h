@@ -27,7 +27,7 @@
 struct raw_scan {
     size_t pos;
     int depth;
-    uint64_t left[33];
+    uint64_t left[16];      /* RAW_MAX_DEPTH */
 };
 
 struct reader {
