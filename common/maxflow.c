@@ -14,7 +14,7 @@
 #include <math.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define DENSE_AVX2 1          /* with the SSE2 baseline as the fallback */
+#define DENSE_ROWS 1          /* where the CPU has AVX2 (dense_rows_here) */
 #endif
 #include <stdlib.h>
 #include <string.h>
@@ -531,12 +531,14 @@ struct pair_lists {
     struct pair_hop *hop;   /* [pairs] */
     int64_t *residual;      /* [pairs] */
     int s;
-    /* Small graphs (n <= DENSE_MAX_NODES) also keep every pair's step in a
-     * dense n x stride matrix, +infinity where no open pair joins u to v:
-     * there a round relaxes whole rows, a fixed count of independent
-     * lanes, instead of walking each changed node's few pairs (short loops
-     * whose exits the branch predictor misses, and scattered stores).
-     * NULL for bigger graphs. */
+    /* Small graphs (n <= DENSE_MAX_NODES), on a CPU with AVX2, also keep
+     * every pair's step in a dense n x stride matrix, +infinity where no
+     * open pair joins u to v: there a round relaxes whole rows, four lanes
+     * at a time, instead of walking each changed node's few pairs (short
+     * loops whose exits the branch predictor misses, and scattered
+     * stores).  NULL for bigger graphs and elsewhere: rows two lanes wide
+     * (SSE2) were only 8 % faster than the pair lists, and rows in plain C
+     * slower. */
     double *dense;          /* [n * stride] */
     int stride;             /* n rounded up to a whole number of lanes */
 };
@@ -559,11 +561,21 @@ struct trace_work {
     int64_t *flow;                                         /* [m] the current flow */
 };
 
-/* Lanes of a dense row handled at once (four doubles in an AVX2 register,
- * or two SSE2 ones); rows, distances and pointers are padded to a whole
- * number of them, the padding at +infinity so it never changes. */
+/* Lanes of a dense row handled at once (four doubles in an AVX2 register);
+ * rows, distances and pointers are padded to a whole number of them, the
+ * padding at +infinity so it never changes. */
 #define DENSE_LANES 4
 static int dense_stride(int n) { return (n + DENSE_LANES - 1) / DENSE_LANES * DENSE_LANES; }
+
+/* Whether a graph of n nodes gets dense rows here. */
+static bool dense_rows_here(int n)
+{
+#ifdef DENSE_ROWS
+    return n <= DENSE_MAX_NODES && maxflow_relax == RELAX_AUTO && __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
 
 /* Lay out the arrays from base (NULL: only measure); returns the bytes used. */
 static size_t trace_work_layout(struct trace_work *tw, char *base, int n, int m)
@@ -583,7 +595,7 @@ static size_t trace_work_layout(struct trace_work *tw, char *base, int n, int m)
     CARVE(pl.weight, pairs);
     CARVE(pl.hop, pairs);
     CARVE(pl.residual, pairs);
-    bool dense = n <= DENSE_MAX_NODES && maxflow_relax != RELAX_PAIR_LISTS;
+    bool dense = dense_rows_here(n);
     CARVE(pl.dense, dense ? (size_t)n * dense_stride(n) : 0);
     if (!dense)
         tw->pl.dense = NULL;
@@ -807,60 +819,15 @@ relax_node(const struct pair_hop *restrict hop, int32_t p, int32_t end, int u, d
     return bits;
 }
 
+#ifdef DENSE_ROWS
 /* A round over dense rows: relax_node() for every changed node u (in
  * increasing order) over its whole row, each lane a node v, the padding and
  * the nodes u has no open pair to at +infinity.  Returns the bits of the
- * nodes improved (n <= 64).  The same IEEE additions and comparisons in
- * every version, so the trace does not depend on the machine. */
-#ifndef DENSE_AVX2
+ * nodes improved (n <= 64).  The same IEEE additions and comparisons as the
+ * pair lists', so the trace does not depend on the machine. */
+__attribute__((target("avx2")))
 static uint64_t relax_rows(const double *restrict dense, int stride, const int32_t *restrict nodes, int count,
                            const double *restrict previous, double *restrict distance, int32_t *restrict pi)
-{
-    uint64_t bits = 0;
-    for (int i = 0; i < count; i++) {
-        int u = nodes[i];
-        const double *row = dense + (size_t)u * stride;
-        double du = previous[u];
-        for (int v = 0; v < stride; v++) {
-            double candidate = du + row[v], current = distance[v];
-            int32_t better = candidate < current, before = pi[v];
-            distance[v] = candidate < current ? candidate : current;
-            pi[v] = better ? u : before;
-            bits |= (uint64_t)better << v;
-        }
-    }
-    return bits;
-}
-#else
-/* relax_rows() two lanes at a time (SSE2, every x86-64). */
-static uint64_t relax_rows_sse2(const double *restrict dense, int stride, const int32_t *restrict nodes, int count,
-                                const double *restrict previous, double *restrict distance, int32_t *restrict pi)
-{
-    uint64_t bits = 0;
-    for (int i = 0; i < count; i++) {
-        int u = nodes[i];
-        const double *row = dense + (size_t)u * stride;
-        const __m128d du = _mm_set1_pd(previous[u]);
-        const __m128i pointer = _mm_set1_epi32(u);
-        for (int v = 0; v < stride; v += 2) {
-            __m128d candidate = _mm_add_pd(du, _mm_loadu_pd(row + v)), current = _mm_loadu_pd(distance + v);
-            __m128d better = _mm_cmplt_pd(candidate, current);
-            _mm_storeu_pd(distance + v, _mm_min_pd(candidate, current));   /* candidate < current ? candidate : current */
-            /* the two 64-bit masks as two 32-bit ones, for the pointers */
-            __m128i better32 = _mm_shuffle_epi32(_mm_castpd_si128(better), _MM_SHUFFLE(3, 3, 2, 0));
-            __m128i before = _mm_loadl_epi64((const __m128i *)(pi + v));
-            _mm_storel_epi64((__m128i *)(pi + v),
-                             _mm_or_si128(_mm_and_si128(better32, pointer), _mm_andnot_si128(better32, before)));
-            bits |= (uint64_t)_mm_movemask_pd(better) << v;
-        }
-    }
-    return bits;
-}
-
-/* relax_rows() four lanes at a time, where the CPU has AVX2. */
-__attribute__((target("avx2")))
-static uint64_t relax_rows_avx2(const double *restrict dense, int stride, const int32_t *restrict nodes, int count,
-                                const double *restrict previous, double *restrict distance, int32_t *restrict pi)
 {
     uint64_t bits = 0;
     for (int i = 0; i < count; i++) {
@@ -871,6 +838,7 @@ static uint64_t relax_rows_avx2(const double *restrict dense, int stride, const 
         for (int v = 0; v < stride; v += 4) {
             __m256d candidate = _mm256_add_pd(du, _mm256_loadu_pd(row + v)), current = _mm256_loadu_pd(distance + v);
             __m256d better = _mm256_cmp_pd(candidate, current, _CMP_LT_OQ);
+            /* candidate < current ? candidate : current */
             _mm256_storeu_pd(distance + v, _mm256_min_pd(candidate, current));
             /* the four 64-bit masks as four 32-bit ones, for the pointers */
             __m128 halves = _mm_shuffle_ps(_mm256_castps256_ps128(_mm256_castpd_ps(better)),
@@ -894,14 +862,9 @@ static void bellman_ford_round(const struct flownet *g, struct trace_work *tw, i
     for (int i = 0; i < changed_count; i++)
         tw->previous_distance[changed_nodes[i]] = tw->distance[changed_nodes[i]];
     if (tw->pl.dense) {
-        const struct pair_lists *pl = &tw->pl;
-#ifdef DENSE_AVX2
-        bool avx2 = maxflow_relax == RELAX_AUTO && __builtin_cpu_supports("avx2");
-        tw->changed[0] = (avx2 ? relax_rows_avx2 : relax_rows_sse2)(
-            pl->dense, pl->stride, changed_nodes, changed_count, tw->previous_distance, tw->distance, tw->pi);
-#else
-        tw->changed[0] = relax_rows(pl->dense, pl->stride, changed_nodes, changed_count, tw->previous_distance,
-                                    tw->distance, tw->pi);
+#ifdef DENSE_ROWS
+        tw->changed[0] = relax_rows(tw->pl.dense, tw->pl.stride, changed_nodes, changed_count,
+                                    tw->previous_distance, tw->distance, tw->pi);
 #endif
     } else if (g->n <= 64) {
         uint64_t bits = 0;

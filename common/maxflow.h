@@ -61,11 +61,11 @@ int64_t maxflow_trace(const struct flownet *g, struct trace *tr, int64_t *flow, 
  * trace_free() it at the end. */
 int64_t maxflow_trace_frames(const struct flownet *g, struct trace *tr, int64_t *flow, uint8_t *cut);
 
-/* How the trace's Bellman-Ford rounds relax, for the tests that check the
- * ways against each other (the frames must not depend on it): graphs of at
- * most 64 nodes relax dense rows, with AVX2 where the CPU has it, bigger
- * ones their pair lists.  Set it before any trace runs. */
-enum maxflow_relax { RELAX_AUTO, RELAX_PAIR_LISTS, RELAX_DENSE_BASELINE };
+/* How the trace's Bellman-Ford rounds relax, for the test that checks the
+ * two ways against each other (the frames must not depend on it): graphs of
+ * at most 64 nodes relax dense rows where the CPU has AVX2, the others
+ * their pair lists.  Set it before any trace runs. */
+enum maxflow_relax { RELAX_AUTO, RELAX_PAIR_LISTS };
 extern enum maxflow_relax maxflow_relax;
 
 /* The fast exact solver for graphs with millions of edges (no trace). */
