@@ -194,8 +194,9 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
  * that same batch into a memory writer of its own, and write out, in input
  * order, every traced batch that is next in line.  A thread works on what
  * it read itself, so the records, the graphs it allocates and frees and the
- * output stay in one core's cache; only the parse (a fifth of a record's
- * cost) is serial.
+ * output stay in one core's cache.  Reading only measures the records'
+ * bytes (reader_next_raw); the thread that traces them parses them, so the
+ * serial part is about a tenth of a record's cost.
  *
  * Errors keep their order: a bad record dies with the message one thread
  * gives, naming the first bad record in input order.  Reading and
@@ -232,9 +233,9 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
 
 /* What a thread keeps to itself, so that what it writes stays in its own
  * core's cache: the memory of a trace, the bytes of the records it read and
- * their parsed objects, and the memory writers it traces into (a writer last filled on another
- * core would have to be fetched from there, line by line, to be refilled).
- * Only as many writers are ever made as the thread has batches in flight. */
+ * their parsed objects, and the memory writers it traces into (a writer
+ * last filled on another core would have to be fetched from there, line by
+ * line, to be refilled). */
 struct worker {
     struct fftrace_buffers b;
     char *bytes;                        /* its batch's records, one after another */
@@ -248,7 +249,6 @@ struct batch {
     int count;
     long first_index, last_index;       /* of its first and last records */
     size_t end[BATCH_RECORDS];          /* where each record's bytes end in worker->bytes */
-    struct record rec[BATCH_RECORDS];   /* parsed, by the worker */
     struct worker *worker;              /* the thread that read and traced it */
     struct writer *out;                 /* its output, once traced */
     bool failed;                        /* error holds the batch's first error */
@@ -344,24 +344,21 @@ static bool batch_read(struct reader *rd, struct batch *bt)
  * batch, its error replacing any read error (which comes after it). */
 static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace_options *o)
 {
-    struct fftrace_buffers *b = &bt->worker->b;
-    struct graph g = {0};
+    struct worker *wk = bt->worker;
     writer_rewind(w);
     if (setjmp(bt->error.at) == 0) {
         die_catch_begin(&bt->error);
         for (int i = 0; i < bt->count; i++) {
+            struct record rec;
             size_t start = i ? bt->end[i - 1] : 0;
-            record_parse(&bt->rec[i], bt->worker->bytes + start, bt->end[i] - start,
-                         bt->first_index + i, &bt->worker->records);
-            graph_read(&g, &bt->rec[i]);
-            trace_graph(w, &bt->rec[i], &g, o, b);
-            graph_free(&g);
+            record_parse(&rec, wk->bytes + start, bt->end[i] - start, bt->first_index + i, &wk->records);
+            trace_record(w, &rec, o, &wk->b);
         }
         die_catch_end();
     } else {
         bt->failed = true;
     }
-    msgpack_zone_clear(&bt->worker->records);
+    msgpack_zone_clear(&wk->records);
 }
 
 /* A memory writer for wk (lock held: other threads return them): one of
@@ -432,14 +429,14 @@ static void pool_read_and_trace(struct pool *pl, struct worker *wk)
     pool_write(pl);
 }
 
-/* Every thread: read and trace until the input ends; the thread that
- * finishes the last batch in line writes it and all after it. */
 struct thread_start {
     struct pool *pl;
     struct worker *wk;
     const cpu_set_t *cpus;              /* the process's, once the thread runs */
 };
 
+/* Every thread: read and trace until the input ends; the thread that
+ * finishes the last batch in line writes it and all after it. */
 static void *pool_work(void *arg)
 {
     struct thread_start *start = arg;
@@ -491,14 +488,16 @@ static void stream_threads(FILE *in, const char *in_name, FILE *out, const struc
     pthread_t *tid = xmalloc(sizeof *tid * (size_t)pl.threads);
     cpu_set_t cpus, others;
     int here = sched_getcpu();
-    bool place = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && here >= 0 && CPU_COUNT(&cpus) > 1;
-    others = cpus;
-    if (place)
+    bool place = here >= 0 && sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_ISSET(here, &cpus) &&
+                 CPU_COUNT(&cpus) > 1;
+    if (place) {
+        others = cpus;
         CPU_CLR(here, &others);
+    }
     for (int i = 1; i < pl.threads; i++) {
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        if (place && CPU_COUNT(&others) > 0) {
+        if (place) {
             pthread_attr_setaffinity_np(&attr, sizeof others, &others);
             starts[i].cpus = &cpus;
         }
