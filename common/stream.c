@@ -197,7 +197,7 @@ bool reader_next_raw(struct reader *rd, const char **bytes, size_t *size)
                                                rd->max_record / 2) : 0;
         if (measured > 0) {
             /* The unpacker has parsed nothing, so moving its offset past
-             * the record is all it takes to skip it. */
+             * the record consumes it. */
             *bytes = u->buffer + u->off;
             *size = (size_t)measured;
             u->off += (size_t)measured;
@@ -383,9 +383,14 @@ static void writer_write_buffered(struct writer *w)
     w->buffered = 0;
 }
 
-/* A memory writer (w->f NULL) grows to hold len more bytes. */
-static void writer_grow(struct writer *w, size_t len)
+/* Room for len more bytes: a memory writer (w->f NULL) grows to hold them,
+ * a buffered one writes out what it holds (len may still not fit). */
+static void writer_make_room(struct writer *w, size_t len)
 {
+    if (w->f) {
+        writer_write_buffered(w);
+        return;
+    }
     size_t need = w->buffered + len;
     while (w->buffer_size < need)
         w->buffer_size *= 2;
@@ -404,14 +409,10 @@ static int buffered_callback(void *data, const char *buf, size_t len)
         return 0;
     }
     if (len > w->buffer_size - w->buffered) {
-        if (!w->f)                          /* a memory writer keeps everything */
-            writer_grow(w, len);
-        else {
-            writer_write_buffered(w);
-            if (len > w->buffer_size / 2) { /* a big tensor: no point copying it first */
-                io_write(w->f, buf, len);
-                return 0;
-            }
+        writer_make_room(w, len);
+        if (w->f && len > w->buffer_size / 2) {   /* a big tensor: no point copying it first */
+            io_write(w->f, buf, len);
+            return 0;
         }
     }
     memcpy(w->buffer + w->buffered, buf, len);
@@ -446,12 +447,8 @@ void *writer_reserve(struct writer *w, size_t len)
 {
     if (!w->buffer || (w->f && len > w->buffer_size / 2))
         return NULL;
-    if (len > w->buffer_size - w->buffered) {
-        if (!w->f)
-            writer_grow(w, len);
-        else
-            writer_write_buffered(w);
-    }
+    if (len > w->buffer_size - w->buffered)
+        writer_make_room(w, len);
     char *room = w->buffer + w->buffered;
     w->buffered += len;
     return room;

@@ -57,9 +57,10 @@ bool reader_next(struct reader *rd, struct record *rec);
  * so a thread that only reads spends little per record.  Malformed input
  * dies as reader_next() would, with the same message and record index:
  * whatever the measuring does not accept outright (bytes msgpack never
- * uses, nesting near msgpack-c's limit, a record near the size limit,
- * truncation) is handed to msgpack-c, as reader_next() does, from that
- * record on; the records it accepts are then repacked.  Whether a record is
+ * uses, nesting of 16 or more, a container of more than 65535 items, a
+ * record over half the size limit, truncation) is handed to msgpack-c, as
+ * reader_next() does, from that record on; the records it accepts are then
+ * repacked.  Whether a record is
  * a map with string keys is record_parse()'s to say. */
 bool reader_next_raw(struct reader *rd, const char **bytes, size_t *size);
 /* Parse the bytes of one record from reader_next_raw() into rec, its
