@@ -123,7 +123,7 @@ static uint64_t big_endian(const unsigned char *p, int bytes)
  * Returns its size once all of it is there, 0 while more bytes are needed
  * (scan remembers how far it got), -1 for what only msgpack-c should judge:
  * byte 0xc1 (never used), a container past RAW_MAX_ITEMS or RAW_MAX_DEPTH,
- * or a size past max.  A string or bin's payload is skipped, not read. */
+ * or a size past max.  A string or bin's payload is stepped over, not read. */
 static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t avail, size_t max)
 {
     while (sc->depth >= 0) {
