@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const trace_keys[] = {"steps", "hint_phase", "hint_mask", "hint_pi", "hint_flow",
                                          "flow", "maxflow", "cut"};
@@ -211,7 +212,7 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
  * page fault costs as much as tracing a few records) and sleeping (a core
  * of a virtual machine that goes idle takes long to wake): the ring is a
  * few batches per thread, memory is reused hot, and a thread with nothing
- * to do spins a while before it sleeps. */
+ * to do polls for up to a millisecond before it sleeps. */
 
 /* A batch ends at this many records (few enough that the last batches keep
  * every core busy and its output stays in cache), or when its records'
@@ -224,10 +225,17 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
 /* Batches in flight (read, not yet written) per thread: one being traced
  * and room for a few done but waiting for an earlier one. */
 #define SLOTS_PER_THREAD 4
-/* How long a thread with nothing to do polls before it sleeps, in pause
- * instructions (some 50 ns each): a few tens of microseconds, less than a
- * batch takes. */
-#define SPIN_PAUSES 1000
+/* How long a thread with nothing to do polls before it sleeps, in
+ * nanoseconds.  Its waits (for the reader, for room in the ring) last up to
+ * a batch's time, some 100 us; a thread that sleeps instead leaves its
+ * virtual core idle, and waking that takes longer than the wait: with 12 us
+ * of polling, two threads were no faster than one on the 1000 training
+ * graphs, with 1 ms they are 1.5x (tests/bench/ff-trace.sh).  Polling
+ * yields the core between checks, so a busy machine loses little. */
+#define SPIN_NS 1000000L
+/* Pause instructions between two checks of the clock (12 ns each on this
+ * project's machines, 40 on some others). */
+#define SPIN_PAUSES 16
 /* The first chunk of a thread's parsed records, kept from batch to batch. */
 #define BATCH_ZONE_BYTES ((size_t)16 << 10)
 
@@ -273,6 +281,13 @@ struct pool {
 
 static struct batch *slot(struct pool *pl, long k) { return &pl->slots[k % pl->slot_count]; }
 
+static int64_t clock_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
 static inline void cpu_pause(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -292,8 +307,12 @@ static void pool_wait(struct pool *pl)
 {
     unsigned long seen = atomic_load_explicit(&pl->changes, memory_order_relaxed);
     pthread_mutex_unlock(&pl->lock);
-    for (int i = 0; i < SPIN_PAUSES && atomic_load_explicit(&pl->changes, memory_order_acquire) == seen; i++)
-        cpu_pause();
+    int64_t deadline = clock_ns() + SPIN_NS;
+    while (atomic_load_explicit(&pl->changes, memory_order_acquire) == seen && clock_ns() < deadline) {
+        for (int i = 0; i < SPIN_PAUSES; i++)
+            cpu_pause();
+        sched_yield();
+    }
     pthread_mutex_lock(&pl->lock);
     while (atomic_load_explicit(&pl->changes, memory_order_relaxed) == seen)
         pthread_cond_wait(&pl->changed, &pl->lock);
