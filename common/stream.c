@@ -203,13 +203,15 @@ static void raw_rewind(struct reader *rd)
     if (tail > u->off / 2)
         return;
     msgpack_sbuffer_clear(&rd->repacked);
-    if (msgpack_sbuffer_write(&rd->repacked, u->buffer + u->off, tail) != 0)
+    if (tail > 0 && msgpack_sbuffer_write(&rd->repacked, u->buffer + u->off, tail) != 0)
         die(EX_SOFTWARE, "out of memory");
     u->off = u->used;
     if (!msgpack_unpacker_reserve_buffer(u, tail + READ_CHUNK))
         die(EX_SOFTWARE, "out of memory");
-    memcpy(msgpack_unpacker_buffer(u), rd->repacked.data, tail);
-    msgpack_unpacker_buffer_consumed(u, tail);
+    if (tail > 0) {
+        memcpy(msgpack_unpacker_buffer(u), rd->repacked.data, tail);
+        msgpack_unpacker_buffer_consumed(u, tail);
+    }
 }
 
 bool reader_next_raw(struct reader *rd, const char **bytes, size_t *size)
