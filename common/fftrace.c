@@ -230,7 +230,8 @@ static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const st
  * a batch's time, some 100 us; a thread that sleeps instead leaves its
  * virtual core idle, and waking that takes longer than the wait: with 12 us
  * of polling, two threads were no faster than one on the 1000 training
- * graphs, with 1 ms they are 1.5x (tests/bench/ff-trace.sh).  Polling
+ * graphs, with 1 ms they are 1.5x on whole runs and 1.7x less the
+ * start (tests/bench/ff-trace.sh).  Polling
  * yields the core between checks, so a busy machine loses little. */
 #define SPIN_NS 1000000L
 /* Pause instructions between two checks of the clock (12 ns each on this

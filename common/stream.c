@@ -105,11 +105,9 @@ bool reader_next(struct reader *rd, struct record *rec)
 
 /* ---- raw records ---- */
 
-/* Containers this big, or nested this deep (half msgpack-c's limit of 32),
- * are not measured: a record's containers are a few keys and a tensor's
- * shape. */
+/* Containers this big are not measured (nor nesting past RAW_MAX_DEPTH,
+ * stream.h): a record's containers are a few keys and a tensor's shape. */
 #define RAW_MAX_ITEMS 65535
-#define RAW_MAX_DEPTH 16
 
 static uint64_t big_endian(const unsigned char *p, int bytes)
 {

@@ -24,10 +24,13 @@
 
 /* Where reader_next_raw() is in the record it is measuring: the bytes
  * looked at so far and, per open container, the items still to come. */
+/* Nesting this deep (half msgpack-c's limit of 32) is not measured: a
+ * record's containers are a few keys and a tensor's shape. */
+#define RAW_MAX_DEPTH 16
 struct raw_scan {
     size_t pos;
     int depth;
-    uint64_t left[16];      /* RAW_MAX_DEPTH */
+    uint64_t left[RAW_MAX_DEPTH];
 };
 
 struct reader {
@@ -40,7 +43,8 @@ struct reader {
     bool eof;
     struct raw_scan scan;      /* reader_next_raw() */
     bool parse_all;            /* reader_next_raw() hands every record to msgpack-c */
-    msgpack_sbuffer repacked;  /* ... and repacks it here */
+    msgpack_sbuffer repacked;  /* ... and repacks it here; before that, a read's
+                                * scratch (the start of a record kept aside) */
 };
 
 struct record {
