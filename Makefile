@@ -58,19 +58,45 @@ $(BUILD)/tools/%: tests/tools/%.c $(LIB) $(wildcard common/*.h)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
 # ---- dependencies (Debian 12) ----------------------------------------------
-DEB_PACKAGES := build-essential pkg-config libmsgpack-dev libxxhash-dev xxhash \
-  libopenblas-dev libjansson-dev bats bats-assert bats-support bats-file parallel \
-  python3-msgpack python3-msgpack-numpy python3-numpy python3-networkx python3-sklearn \
-  gnuplot-nox jq python3-torch python3-scipy python3-matplotlib libboost-graph-dev g++ bc time \
-  slurm-wlm munge procps
+# One package a line, so that a change adds or removes a line.  `make deps
+# DEB_EXTRA=...` asks for more; DEPS_DRY_RUN=1 prints what would be installed.
+DEB_PACKAGES := \
+  build-essential \
+  pkg-config \
+  libmsgpack-dev \
+  libxxhash-dev \
+  xxhash \
+  libopenblas-dev \
+  libjansson-dev \
+  bats \
+  bats-assert \
+  bats-support \
+  bats-file \
+  parallel \
+  python3-msgpack \
+  python3-msgpack-numpy \
+  python3-numpy \
+  python3-networkx \
+  python3-sklearn \
+  python3-torch \
+  python3-scipy \
+  python3-matplotlib \
+  gnuplot-nox \
+  jq \
+  libboost-graph-dev \
+  g++ \
+  bc \
+  time \
+  slurm-wlm \
+  munge \
+  procps \
+  libmetis-dev \
+  python3-gensim \
+  clang \
+  libclang-rt-14-dev
+DEB_EXTRA ?=
 deps:
-	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
-	    | awk '$$NF=="installed"{print $$1}' | sort | comm -13 - <(tr ' ' '\n' <<<"$(DEB_PACKAGES)" | sed '/^$$/d' | sort)); \
-	if [ -z "$$missing" ]; then echo "deps: all installed"; \
-	elif [ "$$(id -u)" = 0 ]; then \
-	    echo "deps: installing $$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	else echo "deps: missing packages; run as root:"; echo "  apt-get install $$missing"; exit 1; fi
+	@bash scripts/deps.sh $(DEB_PACKAGES) $(DEB_EXTRA)
 
 # ---- tests -------------------------------------------------------------------
 test: all test-unit test-bats test-asan
@@ -94,7 +120,11 @@ test-asan:
 bench: all
 	@for b in tests/bench/*.sh; do [ -e "$$b" ] || continue; bash "$$b"; done
 
-demo: deps all
+# Sub-makes: the build's pkg-config flags are read when make starts, so on a
+# fresh machine they must be read again after deps has installed pkg-config.
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory -s all
 	@bash examples/demo.sh
 
 clean:
