@@ -55,6 +55,24 @@ else ifeq ($(PROFILE),quick)
   FIT_EXTRA :=
   SEARCH_N := 4
   SEARCH_ITERS := 40
+else ifeq ($(PROFILE),demo)
+  # make demo: the paper's central comparison in about 20 minutes on 2 cores:
+  # fewer rows (PGN-max dual, primal, no-algo and the random baseline, one
+  # seed), each trained long enough for the algorithmic models to pass no-algo.
+  PROFILE_NOTE := demo profile: PGN-max dual, primal, no-algo and random only, 1000 training graphs of 16 nodes, 1000 iterations (paper 20000), 1 seed (paper 5); tests on 32 graphs of 64 nodes (paper 128)
+  TRAIN_NODES := 16
+  TRAIN_COUNT := 1000
+  VAL_COUNT := 32
+  TEST_NODES := 64
+  TEST_COUNT := 32
+  ITERS := 1000
+  EVAL_EVERY := 100
+  SEEDS := 0
+  FIT_EXTRA :=
+  SEARCH_N := 2
+  SEARCH_ITERS := 40
+  TABLE1_ONLY := dual-pgn-max primal-pgn-max random-none-none noalgo-pgn-max
+  QUAL_ONLY := dual-pgn-max primal-pgn-max
 else ifeq ($(PROFILE),paper)
   PROFILE_NOTE := paper profile: the reference's splits, 20000 iterations, 5 seeds
   TRAIN_NODES := 16
@@ -69,7 +87,7 @@ else ifeq ($(PROFILE),paper)
   SEARCH_N := 50
   SEARCH_ITERS := 5000
 else
-  $(error PROFILE must be smoke, quick or paper, not '$(PROFILE)')
+  $(error PROFILE must be smoke, demo, quick or paper, not '$(PROFILE)')
 endif
 # The out-of-family test set: bipartite in the paper; any gen-graphs family
 # (examples/new-family.sh).  Its rows keep the paper's column name.
@@ -79,8 +97,8 @@ OOF_FAMILY ?= bipartite
 # A run is <variant>-<processor>-<agg>-s<seed>, e.g. dual-pgn-max-s0; "noalgo"
 # stands for no-algo in file names, "random" is the random baseline.
 PRIMAL_DUAL_PIPE := $(foreach v,primal dual pipeline,$(foreach p,pgn mpnn,$(foreach a,max mean,$(v)-$(p)-$(a))))
-TABLE1_CONFIGS := $(PRIMAL_DUAL_PIPE) random-none-none noalgo-pgn-max
-QUAL_CONFIGS := $(foreach v,primal dual pipeline,$(foreach a,max mean,$(v)-pgn-$(a)))
+TABLE1_CONFIGS := $(or $(TABLE1_ONLY),$(PRIMAL_DUAL_PIPE) random-none-none noalgo-pgn-max)
+QUAL_CONFIGS := $(or $(QUAL_ONLY),$(foreach v,primal dual pipeline,$(foreach a,max mean,$(v)-pgn-$(a))))
 FAMILIES := 2comm bip
 runs = $(foreach c,$(1),$(foreach s,$(SEEDS),$(c)-s$(s)))
 
@@ -161,7 +179,15 @@ $(OUT)/scores/%-r2.mp: $(OUT)/models/%.mp $(DATA)/train.mp $(DATA)/test-2comm.mp
 	  && rm $@.fit.tmp && mv $@.tmp $@
 
 # ---- tables ------------------------------------------------------------------------
-TABLE_OPTS = --title "$(1) — $(PROFILE_NOTE); ours (paper)" --paper pipelines/paper/$(2).tsv
+# The paper's rows of the models this profile trains (all but in the demo
+# profile): a model label in the first or second column that the profile does
+# not train drops the line, so a table of fewer rows prints no warnings.
+TRAINED_LABELS := $(subst | ,|,$(foreach c,$(TABLE1_CONFIGS),$(call label_of,$(c)-s0)|))
+paper_rows = <(awk -F'\t' -v trained='|$(TRAINED_LABELS)' \
+  'function model(x) { return x == "Random" || x ~ /^(PGN|MPNN)-/ } \
+   /^\#/ || !((model($$1) && index(trained, "|" $$1 "|") == 0) || (model($$2) && index(trained, "|" $$2 "|") == 0))' \
+  pipelines/paper/$(1).tsv)
+TABLE_OPTS = --title "$(1) — $(PROFILE_NOTE); ours (paper)" --paper $(call paper_rows,$(2))
 TABLE1_SCORES := $(foreach r,$(call runs,$(TABLE1_CONFIGS)),$(OUT)/scores/$(r)-2comm.mp $(OUT)/scores/$(r)-bip.mp)
 QUAL_SCORES := $(foreach r,$(call runs,$(QUAL_CONFIGS)),$(OUT)/scores/$(r)-2comm.mp)
 R2_SCORES := $(foreach r,$(call runs,$(QUAL_CONFIGS)),$(OUT)/scores/$(r)-r2.mp)
@@ -216,3 +242,10 @@ search: $(OUT)/search.md
 	@cat $<
 
 study: tables fig-valid fig-corrective search
+
+# ---- progress: the steps of table1 and table2 that take time ------------------------
+# pipelines/progress.sh watches these files appear (examples/demo.sh).
+TABLE12_STEPS = $(foreach r,$(call runs,$(filter-out random-%,$(TABLE1_CONFIGS))),$(OUT)/models/$(r).mp) \
+  $(OUT)/table1.md $(OUT)/table2.md
+print-%:
+	@echo '$($*)'

@@ -1,0 +1,64 @@
+#!/usr/bin/env bats
+# make deps: what a fresh Debian 12 machine needs, detected from dpkg's whole
+# database so that an absent package never ends the recipe early (it once
+# did: dpkg-query's non-zero status for a missing name, under pipefail and
+# -e, stopped `make deps` before apt-get with nothing but "Error 1").
+load test_helper
+
+NO_SUCH=dar-test-no-such-package
+
+@test "deps: a package that is not installed is listed, as root in a dry run, and nothing is installed" {
+    [ "$(id -u)" = 0 ] || skip "needs root (CI runs as root)"
+    run --separate-stderr make -s -C "$ROOT" deps DEPS_DRY_RUN=1 DEB_EXTRA="$NO_SUCH"
+    assert_success
+    assert_output --partial "deps: would install"
+    assert_output --partial "apt-get install -y --no-install-recommends"
+    [[ "$output" == *" $NO_SUCH"* ]] || fail "the missing package is not named: $output"
+    # what is installed is not listed again
+    [[ "$output" != *" bash "* ]] || fail "an installed package is listed: $output"
+}
+
+@test "deps: when not root, the one apt-get line is printed and the exit status is non-zero" {
+    command -v setpriv > /dev/null || skip "no setpriv"
+    [ "$(id -u)" = 0 ] || skip "needs root to become another user"
+    run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+        bash "$ROOT/scripts/deps.sh" bash "$NO_SUCH"
+    assert_failure 1
+    [[ "$stderr" == *"apt-get update && apt-get install --no-install-recommends $NO_SUCH"* ]] || fail "$stderr"
+    [ -z "$output" ]
+}
+
+@test "deps: a machine that has every package says so and exits 0" {
+    run --separate-stderr make -s -C "$ROOT" deps DEB_PACKAGES="bash coreutils dpkg"
+    assert_success
+    assert_output "deps: all 3 packages installed"
+}
+
+@test "deps: a package apt cannot install ends make deps non-zero with apt's error" {
+    [ "$(id -u)" = 0 ] || skip "needs root"
+    # A stand-in apt-get: the network is not needed to show that apt's own
+    # failure (here: an unknown package) is what make deps reports.
+    mkdir -p "$T/fakebin"
+    cat > "$T/fakebin/apt-get" <<'SH'
+#!/bin/sh
+case "$1" in update) exit 0 ;; esac
+echo "E: Unable to locate package dar-test-no-such-package" >&2
+exit 100
+SH
+    chmod +x "$T/fakebin/apt-get"
+    PATH="$T/fakebin:$PATH" run --separate-stderr make -s -C "$ROOT" deps DEB_PACKAGES="bash $NO_SUCH"
+    assert_failure
+    [[ "$output" == *"deps: installing 1 package(s): $NO_SUCH"* ]] || fail "$output"
+    [[ "$stderr" == *"E: Unable to locate package $NO_SUCH"* ]] || fail "$stderr"
+}
+
+@test "deps: every package of the list is one Debian knows (apt-cache), so a fresh machine can install them" {
+    command -v apt-cache > /dev/null || skip "no apt-cache"
+    pkgs=$(make -s -C "$ROOT" --no-print-directory -f Makefile -f - print-deb-packages <<'MK'
+print-deb-packages: ; @echo $(DEB_PACKAGES)
+MK
+)
+    [ -n "$pkgs" ]
+    run apt-cache show --no-all-versions $pkgs
+    [ "$status" -eq 0 ] || fail "apt-cache does not know some of: $pkgs"
+}
