@@ -1,16 +1,18 @@
 /* dar-fit - train a DAR model on traced graphs. */
 #include "cache.h"
 #include "cli.h"
+#include "cpus.h"
 #include "dar.h"
 #include "die.h"
 #include "io.h"
 #include "train.h"
+#include "workers.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd";
-static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0;
+static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0;
 static double lr = -1, weight_decay = -1, tf_decay = 0.999;
 static bool tf_per_step, leak_cut, no_cache, verbose, force, quiet, progress;
 static const char *val_path, *log_path, *resume_path, *input = "-", *output = "-";
@@ -33,6 +35,7 @@ static const struct cli_option options[] = {
     {"val", 0, CLI_STRING, &val_path, "FILE", "validation graphs (traced); without it the last parameters are kept", 0, NULL, 0, 0},
     {"resume", 0, CLI_STRING, &resume_path, "FILE", "continue training a model record written by dar-fit", 0, NULL, 0, 0},
     {"log", 0, CLI_STRING, &log_path, "FILE", "write the training curve as TSV (iteration, losses, validation score, seconds)", 0, NULL, 0, 0},
+    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 1024},
     {"input", 'i', CLI_STRING, &input, "FILE", "read training graphs from FILE instead of stdin", 0, NULL, 0, 0},
     {"output", 'o', CLI_STRING, &output, "FILE", "write the model to FILE instead of stdout", 0, NULL, 0, 0},
     CLI_NO_CACHE(no_cache),
@@ -76,6 +79,7 @@ int main(int argc, char **argv)
     if (quiet && progress)
         cli_usage_error(&spec, "--quiet and --progress contradict each other");
     cleanup_install_signals();
+    workers_start(threads ? (int)threads : cpus_usable());
     struct train_options o = {0};
     dar_variant_parse(variant, &o.config.variant);
     dar_processor_parse(processor, &o.config.processor);
@@ -127,5 +131,6 @@ int main(int argc, char **argv)
     cache_replay_end(hit, out);
     free(args);
     io_close_output(out);
+    workers_stop();
     return 0;
 }

@@ -1,16 +1,18 @@
 /* dar-step - a trained model's predictions added to graph records. */
 #include "cache.h"
 #include "cli.h"
+#include "cpus.h"
 #include "dar.h"
 #include "darstep.h"
 #include "die.h"
 #include "io.h"
+#include "workers.h"
 #include <stdlib.h>
 #include <string.h>
 
 static const char *model_path, *baseline = "none", *embed_step = "last", *input = "-", *output = "-";
 static bool hints, embed, no_cache, verbose, force;
-static int64_t seed = 0;
+static int64_t seed = 0, threads = 0;
 
 static const struct cli_option options[] = {
     {"model", 'm', CLI_STRING, &model_path, "FILE", "the model record written by dar-fit", 0, NULL, 0, 0},
@@ -19,6 +21,7 @@ static const struct cli_option options[] = {
     {"hints", 0, CLI_FLAG, &hints, NULL, "add the per-step predictions pred_pi, pred_mask, pred_hint_flow", CLI_KEY, NULL, 0, 0},
     {"embed", 0, CLI_FLAG, &embed, NULL, "add node embeddings 'embed' (P_F's decoder input, 3H per node)", CLI_KEY, NULL, 0, 0},
     {"embed-step", 0, CLI_CHOICE, &embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", CLI_KEY, "last|first", 0, 0},
+    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 1024},
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -50,6 +53,7 @@ int main(int argc, char **argv)
     if (random && (model_path || hints || embed))
         cli_usage_error(&spec, "--baseline random takes no --model, --hints or --embed");
     cleanup_install_signals();
+    workers_start(threads ? (int)threads : cpus_usable());
 
     struct dar_model model;
     struct darstep_options o = {NULL, random, (uint64_t)seed, hints, embed,
@@ -78,5 +82,6 @@ int main(int argc, char **argv)
     cache_end(&c);
     free(args);
     io_close_output(out);
+    workers_stop();
     return 0;
 }

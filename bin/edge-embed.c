@@ -7,6 +7,7 @@
 #include "die.h"
 #include "edge_embed.h"
 #include "io.h"
+#include "workers.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
             struct reconstruct_options o = {iters, lr, tf_decay, EDGE_CAP_CROSS_SECTION, max_steps,
                                             (uint64_t)seed, log_path, pm, args};
             edge_capacity_parse(capacity, &o.capacity);
+            workers_start(threads ? (int)threads : cpus_usable());
             reconstruct_run(&o, model_file, model_path, data, in_name, dest);
         } else {
             struct dar_model model;

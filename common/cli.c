@@ -89,7 +89,7 @@ static void print_help(const struct cli_spec *spec)
            "    --version", "show the version and exit");
     printf("\nenvironment:\n"
            "  DAR_CACHE             cache directory, or 'off' (default $XDG_CACHE_HOME/dar or ~/.cache/dar)\n"
-           "  OPENBLAS_NUM_THREADS  BLAS threads, for tools that use BLAS\n");
+           "  OPENBLAS_NUM_THREADS  no effect: OpenBLAS runs one thread inside each of the tool's (--threads)\n");
     printf("\nexit status: 0 ok, 64 usage, 65 bad input data, 66 cannot open input,\n"
            "  70 internal error, 73 cannot create output, 74 I/O error\n");
     if (spec->example)

@@ -2,19 +2,20 @@
  *
  * The optimised kernels are the naive ones with the loops reordered for
  * memory order and run four features at a time, plus cblas_sgemm for the
- * dense layers.  None of them uses threads of its own or orders a sum by the
- * machine's thread count, so a run is reproducible bit for bit.  This file
+ * dense layers.  Large dense layers are cut into fixed chunks of rows run on
+ * the worker pool (workers.h); no sum is ordered by the thread count, so a
+ * run is reproducible bit for bit.  This file
  * is not a general tensor library: no strides, no broadcasting, no
  * allocation. */
 #include "layers.h"
 #include "die.h"
+#include "workers.h"
 #include <cblas.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
-/* cblas takes int dimensions; rows beyond this go in several calls. */
-#define BLAS_MAX_ROWS ((int64_t)1 << 30)
 
 /* ---- row helpers ------------------------------------------------------------
  * The hot loops below are elementwise over a row of H features.  gcc -O2
@@ -156,27 +157,134 @@ void linear_backward_naive(float *din, float *dweight, float *dbias, const float
     }
 }
 
-/* out (= or +=) in·Wᵀ + b through sgemm; bias goes in first so that beta = 1
- * adds the product to it. */
-static void linear_forward_blas(float *out, const float *in, const float *weight,
-                                const float *bias, int64_t N, int C, int OC, int accumulate)
+/* ---- dense layer through sgemm, cut in chunks of rows ----------------------
+ * A product of N rows runs as ceil(N / LINEAR_CHUNK_ROWS) single-threaded
+ * sgemm calls on fixed row ranges, spread over the worker pool.  out and din
+ * are row-wise, so each chunk writes its own rows.  dW sums over the rows:
+ * each chunk's doutᵀ·in goes into its own partial, and the partials are added
+ * to dW in chunk order.  Neither the chunks nor that order depend on the
+ * thread count, so neither do the bits.  A product of one chunk is a single
+ * sgemm straight into the output, as before chunking. */
+
+/* OpenBLAS threads its own sgemm when asked to (OPENBLAS_NUM_THREADS), and
+ * how it splits the work changes the bits on some CPUs: it must run one
+ * thread inside each of ours. */
+static void blas_one_thread(void)
 {
-    float beta = accumulate ? 1.0f : 0.0f;
-    if (bias) {
-        for (int64_t n = 0; n < N; n++) {
-            float *out_row = out + n * OC;
-            if (accumulate)
-                row_add(out_row, bias, OC);
+    if (openblas_get_num_threads() != 1)
+        openblas_set_num_threads(1);
+}
+
+static int64_t chunk_count(int64_t N)
+{
+    return (N + LINEAR_CHUNK_ROWS - 1) / LINEAR_CHUNK_ROWS;
+}
+
+struct linear_job {
+    float *out, *din, *dweight;
+    const float *in, *weight, *bias, *dout;
+    int64_t N, first_chunk;
+    int C, OC;
+    float beta;                 /* forward: 1 to add to out */
+    float *partials;            /* backward: [chunks of this round][OC·C] */
+};
+
+static void linear_forward_chunk(void *context, int64_t chunk, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t n0 = chunk * LINEAR_CHUNK_ROWS;
+    int rows = (int)(j->N - n0 < LINEAR_CHUNK_ROWS ? j->N - n0 : LINEAR_CHUNK_ROWS);
+    int C = j->C, OC = j->OC;
+    float *out = j->out + n0 * OC;
+    float beta = j->beta;
+    // bias goes in first so that beta = 1 adds the product to it
+    if (j->bias) {
+        for (int n = 0; n < rows; n++) {
+            if (beta != 0.0f)
+                row_add(out + (int64_t)n * OC, j->bias, OC);
             else
-                memcpy(out_row, bias, (size_t)OC * sizeof(float));
+                memcpy(out + (int64_t)n * OC, j->bias, (size_t)OC * sizeof(float));
         }
         beta = 1.0f;
     }
-    for (int64_t n0 = 0; n0 < N; n0 += BLAS_MAX_ROWS) {
-        int rows = (int)(N - n0 < BLAS_MAX_ROWS ? N - n0 : BLAS_MAX_ROWS);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, OC, C,
-                    1.0f, in + n0 * C, C, weight, C, beta, out + n0 * OC, OC);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, OC, C,
+                1.0f, j->in + n0 * C, C, j->weight, C, beta, out, OC);
+}
+
+/* out (= or +=) in·Wᵀ + b */
+static void linear_forward_blas(float *out, const float *in, const float *weight,
+                                const float *bias, int64_t N, int C, int OC, int accumulate)
+{
+    blas_one_thread();
+    struct linear_job j = {.out = out, .in = in, .weight = weight, .bias = bias, .N = N,
+                           .C = C, .OC = OC, .beta = accumulate ? 1.0f : 0.0f};
+    workers_run(chunk_count(N), linear_forward_chunk, &j);
+}
+
+static void linear_input_grad_chunk(void *context, int64_t chunk, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t n0 = chunk * LINEAR_CHUNK_ROWS;
+    int rows = (int)(j->N - n0 < LINEAR_CHUNK_ROWS ? j->N - n0 : LINEAR_CHUNK_ROWS);
+    // din += dout·W
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, j->C, j->OC,
+                1.0f, j->dout + n0 * j->OC, j->OC, j->weight, j->C, 1.0f, j->din + n0 * j->C, j->C);
+}
+
+static void linear_weight_grad_chunk(void *context, int64_t slot, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t n0 = (j->first_chunk + slot) * LINEAR_CHUNK_ROWS;
+    int rows = (int)(j->N - n0 < LINEAR_CHUNK_ROWS ? j->N - n0 : LINEAR_CHUNK_ROWS);
+    // partial = doutᵀ·in over this chunk's rows
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, j->OC, j->C, rows,
+                1.0f, j->dout + n0 * j->OC, j->OC, j->in + n0 * j->C, j->C, 0.0f,
+                j->partials + slot * (int64_t)j->OC * j->C, j->C);
+}
+
+/* Elements of dW per task when the partials are added up. */
+enum { SUM_SPAN = 4096 };
+
+struct partial_sum_job {
+    float *dweight;
+    const float *partials;
+    int64_t size, slots;
+};
+
+static void partial_sum_span(void *context, int64_t span, int worker)
+{
+    const struct partial_sum_job *j = context;
+    int64_t i0 = span * SUM_SPAN, count = j->size - i0 < SUM_SPAN ? j->size - i0 : SUM_SPAN;
+    for (int64_t s = 0; s < j->slots; s++)
+        row_add(j->dweight + i0, j->partials + s * j->size + i0, count);
+}
+
+/* Memory for the partials of one round of dW chunks. */
+#define LINEAR_PARTIAL_BYTES ((int64_t)32 << 20)
+
+static void linear_weight_grad_blas(float *dweight, const float *dout, const float *in,
+                                    int64_t N, int C, int OC)
+{
+    int64_t chunks = chunk_count(N);
+    if (chunks == 1) {
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, (int)N,
+                    1.0f, dout, OC, in, C, 1.0f, dweight, C);
+        return;
     }
+    // rounds of `round` chunks: computed in parallel, then added in order
+    int64_t size = (int64_t)OC * C;
+    int64_t round = LINEAR_PARTIAL_BYTES / (size * (int64_t)sizeof(float));
+    round = round < 1 ? 1 : round > chunks ? chunks : round;
+    float *partials = xmalloc(sizeof(float) * (size_t)(round * size));
+    struct linear_job j = {.dweight = dweight, .in = in, .dout = dout, .N = N, .C = C, .OC = OC,
+                           .partials = partials};
+    for (j.first_chunk = 0; j.first_chunk < chunks; j.first_chunk += round) {
+        int64_t slots = chunks - j.first_chunk < round ? chunks - j.first_chunk : round;
+        workers_run(slots, linear_weight_grad_chunk, &j);
+        struct partial_sum_job sum = {dweight, partials, size, slots};
+        workers_run((size + SUM_SPAN - 1) / SUM_SPAN, partial_sum_span, &sum);
+    }
+    free(partials);
 }
 
 uint64_t linear_flops;
@@ -213,17 +321,13 @@ void linear_backward(float *din, float *dweight, float *dbias, const float *dout
         linear_backward_naive(din, dweight, dbias, dout, in, weight, N, C, OC);
         return;
     }
-    for (int64_t n0 = 0; n0 < N; n0 += BLAS_MAX_ROWS) {
-        int rows = (int)(N - n0 < BLAS_MAX_ROWS ? N - n0 : BLAS_MAX_ROWS);
-        // din += dout·W
-        if (din)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, C, OC,
-                        1.0f, dout + n0 * OC, OC, weight, C, 1.0f, din + n0 * C, C);
-        // dW += doutᵀ·in
-        if (dweight)
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, rows,
-                        1.0f, dout + n0 * OC, OC, in + n0 * C, C, 1.0f, dweight, C);
+    blas_one_thread();
+    if (din) {
+        struct linear_job j = {.din = din, .dout = dout, .weight = weight, .N = N, .C = C, .OC = OC};
+        workers_run(chunk_count(N), linear_input_grad_chunk, &j);
     }
+    if (dweight)
+        linear_weight_grad_blas(dweight, dout, in, N, C, OC);
     // dbias is a column sum of dout, rows in order
     if (dbias)
         for (int64_t n = 0; n < N; n++)

@@ -13,10 +13,14 @@
  * - Backward kernels ACCUMULATE (+=) into their d-buffers, so a tensor used
  *   in several places sums its gradients for free; zero them before the
  *   backward pass.  A d-buffer passed as NULL is not computed.
- * - Kernels never allocate and never depend on the thread count: every
- *   reduction runs in one fixed order, so results are bit-identical across
- *   runs and across OPENBLAS_NUM_THREADS (OpenBLAS's sgemm was verified to be
- *   bit-identical across thread counts on our machines).
+ * - Results never depend on the thread count: every reduction runs in one
+ *   fixed order, so they are bit-identical across runs, across the worker
+ *   pool's size (workers.h) and across OPENBLAS_NUM_THREADS.  OpenBLAS runs
+ *   one thread inside each of ours (its threaded sgemm gives other bits than
+ *   its single-threaded one on some CPUs); a dense layer of more than
+ *   LINEAR_CHUNK_ROWS rows is cut into chunks of that many rows, spread over
+ *   the pool, with dW's per-chunk partials added in chunk order.  Only that
+ *   dW path allocates (its partials); no other kernel does.
  * - A kernel with a faster path has a `_naive` twin: plain loops, the
  *   specification the tests compare against.  Elementwise kernels (relu,
  *   tanh) and the squared error are plain loops already and have no twin.
@@ -39,6 +43,11 @@
  * deterministic.  Measured with one thread: sgemm already wins at 2×16×16
  * (0.18 µs against 0.29 µs) and the plain loops only below that. */
 #define LINEAR_BLAS_THRESHOLD 512
+
+/* Rows per sgemm call of a large dense layer: a task of the worker pool.  It
+ * fixes the bits of dW for N above it, so it is a constant, not a tuning
+ * knob of the thread count. */
+#define LINEAR_CHUNK_ROWS 512
 
 /* Multiply-add FLOPs (2 per multiply-add) of every linear_* call so far, for
  * the benchmark's achieved GFLOP/s; callers are single-threaded. */

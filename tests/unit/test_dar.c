@@ -20,6 +20,7 @@
 #include "rng.h"
 #include "stream.h"
 #include "tensor.h"
+#include "workers.h"
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
@@ -700,8 +701,13 @@ static void test_determinism(struct dar_graph **g, int B)
     grads_of(&m, ws2, g, B, NULL, 0, &L3);
     bool same_threads = memcmp(first, m.grads, sizeof(float) * (size_t)m.count) == 0 && L1.total == L3.total;
     openblas_set_num_threads(saved);
+    workers_start(2);
+    grads_of(&m, ws2, g, B, NULL, 0, &L3);
+    bool same_workers = memcmp(first, m.grads, sizeof(float) * (size_t)m.count) == 0 && L1.total == L3.total;
+    workers_start(1);
     CHECK(same_run, "two runs give bit-identical loss and gradients");
     CHECK(same_threads, "1 and 2 BLAS threads give bit-identical loss and gradients");
+    CHECK(same_workers, "1 and 2 worker threads give bit-identical loss and gradients");
     free(first);
     dar_model_free(&m);
     dar_workspace_free(ws);

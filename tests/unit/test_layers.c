@@ -11,7 +11,9 @@
 #include "optim.h"
 #include "rng.h"
 #include "die.h"
+#include "workers.h"
 #include <cblas.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,28 +169,54 @@ static void test_linear_twins(int64_t N, int C, int OC)
     free(din); free(dweight); free(dbias); free(din_ref); free(dweight_ref); free(dbias_ref);
 }
 
-/* sgemm was verified bit-identical across thread counts; so must our use of it be. */
+/* The dense layer's bits must not depend on OpenBLAS's thread count nor on
+ * the worker pool's: N spans several chunks, the last one partial. */
 static void test_linear_threads(void)
 {
-    int64_t N = 2048; int C = 130, OC = 65;
+    int64_t N = 4 * LINEAR_CHUNK_ROWS + 37; int C = 130, OC = 65;
     float *in = random_array(N * C, -1, 1), *weight = random_array((int64_t)OC * C, -1, 1);
     float *bias = random_array(OC, -1, 1), *dout = random_array(N * OC, -1, 1);
-    float *out[2], *din[2], *dweight[2], *dbias[2];
+    enum { RUNS = 4 };
+    const int blas_threads[RUNS] = {1, 2, 1, 2}, pool_threads[RUNS] = {1, 1, 2, 3};
+    float *out[RUNS], *din[RUNS], *dweight[RUNS], *dbias[RUNS];
     int saved = openblas_get_num_threads();
-    for (int t = 0; t < 2; t++) {
-        openblas_set_num_threads(t + 1);
+    for (int t = 0; t < RUNS; t++) {
+        workers_start(pool_threads[t]);
+        openblas_set_num_threads(blas_threads[t]);
         out[t] = zeros(N * OC); din[t] = zeros(N * C);
         dweight[t] = zeros((int64_t)OC * C); dbias[t] = zeros(OC);
         linear_forward(out[t], in, weight, bias, N, C, OC);
+        linear_forward_accumulate(out[t], in, weight, NULL, N, C, OC);
         linear_backward(din[t], dweight[t], dbias[t], dout, in, weight, N, C, OC);
+        linear_backward(din[t], dweight[t], NULL, dout, in, weight, N, C, OC);
     }
+    workers_start(1);
     openblas_set_num_threads(saved);
-    CHECK(memcmp(out[0], out[1], (size_t)(N * OC) * sizeof(float)) == 0 &&
-          memcmp(din[0], din[1], (size_t)(N * C) * sizeof(float)) == 0 &&
-          memcmp(dweight[0], dweight[1], (size_t)OC * C * sizeof(float)) == 0 &&
-          memcmp(dbias[0], dbias[1], (size_t)OC * sizeof(float)) == 0,
-          "linear forward and backward are bit-identical with 1 and 2 BLAS threads");
-    for (int t = 0; t < 2; t++) { free(out[t]); free(din[t]); free(dweight[t]); free(dbias[t]); }
+    bool same_blas = true, same_pool = true;
+    for (int t = 1; t < RUNS; t++) {
+        bool same = memcmp(out[0], out[t], (size_t)(N * OC) * sizeof(float)) == 0 &&
+                    memcmp(din[0], din[t], (size_t)(N * C) * sizeof(float)) == 0 &&
+                    memcmp(dweight[0], dweight[t], (size_t)OC * C * sizeof(float)) == 0 &&
+                    memcmp(dbias[0], dbias[t], (size_t)OC * sizeof(float)) == 0;
+        if (pool_threads[t] == 1)
+            same_blas = same_blas && same;
+        else
+            same_pool = same_pool && same;
+    }
+    CHECK(same_blas, "linear forward and backward are bit-identical with 1 and 2 BLAS threads");
+    CHECK(same_pool, "linear forward and backward are bit-identical with 1, 2 and 3 worker threads");
+    // the chunked product is still the product
+    float *ref = zeros(N * OC), *dweight_ref = zeros((int64_t)OC * C);
+    linear_forward_naive(ref, in, weight, bias, N, C, OC);
+    linear_forward_accumulate_naive(ref, in, weight, NULL, N, C, OC);
+    linear_backward_naive(NULL, dweight_ref, NULL, dout, in, weight, N, C, OC);
+    linear_backward_naive(NULL, dweight_ref, NULL, dout, in, weight, N, C, OC);
+    double e = fmax(max_rel_diff(out[2], ref, N * OC),
+                    max_rel_diff(dweight[2], dweight_ref, (int64_t)OC * C));
+    CHECK(e < 1e-4, "linear over %d chunks equals its naive twin (rel %.2g)",
+          (int)((N + LINEAR_CHUNK_ROWS - 1) / LINEAR_CHUNK_ROWS), e);
+    free(ref); free(dweight_ref);
+    for (int t = 0; t < RUNS; t++) { free(out[t]); free(din[t]); free(dweight[t]); free(dbias[t]); }
     free(in); free(weight); free(bias); free(dout);
 }
 
@@ -221,6 +249,7 @@ static void test_elementwise(void)
     relu_backward(din, G, out, count);
     double e = finite_difference(in, count, din, unary_loss, &c, 1e-2f);
     CHECK(e < 1e-2, "relu backward matches finite differences (err %.2g)", e);
+    relu_forward(out, in, count);   // the finite differences left a perturbed output
     int ok = 1;
     for (int64_t i = 0; i < count; i++)
         ok &= out[i] == (in[i] > 0 ? in[i] : 0.0f);
