@@ -140,8 +140,11 @@ $(DATA)/test-bip.mp: $(TOOLS_BUILT)
 # that); make knows the three files come from one run of it (a pattern rule
 # with several targets).  The scores are the predictions piped through
 # flow-fix into metrics.  The random baseline needs no model and is light.
+# FIT_THREADS: threads of one training; make -jN already runs N of them at
+# once.  The bits do not depend on it (formats/model.md).
+FIT_THREADS ?= 1
 fit_args = --variant $(call variant_of,$(1)) --processor $(call part,$(1),2) --agg $(call part,$(1),3) \
-  --seed $(call seed_of,$(1)) --iters $(ITERS) --eval-every $(EVAL_EVERY) $(FIT_EXTRA)
+  --seed $(call seed_of,$(1)) --iters $(ITERS) --eval-every $(EVAL_EVERY) --threads $(FIT_THREADS) $(FIT_EXTRA)
 predict = $(if $(filter random,$(call part,$(1),1)),dar-step --baseline random --seed $(call seed_of,$(1)),dar-step --no-cache --hints --model $(2))
 model_dep = $(if $(filter random,$(call part,$(1),1)),,$(OUT)/models/$(1).mp)
 labels = -l "model=$(call label_of,$(1))" -l seed=$(call seed_of,$(1))
