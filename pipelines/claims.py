@@ -143,6 +143,10 @@ def evaluate(expression, values):
             raise ValueError(f"'{type(node).__name__}' is not allowed in a rule")
         if isinstance(node, ast.Name) and node.id not in values and node.id not in FUNCTIONS:
             raise ValueError(f"unknown name '{node.id}'")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS):
+            raise ValueError("only abs, min, max, mean and near can be called in a rule")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)):
+            raise ValueError(f"{node.value!r} is not a number")
     return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, {**FUNCTIONS, **values}))
 
 
@@ -214,6 +218,14 @@ def is_percent(column):
     return column.split(" ")[-1] in PERCENT
 
 
+def check_or_die(claim, sets, tables, papers, path):
+    """check(), with a bad rule reported as one line naming the claim."""
+    try:
+        return check(claim, sets, tables, papers)
+    except (ValueError, SyntaxError, KeyError) as e:
+        sys.exit(f"claims.py: {path}: line {claim['line']}: claim '{claim['id']}': {e}")
+
+
 def load(claims_path, paper_dir, table_args):
     tables, papers = {}, {}
     for arg in table_args:
@@ -235,7 +247,7 @@ def main():
     args = parser.parse_args()
     claims, sets, tables, papers = load(args.claims, args.paper_dir, args.table)
     for claim in claims:
-        r = check(claim, sets, tables, papers)
+        r = check_or_die(claim, sets, tables, papers, args.claims)
         cells = "; ".join(f"{t}[{row} | {col}] = {number(o[0] if o else None, is_percent(col))}"
                           f" (paper {number(p[0] if p else None, is_percent(col))})"
                           for t, row, col, o, p in r["cells"])

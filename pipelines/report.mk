@@ -18,10 +18,16 @@
 REPORT := $(OUT)/report
 REPORT_SIZES := 8 16 32 64 128
 REPORT_PY := /usr/bin/python3
+# The size sweep's graphs a size and seeds: at smoke, 2 graphs and the first
+# seed (a 128-node trace is some 2500 steps; the sweep would outweigh the study).
 ifeq ($(PROFILE),smoke)
   CUTSHARE_COUNT := 40
+  SIZE_COUNT := 2
+  SIZE_SEEDS := $(firstword $(SEEDS))
 else
   CUTSHARE_COUNT := 200
+  SIZE_COUNT := $(TEST_COUNT)
+  SIZE_SEEDS := $(SEEDS)
 endif
 # the wall time the report states is that of this make run
 ifneq ($(filter report,$(MAKECMDGOALS)),)
@@ -66,7 +72,7 @@ $(REPORT)/recon.tsv: $(VESSEL)/recon-primal.mp $(VESSEL)/recon-dual.mp
 # its scores on the 2-community and bipartite test sets and the validation set
 # come from one heavy recipe, as in study.mk.  The study's own runs are the
 # other side of the comparison.
-REPORT_FINDINGS := leak tfstep cap
+REPORT_FINDINGS ?= leak tfstep cap
 finding_of = $(firstword $(subst -, ,$(1)))
 config_of = $(patsubst $(call finding_of,$(1))-%,%,$(1))
 finding_flags_leak := --leak-cut
@@ -109,23 +115,23 @@ $(REPORT)/scores/cap-random-%.mp: $(REPORT)/data-minmax/test-2comm.mp $(TOOLS_BU
 $(REPORT)/sizes/bip35-16.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
 	$(call light, gen-graphs --family bipartite --density 0.35 --nodes 16 --count $(CUTSHARE_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
-RESIDUAL_SETS := $(DATA)/train.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(REPORT)/sizes/bip-16.mp $(REPORT)/sizes/bip35-16.mp
+RESIDUAL_SETS := $(DATA)/train.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(REPORT)/sizes/bip35-16.mp
 $(REPORT)/residual.tsv: $(RESIDUAL_SETS) pipelines/code-residual.py
 	@mkdir -p $(@D)
 	$(call heavy, $(REPORT_PY) pipelines/code-residual.py $(RESIDUAL_SETS) > $@.tmp) && mv $@.tmp $@
 
 # ---- accuracy against test-graph size -------------------------------------------------
 # Test graphs of every size with the Table 1 test sets' seeds (at TEST_NODES
-# they are those sets); dual and primal PGN-max of the study and the dual with
-# the cut leak, every seed, one heavy recipe per model.
+# they are those sets, or their first SIZE_COUNT graphs); dual and primal
+# PGN-max of the study and the dual with the cut leak, one heavy recipe per model.
 $(REPORT)/sizes/2comm-%.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call light, gen-graphs --family two-community --nodes $* --count $(TEST_COUNT) --seed 103 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call light, gen-graphs --family two-community --nodes $* --count $(SIZE_COUNT) --seed 103 | ff-trace -q > $@.tmp) && mv $@.tmp $@
 $(REPORT)/sizes/bip-%.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call light, gen-graphs --family $(OOF_FAMILY) --nodes $* --count $(TEST_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call light, gen-graphs --family $(OOF_FAMILY) --nodes $* --count $(SIZE_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
 SIZE_DATA := $(foreach f,2comm bip,$(foreach n,$(REPORT_SIZES),$(REPORT)/sizes/$(f)-$(n).mp))
-SIZE_RUNS := $(foreach c,dual-pgn-max primal-pgn-max leak-dual-pgn-max,$(foreach s,$(SEEDS),$(c)-s$(s)))
+SIZE_RUNS := $(foreach c,dual-pgn-max primal-pgn-max leak-dual-pgn-max,$(foreach s,$(SIZE_SEEDS),$(c)-s$(s)))
 size_model = $(if $(filter leak-%,$(1)),$(REPORT)/models/$(1).mp,$(OUT)/models/$(1).mp)
 size_label = $(call label_of,$(patsubst leak-%,%,$(1)))$(if $(filter leak-%,$(1)), --leak-cut)
 size_scores = $(foreach f,2comm bip,$(foreach n,$(REPORT_SIZES),dar-step --no-cache --model $(call size_model,$(1)) < $(REPORT)/sizes/$(f)-$(n).mp \
@@ -150,9 +156,11 @@ $(REPORT)/fig-recon.png: $(VESSEL)/recon-primal.mp $(VESSEL)/recon-dual.mp pipel
 	$(REPORT_PY) pipelines/report-figures.py recon $(OUT)/logs/recon-primal.tsv,$(OUT)/logs/recon-dual.tsv $@ "$(VESSEL_NOTE)"
 
 # ---- the report --------------------------------------------------------------------------
-REPORT_TABLES := table1 table2 table-r2 table-val table3 corrective recon
-REPORT_FIGURES := $(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png $(OUT)/fig-corrective.png \
-  $(REPORT)/fig-recon.png $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
+# A profile without vessel graphs (no VESSEL_NOTE) leaves out Table 3 and the
+# reconstruction; a profile may set its own lists.
+REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE),table3 recon)
+REPORT_FIGURES ?= $(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png $(OUT)/fig-corrective.png \
+  $(if $(VESSEL_NOTE),$(REPORT)/fig-recon.png) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
 REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(REPORT)/residual.tsv \
   $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(OUT)/search.md \
   pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/report.py
@@ -165,7 +173,7 @@ report: $(REPORT_INPUTS)
 	  --trained "$(ITERS) iterations (validation every $(EVAL_EVERY)), seeds $(SEEDS), $(TRAIN_COUNT) training graphs of $(TRAIN_NODES) nodes, $(VAL_COUNT) validation graphs, $(TEST_COUNT) test graphs of $(TEST_NODES) nodes per family$(if $(FIT_EXTRA), (dar-fit $(FIT_EXTRA)))" \
 	  --version $(VERSION) --start "$(REPORT_START)" --claims pipelines/claims.tsv --paper-dir pipelines/paper --findings pipelines/findings.tsv \
 	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) \
-	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search $(OUT)/search.md --sizes $(REPORT)/sizes.tsv --cutshare $(REPORT)/cutshare.tsv \
+	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search $(OUT)/search.md --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
 	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores
 	@echo "$(REPORT)/report.md"
 	@echo "$(REPORT)/report.html"

@@ -219,7 +219,7 @@ def claims_section(doc, args, tables):
     verdicts = {claimlib.HOLDS: 0, claimlib.FAILS: 0, claimlib.MISSING: 0}
     rows, classes, rules = [], [], []
     for c in claims:
-        r = claimlib.check(c, sets, tables, papers)
+        r = claimlib.check_or_die(c, sets, tables, papers, args.claims)
         verdicts[r["verdict"]] += 1
         shown = r["cells"][:8]
         numbers = "\n".join(f"{row} · {col}: {fmt(o[0] if o else None, claimlib.is_percent(col))} "
@@ -337,7 +337,7 @@ def residual_finding(doc, path):
           f"`{worst[0]}` at most ({worst[1]}, {worst[2]} nodes); ff-trace's true residual never does (its maxflow is the exact solver's).")
 
 
-def sizes_section(doc, sizes_path, cutshare_path):
+def sizes_section(doc, sizes_path, note, cutshare_path):
     with open(sizes_path, encoding="utf-8") as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     header = lines[0]
@@ -350,7 +350,7 @@ def sizes_section(doc, sizes_path, cutshare_path):
     sizes = sorted({n for d in data.values() for n in d})
     rows = [[m, fam, "F" if q == "mae_flow" else "c"] + [fmt(d.get(n), q == "cut_accuracy") for n in sizes]
             for (m, fam, q), d in sorted(data.items())]
-    doc.p("Accuracy against test-graph size (mean over seeds; the models were trained on one size, see the header):")
+    doc.p(f"Accuracy against test-graph size ({note}; mean over seeds; the models were trained on one size, see the header):")
     doc.table(["model", "family", "quantity"] + [f"{n} nodes" for n in sizes], rows)
     with open(cutshare_path, encoding="utf-8") as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
@@ -362,7 +362,7 @@ def sizes_section(doc, sizes_path, cutshare_path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     for option in ("out", "profile", "note", "vessel-note", "trained", "version", "start", "claims", "paper-dir",
-                   "findings", "search", "sizes", "cutshare", "residual", "logs", "study-scores", "finding-scores"):
+                   "findings", "search", "sizes", "sizes-note", "cutshare", "residual", "logs", "study-scores", "finding-scores"):
         parser.add_argument("--" + option, default="")
     parser.add_argument("--table", action="append", default=[])
     parser.add_argument("--figure", action="append", default=[])
@@ -406,7 +406,7 @@ def main():
             doc.p(f"{name}: not made at this profile.")
             continue
         doc.figure(path, FIGURE_CAPTIONS.get(name, name), os.path.relpath(path, args.out))
-    sizes_section(doc, args.sizes, args.cutshare)
+    sizes_section(doc, args.sizes, args.sizes_note, args.cutshare)
 
     findings_section(doc, args)
 
