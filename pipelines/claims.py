@@ -180,7 +180,7 @@ def check(claim, sets, tables, papers):
             return name
 
         expression = CELL.sub(cell, rule)
-        label = ", ".join(instance.values()) or "-"
+        label = ", ".join(instance.values()) or "the rule"
         if any(v is None for v in ours.values()):
             outcomes.append(None)
             result["notes"].append(f"{label}: not measured")

@@ -171,7 +171,7 @@ $(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
 report: $(REPORT_INPUTS)
 	$(REPORT_PY) pipelines/report.py --out $(REPORT) --profile $(PROFILE) --note "$(PROFILE_NOTE)" --vessel-note "$(VESSEL_NOTE)" \
 	  --trained "$(ITERS) iterations (validation every $(EVAL_EVERY)), seeds $(SEEDS), $(TRAIN_COUNT) training graphs of $(TRAIN_NODES) nodes, $(VAL_COUNT) validation graphs, $(TEST_COUNT) test graphs of $(TEST_NODES) nodes per family$(if $(FIT_EXTRA), (dar-fit $(FIT_EXTRA)))" \
-	  --version $(VERSION) --start "$(REPORT_START)" --claims pipelines/claims.tsv --paper-dir pipelines/paper --findings pipelines/findings.tsv \
+	  --version $(VERSION) --start "$(REPORT_START)" --train-nodes $(TRAIN_NODES) --test-nodes $(TEST_NODES) --claims pipelines/claims.tsv --paper-dir pipelines/paper --findings pipelines/findings.tsv \
 	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) \
 	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search $(OUT)/search.md --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
 	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores

@@ -55,8 +55,8 @@ class Doc:
     def ul(self, items):
         self.blocks.append(("ul", items))
 
-    def table(self, header, rows, classes=None):
-        self.blocks.append(("table", header, rows, classes))
+    def table(self, header, rows, classes=None, css=None):
+        self.blocks.append(("table", header, rows, classes, css))
 
     def figure(self, path, caption, relative):
         self.blocks.append(("figure", path, caption, relative))
@@ -89,7 +89,8 @@ class Doc:
 table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:13px}
 td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left}
 th{background:#eee} .holds{background:#d9f2d9} .fails{background:#f8d7d7} .missing{background:#eee;color:#555}
-.small{font-size:11px;color:#444} code,pre{font-size:12px;background:#f6f6f6}
+.small{font-size:11px;color:#444} table.claims td:nth-child(2){max-width:330px}
+table.claims td:nth-child(5){min-width:380px} code,pre{font-size:12px;background:#f6f6f6}
 figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd} figcaption{font-size:13px;color:#333}"""
         out = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
                f"<style>{style}</style></head><body>"]
@@ -110,7 +111,8 @@ figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd} figcaption
                         attr = f' class="{cls[j]}"' if cls and cls[j] else ""
                         cells.append(f"<td{attr}>{inline(str(c)).replace(chr(10), '<br>')}</td>")
                     rows.append("<tr>" + "".join(cells) + "</tr>")
-                out.append("<table>" + "".join(rows) + "</table>")
+                css = f' class="{b[4]}"' if b[4] else ""
+                out.append(f"<table{css}>" + "".join(rows) + "</table>")
             elif b[0] == "figure":
                 with open(b[1], "rb") as f:
                     data = base64.b64encode(f.read()).decode()
@@ -214,12 +216,15 @@ def duration(seconds):
     return f"{h} h {m:02d} min {s:02d} s" if h else f"{m} min {s:02d} s"
 
 
-def claims_section(doc, args, tables):
+def check_claims(args, tables):
     claims, sets, _, papers = claimlib.load(args.claims, args.paper_dir, [])
+    return [(c, claimlib.check_or_die(c, sets, tables, papers, args.claims)) for c in claims]
+
+
+def claims_section(doc, args, checked):
     verdicts = {claimlib.HOLDS: 0, claimlib.FAILS: 0, claimlib.MISSING: 0}
     rows, classes, rules = [], [], []
-    for c in claims:
-        r = claimlib.check_or_die(c, sets, tables, papers, args.claims)
+    for c, r in checked:
         verdicts[r["verdict"]] += 1
         shown = r["cells"][:8]
         numbers = "\n".join(f"{row} · {col}: {fmt(o[0] if o else None, claimlib.is_percent(col))} "
@@ -239,9 +244,50 @@ def claims_section(doc, args, tables):
           f"{verdicts[claimlib.FAILS]} do not hold, {verdicts[claimlib.MISSING]} not measured at this profile.** "
           "The same rule is evaluated on the paper's own values (last column): where the paper's table does not satisfy its "
           "own words, the claim says so there.")
-    doc.table(["id", "claim", "where", "verdict (this profile)", "cells: ours (paper)", "the rule on the paper's values"], rows, classes)
+    doc.table(["id", "claim", "where", "verdict (this profile)", "cells: ours (paper)", "the rule on the paper's values"], rows, classes, "claims")
     doc.h(3, "The rules")
     doc.ul(rules)
+
+
+def read_rows(path):
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    return [dict(zip(lines[0], l)) for l in lines[1:]] if lines else []
+
+
+def headline_section(doc, args, checked):
+    """The findings a reader should not miss, each sentence computed from the
+    claims, the size sweep and the cut positions."""
+    count = lambda v: sum(r["verdict"] == v for _, r in checked)  # noqa: E731
+    paper_fails = [c["id"] for c, r in checked if r["paper_verdict"] == claimlib.FAILS]
+    items = [f"Of the paper's {len(checked)} quantitative claims, {count(claimlib.HOLDS)} hold on this profile, "
+             f"{count(claimlib.FAILS)} do not hold and {count(claimlib.MISSING)} are not measured at this profile. "
+             f"{len(paper_fails)} of the rules do not hold on the paper's own table values either "
+             f"({', '.join(paper_fails)}): its words go further than its numbers there."]
+    train, test = args.train_nodes, args.test_nodes
+    sizes = {(r["model"], r["family"], r["nodes"]): r for r in read_rows(args.sizes)}
+
+    def cut(model, nodes):
+        r = sizes.get((model, "2-community", nodes))
+        return fmt(float(r["cut_accuracy"]), True) if r and r.get("cut_accuracy") else None
+    ours, leak = "PGN-max (dual)", "PGN-max (dual) --leak-cut"
+    if cut(ours, train) and cut(ours, test) and cut(leak, train) and cut(leak, test):
+        items.append(f"Min-cut accuracy of dual PGN-max on 2-community graphs: {cut(ours, train)} at {train} nodes "
+                     f"(the training size) and {cut(ours, test)} at {test} nodes (the test size) as we train it; "
+                     f"{cut(leak, train)} and {cut(leak, test)} with the authors' cut leak (`--leak-cut`: the true cut "
+                     "is the model's input at the first flow step, at test time too).")
+    shares = {(r["family"], r["capacity"], r["nodes"]): r for r in read_rows(args.cutshare)}
+    a, b = shares.get(("two-community", "max-of-two", train)), shares.get(("two-community", "max-of-two", test))
+    if a and b:
+        pct = lambda x: f"{100 * float(x):.0f}%"  # noqa: E731
+        items.append(f"Where the minimum cut of a 2-community graph lies: at {train} nodes, s alone {pct(a['s_only'])}, "
+                     f"t alone {pct(a['t_only'])}, elsewhere (the community cut) {pct(a['other'])}; at {test} nodes, "
+                     f"s alone {pct(b['s_only'])}, t alone {pct(b['t_only'])}, elsewhere {pct(b['other'])} "
+                     f"({a['graphs']} graphs a size)."
+                     + (" A model that learned where the cut lies on the training graphs meets another kind of cut on "
+                        "the test graphs." if abs(float(a["other"]) - float(b["other"])) > 0.3 else ""))
+    doc.h(2, "Headline", "headline")
+    doc.ul(items)
 
 
 def table_section(doc, name, path):
@@ -362,7 +408,7 @@ def sizes_section(doc, sizes_path, note, cutshare_path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     for option in ("out", "profile", "note", "vessel-note", "trained", "version", "start", "claims", "paper-dir",
-                   "findings", "search", "sizes", "sizes-note", "cutshare", "residual", "logs", "study-scores", "finding-scores"):
+                   "findings", "search", "sizes", "sizes-note", "cutshare", "train-nodes", "test-nodes", "residual", "logs", "study-scores", "finding-scores"):
         parser.add_argument("--" + option, default="")
     parser.add_argument("--table", action="append", default=[])
     parser.add_argument("--figure", action="append", default=[])
@@ -386,7 +432,9 @@ def main():
             f"**project:** dar {args.version}, commit {commit()}"])
     doc.p("Every number below comes from the study's outputs for this profile (`make report` builds whatever is missing; "
           "every step is cached); the paper's values come from `pipelines/paper/`.")
-    claims_section(doc, args, tables)
+    checked = check_claims(args, tables)
+    headline_section(doc, args, checked)
+    claims_section(doc, args, checked)
 
     doc.h(2, "Tables", "tables")
     doc.p("Each cell: our mean ± sample std (number of runs), then the paper's value and our difference to it (Δ; percentage points for percentages).")
