@@ -239,7 +239,7 @@ def claims_section(doc, args, checked):
                         VERDICT_CLASS.get(r["paper_verdict"])])
         rules.append(f"`{c['id']}`: `{c['rule']}`" + (f" over `{c['over']}`" if c["over"].strip() not in ("", "-") else ""))
     doc.h(2, "Claims", "claims")
-    doc.p(f"{len(claims)} quantitative claims of the paper, each written once in `pipelines/claims.tsv` with the table cells it rests on "
+    doc.p(f"{len(checked)} quantitative claims of the paper, each written once in `pipelines/claims.tsv` with the table cells it rests on "
           f"and its rule, checked by `pipelines/claims.py` on this profile's tables: **{verdicts[claimlib.HOLDS]} hold, "
           f"{verdicts[claimlib.FAILS]} do not hold, {verdicts[claimlib.MISSING]} not measured at this profile.** "
           "The same rule is evaluated on the paper's own values (last column): where the paper's table does not satisfy its "
