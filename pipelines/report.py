@@ -368,6 +368,17 @@ def findings_section(doc, args):
                     percent = claimlib.is_percent(name)
                     changes.append(f"{model}, {title}: {fmt(a[0], percent)} → {fmt(b[0], percent)} ({fmt_delta(b[0] - a[0], percent)})")
         doc.table(["model", "setting"] + [q[2] for q in quantities], rows)
+        dual, primal = "PGN-max (dual)", "PGN-max (primal)"
+        if dual in models and primal in models:
+            said = []
+            for side, label in ((study_side, "the study's default"), (other_side, "the other way")):
+                for place in ("2-community", "bipartite"):
+                    a, b = side.get((dual, place, "mae_flow")), side.get((primal, place, "mae_flow"))
+                    if a and b:
+                        said.append(f"{label}, {place}: {'yes' if a[0] < b[0] else 'no'} ({fmt(a[0], False)} against {fmt(b[0], False)})")
+            doc.p("Does dual PGN-max beat primal PGN-max on F? " + "; ".join(said) + ".")
+        if fid == "leak":
+            doc.p("The size sweep (figure fig-size and the table after it) shows the same two models on test graphs of 8 to 128 nodes.")
         doc.p("What changes the other way:")
         doc.ul(changes)
 
