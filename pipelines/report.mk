@@ -18,15 +18,16 @@
 REPORT := $(OUT)/report
 REPORT_SIZES := 8 16 32 64 128
 REPORT_PY := /usr/bin/python3
-# The size sweep's graphs a size and seeds: at smoke, 2 graphs and the first
-# seed (a 128-node trace is some 2500 steps; the sweep would outweigh the study).
+# The size sweep's graphs a size and seeds.  A 128-node trace is some 2500
+# steps (about 18 s a graph for an H=65 model at one thread), so below the
+# paper profile the sweep takes the first seed only, and at smoke 2 graphs.
+CUTSHARE_COUNT := 200
+SIZE_COUNT := $(TEST_COUNT)
+SIZE_SEEDS := $(firstword $(SEEDS))
 ifeq ($(PROFILE),smoke)
   CUTSHARE_COUNT := 40
   SIZE_COUNT := 2
-  SIZE_SEEDS := $(firstword $(SEEDS))
-else
-  CUTSHARE_COUNT := 200
-  SIZE_COUNT := $(TEST_COUNT)
+else ifeq ($(PROFILE),paper)
   SIZE_SEEDS := $(SEEDS)
 endif
 # the wall time the report states is that of this make run
@@ -157,12 +158,15 @@ $(REPORT)/fig-recon.png: $(VESSEL)/recon-primal.mp $(VESSEL)/recon-dual.mp pipel
 
 # ---- the report --------------------------------------------------------------------------
 # A profile without vessel graphs (no VESSEL_NOTE) leaves out Table 3 and the
-# reconstruction; a profile may set its own lists.
+# reconstruction, one that trains only some rows (TABLE1_ONLY) the validation
+# curves, which plot every row; a profile may set its own lists (and
+# REPORT_FINDINGS) in its block of study.mk.
+REPORT_SEARCH ?= $(OUT)/search.md
 REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE),table3 recon)
-REPORT_FIGURES ?= $(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png $(OUT)/fig-corrective.png \
+REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png) $(OUT)/fig-corrective.png \
   $(if $(VESSEL_NOTE),$(REPORT)/fig-recon.png) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
 REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(REPORT)/residual.tsv \
-  $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(OUT)/search.md \
+  $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
   pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/report.py
 
 $(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
@@ -173,7 +177,7 @@ report: $(REPORT_INPUTS)
 	  --trained "$(ITERS) iterations (validation every $(EVAL_EVERY)), seeds $(SEEDS), $(TRAIN_COUNT) training graphs of $(TRAIN_NODES) nodes, $(VAL_COUNT) validation graphs, $(TEST_COUNT) test graphs of $(TEST_NODES) nodes per family$(if $(FIT_EXTRA), (dar-fit $(FIT_EXTRA)))" \
 	  --version $(VERSION) --start "$(REPORT_START)" --train-nodes $(TRAIN_NODES) --test-nodes $(TEST_NODES) --claims pipelines/claims.tsv --paper-dir pipelines/paper --findings pipelines/findings.tsv \
 	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) \
-	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search $(OUT)/search.md --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
+	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search "$(REPORT_SEARCH)" --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
 	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores
 	@echo "$(REPORT)/report.md"
 	@echo "$(REPORT)/report.html"
