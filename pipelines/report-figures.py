@@ -10,6 +10,7 @@
 """
 import csv
 import sys
+import textwrap
 
 import matplotlib
 matplotlib.use("Agg")
@@ -24,7 +25,7 @@ def read_tsv(path):
 
 def size(path, out, note):
     rows = read_tsv(path)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.6))
     for quantity, ax, title in (("mae_flow", axes[0], "masked MAE of the final flow F"),
                                 ("cut_accuracy", axes[1], "min-cut accuracy")):
         series = {}
@@ -40,10 +41,11 @@ def size(path, out, note):
         ax.set_xlabel("test graph size (nodes)")
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
     axes[1].set_ylim(0, 1.02)
-    fig.suptitle(f"Accuracy against test-graph size (trained on one size only)\n{note}", fontsize=9)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
+    fig.suptitle(f"Accuracy against test-graph size (trained on one size only)\n{textwrap.fill(note, 150)}", fontsize=9)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(out, dpi=90)
 
 
@@ -72,16 +74,17 @@ def cutshare(path, out, note):
 
 
 def recon(paths, out, note):
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig, ax = plt.subplots(figsize=(10, 4.5))
     for path, label in zip(paths.split(","), ("PGN-max (primal)", "PGN-max (dual)")):
         rows = read_tsv(path)
         first = float(rows[0]["total"])
         ax.plot([int(r["iteration"]) for r in rows], [float(r["total"]) / first for r in rows], marker=".", label=label)
     ax.set_xlabel("iteration")
     ax.set_ylabel("total loss / first")
+    ax.ticklabel_format(axis="y", useOffset=False)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    ax.set_title(f"Ford-Fulkerson reconstruction loss (new vessel encoders)\n{note}", fontsize=8)
+    ax.set_title(f"Ford-Fulkerson reconstruction loss (new vessel encoders)\n{textwrap.fill(note, 120)}", fontsize=9)
     fig.tight_layout()
     fig.savefig(out, dpi=90)
 

@@ -90,7 +90,7 @@ table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:13px}
 td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left}
 th{background:#eee} .holds{background:#d9f2d9} .fails{background:#f8d7d7} .missing{background:#eee;color:#555}
 .small{font-size:11px;color:#444} table.claims td:nth-child(2){max-width:330px}
-table.claims td:nth-child(5){min-width:380px} code,pre{font-size:12px;background:#f6f6f6}
+table.claims td:nth-child(5){min-width:380px} code,pre{font-size:12px;background:#f6f6f6} pre{white-space:pre-wrap}
 figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd} figcaption{font-size:13px;color:#333}"""
         out = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
                f"<style>{style}</style></head><body>"]
