@@ -151,3 +151,18 @@ EOF
     assert_failure
     assert_output --partial "line 1: expected 5 tab-separated fields"
 }
+
+@test "code-residual.py: the code's C - |F| test stops short where the flow must be sent back over a saturated edge" {
+    # s=0, t=3; Bellman-Ford's lightest path s-a-b-t saturates a-b; the maximum (2)
+    # then needs b->a, which the true residual allows and C - |F| forbids
+    printf '%s\n' '{"kind":"graph","id":0,"family":"hand","n":4,"m":5,"directed":false,"s":0,"t":3,"src":{"dtype":"<i4","shape":[5],"data":[0,0,1,1,2]},"dst":{"dtype":"<i4","shape":[5],"data":[1,2,2,3,3]},"cap":{"dtype":"<f4","shape":[5],"data":[1,1,1,1,1]},"w":{"dtype":"<f4","shape":[5],"data":[0.1,0.9,0.1,0.9,0.1]}}' \
+        | mpcat --to-msgpack | ff-trace -q > "$T/g.mp"
+    run "$PY" "$ROOT/pipelines/code-residual.py" "$T/g.mp"
+    assert_success
+    assert_line "file	family	nodes	graphs	short_share	mean_shortfall	code_T	our_T"
+    assert_line "g.mp	hand	4	1	1.000000	0.500000	8.00	12.00"
+    # two-community graphs at the paper's density: the rule never binds (dar-reference.md §2)
+    gen-graphs --nodes 16 --count 100 --seed 5 | ff-trace -q > "$T/c.mp"
+    run "$PY" "$ROOT/pipelines/code-residual.py" "$T/c.mp"
+    assert_line --regexp $'^c.mp\ttwo-community\t16\t100\t0.000000\t0.000000\t'
+}
