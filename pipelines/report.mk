@@ -57,6 +57,10 @@ $(REPORT)/table-val.tsv: $(VAL_SCORES)
 $(REPORT)/table3.tsv: $(TABLE3_SCORES)
 	@mkdir -p $(@D)
 	$(call report_table,table3,$^,--rows model --cols graph$(comma)name --quantity balanced_accuracy$(comma)roc_hard)
+# the appendix's Node2Vec + dual table, where vessel.mk makes it (TABLE3_N2V_DUAL_SCORES)
+$(REPORT)/table3-n2v-dual.tsv: $(TABLE3_N2V_DUAL_SCORES)
+	@mkdir -p $(@D)
+	$(call report_table,table3-n2v-dual,$^,--rows model --cols graph$(comma)name --quantity balanced_accuracy$(comma)roc_hard)
 # flow-fix's conservation error on the Table 1 test sets (no paper values: a figure in the paper)
 $(REPORT)/corrective.tsv: $(TABLE1_SCORES)
 	@mkdir -p $(@D)
@@ -162,9 +166,12 @@ $(REPORT)/fig-recon.png: $(VESSEL)/recon-primal.mp $(VESSEL)/recon-dual.mp pipel
 # curves, which plot every row; a profile may set its own lists (and
 # REPORT_FINDINGS) in its block of study.mk.
 REPORT_SEARCH ?= $(OUT)/search.md
-REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE),table3 recon)
+# vessel.mk's figures of the reconstruction loss (fig-reconstruction) and of
+# C-SAGE's validation (fig-valid-bvg) are used where it makes them.
+REPORT_RECON_FIGURE := $(if $(wildcard pipelines/fig-reconstruction.gp),$(OUT)/fig-reconstruction.png,$(REPORT)/fig-recon.png)
+REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE),table3 $(if $(TABLE3_N2V_DUAL_SCORES),table3-n2v-dual) recon)
 REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png) $(OUT)/fig-corrective.png \
-  $(if $(VESSEL_NOTE),$(REPORT)/fig-recon.png) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
+  $(if $(VESSEL_NOTE),$(REPORT_RECON_FIGURE) $(if $(FIG_VALID_BVG_SCORES),$(OUT)/fig-valid-bvg.png)) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
 REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(REPORT)/residual.tsv \
   $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
   pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/report.py

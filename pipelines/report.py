@@ -27,6 +27,7 @@ TABLE_TITLES = {
     "table-r2": "Appendix table lin-qualitative: R^2 of the max-flow value from max-pooled node embeddings",
     "table-val": "Appendix table two-comm-val: the validation set (the training graphs' size)",
     "table3": "Table 3 (bvg-res): balanced accuracy and ROC (hard predictions) on the vessel graphs' test edges",
+    "table3-n2v-dual": "Appendix table bvg-res-2: Node2Vec and dual embeddings concatenated, vessel graphs' test edges",
     "corrective": "Flow-fix (the corrective procedure): mean |conservation error| of inner nodes before and after, Table 1 test sets",
     "recon": "Vessel reconstruction: total loss at the last iteration over the first",
 }
@@ -35,6 +36,8 @@ FIGURE_CAPTIONS = {
     "fig-valid-mpnn": "Validation loss (masked MSE of F) of the MPNN processors, seed 0 (paper appendix figure mpnn-synthetic).",
     "fig-corrective": "Conservation error of every node (x) of every 2-community test graph (y), dual PGN-max, before and after flow-fix (paper appendix figure corrective).",
     "fig-recon": "Reconstruction loss of Ford-Fulkerson on the small vessel graph with new encoders for length, distance and curvature (paper Figure 2b).",
+    "fig-reconstruction": "Reconstruction loss of Ford-Fulkerson on the small vessel graph with new encoders for length, distance and curvature (paper Figure 2b).",
+    "fig-valid-bvg": "Validation balanced accuracy of the C-SAGE variants on the vessel graphs (paper appendix figure valid-bvg).",
     "fig-size": "Masked MAE of F and min-cut accuracy against the size of the test graphs (8 to 128 nodes), dual and primal PGN-max of the study and the dual trained with the authors' cut leak (--leak-cut); mean over seeds.",
     "fig-cutshare": "Share of graphs whose minimum cut has s alone on the source side, t alone on the sink side, or lies elsewhere, by size and family (ff-trace --no-hints).",
 }
