@@ -27,7 +27,6 @@ paper's own values (pipelines/paper/NAME.tsv) where the paper has them.
 import argparse
 import ast
 import itertools
-import math
 import os
 import re
 import sys

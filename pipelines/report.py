@@ -282,10 +282,10 @@ def headline_section(doc, args, checked):
     shares = {(r["family"], r["capacity"], r["nodes"]): r for r in read_rows(args.cutshare)}
     a, b = shares.get(("two-community", "max-of-two", train)), shares.get(("two-community", "max-of-two", test))
     if a and b:
-        pct = lambda x: f"{100 * float(x):.0f}%"  # noqa: E731
-        items.append(f"Where the minimum cut of a 2-community graph lies: at {train} nodes, s alone {pct(a['s_only'])}, "
-                     f"t alone {pct(a['t_only'])}, elsewhere (the community cut) {pct(a['other'])}; at {test} nodes, "
-                     f"s alone {pct(b['s_only'])}, t alone {pct(b['t_only'])}, elsewhere {pct(b['other'])} "
+        percent = lambda x: f"{100 * float(x):.0f}%"  # noqa: E731
+        items.append(f"Where the minimum cut of a 2-community graph lies: at {train} nodes, s alone {percent(a['s_only'])}, "
+                     f"t alone {percent(a['t_only'])}, elsewhere (the community cut) {percent(a['other'])}; at {test} nodes, "
+                     f"s alone {percent(b['s_only'])}, t alone {percent(b['t_only'])}, elsewhere {percent(b['other'])} "
                      f"({a['graphs']} graphs a size)."
                      + (" A model that learned where the cut lies on the training graphs meets another kind of cut on "
                         "the test graphs." if abs(float(a["other"]) - float(b["other"])) > 0.3 else ""))
@@ -294,7 +294,6 @@ def headline_section(doc, args, checked):
 
 
 def table_section(doc, name, path):
-    cells = {}
     with open(path, encoding="utf-8") as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     header = lines[0]
@@ -325,7 +324,7 @@ def table_section(doc, name, path):
         rows.append(row)
     doc.h(3, TABLE_TITLES.get(name, name), name)
     doc.table([" / ".join(header[:first])] + columns, rows)
-    return cells
+
 
 
 def findings_section(doc, args):
@@ -340,20 +339,20 @@ def findings_section(doc, args):
                   ("validation", "mae_flow", "F, validation"), ("validation", "cut_accuracy", "c, validation")]
     with open(args.findings, encoding="utf-8") as f:
         findings = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
-    for fid, departure, default, other, configs in findings:
-        doc.h(3, f"{departure} (`{fid}`)", f"finding-{fid}")
+    for finding_id, departure, default, other, configs in findings:
+        doc.h(3, f"{departure} (`{finding_id}`)", f"finding-{finding_id}")
         doc.ul([f"**study's default:** {default}", f"**the other way:** {other}"])
-        if fid == "residual":
+        if finding_id == "residual":
             residual_finding(doc, args.residual)
             continue
-        runs = sorted(glob.glob(os.path.join(args.finding_scores, f"{fid}-*.mp")))
+        runs = sorted(glob.glob(os.path.join(args.finding_scores, f"{finding_id}-*.mp")))
         if not runs:
             doc.p("Not measured at this profile.")
             continue
         other_side = means(read_metric_records(runs))
         study_files = []
         for run in runs:
-            config = os.path.basename(run)[len(fid) + 1:-3]
+            config = os.path.basename(run)[len(finding_id) + 1:-3]
             study_files += [p for p in (os.path.join(args.study_scores, f"{config}-{x}.mp") for x in ("2comm", "bip", "val")) if os.path.exists(p)]
         study_side = means(read_metric_records(study_files))
         models = sorted({k[0] for k in other_side})
@@ -380,21 +379,21 @@ def findings_section(doc, args):
                     if a and b:
                         said.append(f"{label}, {place}: {'yes' if a[0] < b[0] else 'no'} ({fmt(a[0], False)} against {fmt(b[0], False)})")
             doc.p("Does dual PGN-max beat primal PGN-max on F? " + "; ".join(said) + ".")
-        if fid == "leak":
+        if finding_id == "leak":
             doc.p("The size sweep (figure fig-size and the table after it) shows the same two models on test graphs of 8 to 128 nodes.")
         doc.p("What changes the other way:")
         doc.ul(changes)
 
 
 def residual_finding(doc, path):
-    with open(path, encoding="utf-8") as f:
-        lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
-    header, rows = lines[0], lines[1:]
+    rows = read_rows(path)
     doc.table(["graphs", "family", "nodes", "count", "code's flow below the maximum", "mean shortfall", "T, code's rule", "T, ours"],
-              [[r[0], r[1], r[2], r[3], f"{100 * float(r[4]):.1f}%", f"{100 * float(r[5]):.2f}%", r[6], r[7]] for r in rows])
-    worst = max(rows, key=lambda r: float(r[4]))
-    doc.p(f"With the code's C - |F| test the trace stops short of the maximum flow on {100 * float(worst[4]):.1f}% of the graphs of "
-          f"`{worst[0]}` at most ({worst[1]}, {worst[2]} nodes); ff-trace's true residual never does (its maxflow is the exact solver's).")
+              [[r["file"], r["family"], r["nodes"], r["graphs"], f"{100 * float(r['short_share']):.1f}%",
+                f"{100 * float(r['mean_shortfall']):.2f}%", r["code_T"], r["our_T"]] for r in rows])
+    worst = max(rows, key=lambda r: float(r["short_share"]))
+    doc.p(f"With the code's C - |F| test the trace stops short of the maximum flow on {100 * float(worst['short_share']):.1f}% "
+          f"of the graphs of `{worst['file']}` at most ({worst['family']}, {worst['nodes']} nodes); ff-trace's true residual "
+          "never does (its maxflow is the exact solver's).")
 
 
 def sizes_section(doc, sizes_path, note, cutshare_path):
