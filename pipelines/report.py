@@ -18,6 +18,7 @@ import time
 
 import msgpack
 
+sys.dont_write_bytecode = True        # no __pycache__ in the work tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import claims as claimlib  # noqa: E402
 
