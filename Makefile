@@ -130,4 +130,6 @@ demo:
 clean:
 	rm -rf build $(TOOL_BINS)
 
--include $(wildcard pipelines/*.mk)
+# pipelines/*.mk in name order (cluster.mk before study.mk, vessel.mk after),
+# but report.mk last: it builds on the others' variables and targets.
+-include $(filter-out pipelines/report.mk,$(wildcard pipelines/*.mk)) $(wildcard pipelines/report.mk)

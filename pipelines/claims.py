@@ -1,0 +1,257 @@
+#!/usr/bin/python3
+"""claims.py - the paper's quantitative claims checked against a profile's tables.
+
+    claims.py --claims pipelines/claims.tsv --paper-dir pipelines/paper \
+              --table table1=out/smoke/report/table1.tsv [--table NAME=FILE ...]
+
+prints one line per claim: id, verdict, our numbers, the paper's numbers,
+the instances that fail or are missing (tab-separated).  pipelines/report.py
+imports it.
+
+Tables are `metrics --table tsv` output (a header, the row key columns, then
+for each column NAME, NAME std, NAME n [, NAME paper, NAME paper std]), or
+files of the same shape written by the report's own steps.  A cell is
+named in a rule as NAME[ROW | COLUMN], as the table shows it:
+
+    table1[PGN-max (dual) | {family} mae_flow] < table1[PGN-max (primal) | {family} mae_flow]
+
+`{family}` is filled from the claim's `over` column (`family=2-community,bipartite`;
+several `key=a,b` parts separated by `;` give every combination; `@set` names a
+list defined in the claims file).  The rule is a Python expression over
+numbers: comparisons, and/or/not, + - * /, abs, min, max, mean(...) and
+near(x, target, tolerance).  The claim holds if every instance holds; it does
+not hold if any instance with all its cells measured fails; it is "not
+measured at this profile" otherwise.  The same rule is evaluated on the
+paper's own values (pipelines/paper/NAME.tsv) where the paper has them.
+"""
+import argparse
+import ast
+import itertools
+import os
+import re
+import sys
+
+HOLDS, FAILS, MISSING = "holds", "does not hold", "not measured at this profile"
+CELL = re.compile(r"([A-Za-z0-9_-]+)\[([^\]|]+)\|([^\]]+)\]")
+
+
+def read_table(path):
+    """A table TSV as {(row, column): (mean, std, n)}; rows of several key
+    parts are joined by a space, as metrics --paper names them."""
+    cells = {}
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#")]
+    if not lines:
+        return cells
+    header = lines[0].split("\t")
+    # the row key columns come first: those that are not NAME or NAME <suffix>
+    first = next(i for i, h in enumerate(header) if i + 1 < len(header) and header[i + 1] == h + " std")
+    for line in lines[1:]:
+        fields = line.split("\t")
+        row = " ".join(fields[:first])
+        for i in range(first, len(header)):
+            name = header[i]
+            if i + 2 < len(header) and header[i + 1] == name + " std" and header[i + 2] == name + " n":
+                if fields[i] != "":
+                    std = float(fields[i + 1]) if fields[i + 1] != "" else None
+                    cells[(row, name)] = (float(fields[i]), std, int(fields[i + 2]))
+    return cells
+
+
+def paper_number(text):
+    text = text.strip()
+    if text.endswith("%"):
+        return float(text[:-1]) / 100
+    return float(text)
+
+
+def read_paper(path):
+    """pipelines/paper/NAME.tsv as {(row, column): (mean, std)}; '-' cells are left out."""
+    cells = {}
+    if not os.path.exists(path):
+        return cells
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            parts = line.rstrip("\n").split("\t")
+            # a commented row ('#LC (N2V)<TAB>...') is still the paper's value:
+            # the comment only keeps metrics --table from warning about a row
+            # the pipeline does not run yet
+            if parts[0].startswith("#"):
+                parts[0] = parts[0][1:]
+                if len(parts) < 3 or not re.fullmatch(r"-?[0-9.]+%?", parts[2].strip()):
+                    continue
+            if len(parts) < 3 or parts[2].strip() == "-":
+                continue
+            std = paper_number(parts[3]) if len(parts) > 3 and parts[3].strip() else None
+            cells[(parts[0], parts[1])] = (paper_number(parts[2]), std)
+    return cells
+
+
+def read_claims(path):
+    """(claims, sets): claims as dicts with id, claim, where, over, rule."""
+    claims, sets = [], {}
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.split("\t")
+            if parts[0].startswith("@"):
+                sets[parts[0]] = [v.strip() for v in parts[1].split(",")]
+                continue
+            if len(parts) != 5:
+                sys.exit(f"claims.py: {path}: line {number}: expected 5 tab-separated fields (id, claim, where, over, rule), got {len(parts)}")
+            claims.append(dict(zip(("id", "claim", "where", "over", "rule"), parts), line=number))
+    return claims, sets
+
+
+def instances(over, sets):
+    """Every combination of the `over` column's values, as dicts."""
+    if not over.strip() or over.strip() == "-":
+        return [{}]
+    keys, values = [], []
+    for part in over.split(";"):
+        key, _, vals = part.partition("=")
+        names = []
+        for v in vals.split(","):
+            v = v.strip()
+            names.extend(sets[v] if v.startswith("@") else [v])
+        keys.append(key.strip())
+        values.append(names)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
+
+
+def near(x, target, tolerance):
+    return abs(x - target) <= tolerance
+
+
+FUNCTIONS = {"abs": abs, "min": min, "max": max, "near": near,
+             "mean": lambda *xs: sum(xs) / len(xs)}
+ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub,
+           ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Compare, ast.Lt, ast.LtE,
+           ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.Call, ast.Name, ast.Load, ast.Constant)
+
+
+def evaluate(expression, values):
+    """A rule with its cells replaced by names c0, c1, ...: True or False."""
+    tree = ast.parse(expression, mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, ALLOWED):
+            raise ValueError(f"'{type(node).__name__}' is not allowed in a rule")
+        if isinstance(node, ast.Name) and node.id not in values and node.id not in FUNCTIONS:
+            raise ValueError(f"unknown name '{node.id}'")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS):
+            raise ValueError("only abs, min, max, mean and near can be called in a rule")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)):
+            raise ValueError(f"{node.value!r} is not a number")
+    return bool(eval(compile(tree, "<rule>", "eval"), {"__builtins__": {}}, {**FUNCTIONS, **values}))
+
+
+def fill(text, instance):
+    for key, value in instance.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+def check(claim, sets, tables, papers):
+    """The verdict of one claim: a dict with verdict, paper_verdict, cells
+    [(table, row, column, ours (mean, std, n) or None, paper (mean, std) or None)]
+    and notes (instances that fail or lack a cell)."""
+    result = {"verdict": None, "paper_verdict": None, "cells": [], "notes": []}
+    seen = set()
+    outcomes, paper_outcomes = [], []
+    for instance in instances(claim["over"], sets):
+        rule = fill(claim["rule"], instance)
+        ours, paper = {}, {}
+
+        def cell(match):
+            table, row, column = match.group(1), match.group(2).strip(), match.group(3).strip()
+            name = f"c{len(ours)}"
+            our = tables.get(table, {}).get((row, column))
+            pap = papers.get(table, {}).get((row, column))
+            ours[name] = our[0] if our else None
+            paper[name] = pap[0] if pap else None
+            if (table, row, column) not in seen:
+                seen.add((table, row, column))
+                result["cells"].append((table, row, column, our, pap))
+            return name
+
+        expression = CELL.sub(cell, rule)
+        label = ", ".join(instance.values()) or "the rule"
+        if any(v is None for v in ours.values()):
+            outcomes.append(None)
+            result["notes"].append(f"{label}: not measured")
+        else:
+            ok = evaluate(expression, ours)
+            outcomes.append(ok)
+            if not ok:
+                result["notes"].append(f"{label}: fails")
+        paper_outcomes.append(None if any(v is None for v in paper.values()) else evaluate(expression, paper))
+    result["verdict"] = verdict_of(outcomes)
+    result["paper_verdict"] = verdict_of(paper_outcomes) if any(o is not None for o in paper_outcomes) else "no values in the paper"
+    return result
+
+
+def verdict_of(outcomes):
+    if any(o is False for o in outcomes):
+        return FAILS
+    if outcomes and all(o is True for o in outcomes):
+        return HOLDS
+    return MISSING
+
+
+def number(x, percent):
+    if x is None:
+        return "-"
+    if percent:
+        return f"{100 * x:.1f}%"
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+PERCENT = ("cut_accuracy", "accuracy", "balanced_accuracy", "roc_auc", "roc_hard")
+
+
+def is_percent(column):
+    return column.split(" ")[-1] in PERCENT
+
+
+def check_or_die(claim, sets, tables, papers, path):
+    """check(), with a bad rule reported as one line naming the claim."""
+    try:
+        return check(claim, sets, tables, papers)
+    except (ValueError, SyntaxError, KeyError) as e:
+        sys.exit(f"claims.py: {path}: line {claim['line']}: claim '{claim['id']}': {e}")
+
+
+def load(claims_path, paper_dir, table_args):
+    tables, papers = {}, {}
+    for arg in table_args:
+        name, _, path = arg.partition("=")
+        tables[name] = read_table(path) if os.path.exists(path) else {}
+    claims, sets = read_claims(claims_path)
+    for claim in claims:
+        for table, _, _ in CELL.findall(claim["rule"]):
+            if table not in papers:
+                papers[table] = read_paper(os.path.join(paper_dir, table + ".tsv"))
+    return claims, sets, tables, papers
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Check the paper's claims against a profile's tables.")
+    parser.add_argument("--claims", required=True)
+    parser.add_argument("--paper-dir", required=True)
+    parser.add_argument("--table", action="append", default=[], metavar="NAME=FILE")
+    args = parser.parse_args()
+    claims, sets, tables, papers = load(args.claims, args.paper_dir, args.table)
+    for claim in claims:
+        r = check_or_die(claim, sets, tables, papers, args.claims)
+        cells = "; ".join(f"{t}[{row} | {col}] = {number(o[0] if o else None, is_percent(col))}"
+                          f" (paper {number(p[0] if p else None, is_percent(col))})"
+                          for t, row, col, o, p in r["cells"])
+        print("\t".join([claim["id"], r["verdict"], r["paper_verdict"], cells, "; ".join(r["notes"])]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+# pipelines/report.mk - one page that says, claim by claim, what a profile of
+# the study reproduces (read after study.mk and vessel.mk, whose variables,
+# models and scores it reuses; the Makefile includes it last).
+#
+#   make report [PROFILE=smoke|quick|paper]
+#
+# builds what is missing of the profile's tables and figures (every step is
+# cached, as in study.mk) and writes $(OUT)/report/report.md and report.html
+# (self-contained: figures embedded as data: URIs):
+#   - the claims of pipelines/claims.tsv checked by pipelines/claims.py on the
+#     tables as `metrics --table tsv` prints them;
+#   - every table of the paper with our value, the paper's and the difference;
+#   - figures: fig-valid, fig-corrective (study.mk), the reconstruction loss,
+#     min-cut accuracy and flow MAE against test-graph size, the share of
+#     minimum cuts that are s alone / t alone / other, by size and family;
+#   - findings: each departure of pipelines/findings.tsv measured both ways.
+
+REPORT := $(OUT)/report
+REPORT_SIZES := 8 16 32 64 128
+REPORT_PY := /usr/bin/python3
+# The size sweep's graphs a size and seeds.  A 128-node trace is some 2500
+# steps (about 18 s a graph for an H=65 model at one thread), so below the
+# paper profile the sweep takes the first seed only, and at smoke 2 graphs.
+CUTSHARE_COUNT := 200
+SIZE_COUNT := $(TEST_COUNT)
+SIZE_SEEDS := $(firstword $(SEEDS))
+ifeq ($(PROFILE),smoke)
+  CUTSHARE_COUNT := 40
+  SIZE_COUNT := 2
+else ifeq ($(PROFILE),paper)
+  SIZE_SEEDS := $(SEEDS)
+endif
+# the wall time the report states is that of this make run
+ifneq ($(filter report,$(MAKECMDGOALS)),)
+  REPORT_START := $(shell date +%s)
+endif
+.PRECIOUS: $(REPORT)/models/%.mp $(REPORT)/scores/%.mp $(REPORT)/sizes/%.mp $(REPORT)/data-minmax/%.mp
+
+# ---- the tables as TSV: study.mk's layouts --------------------------------------------
+# The paper's rows the profile does not train are dropped as study.mk does
+# where it can (paper_rows), else the whole paper file is read.
+report_paper = $(if $(value paper_rows),$(call paper_rows,$(1)),pipelines/paper/$(1).tsv)
+report_table = cat $(2) | metrics --table tsv $(3) --paper $(call report_paper,$(1)) > $@.tmp && mv $@.tmp $@
+
+$(REPORT)/table1.tsv: $(TABLE1_SCORES)
+	@mkdir -p $(@D)
+	$(call report_table,table1,$^,--rows model --cols family$(comma)name --quantity mae_flow$(comma)mae_hint_flow$(comma)cut_accuracy)
+$(REPORT)/table2.tsv: $(QUAL_SCORES)
+	@mkdir -p $(@D)
+	$(call report_table,table2,$^,--rows name --cols model --quantity maxflow_error)
+$(REPORT)/table-r2.tsv: $(R2_SCORES)
+	@mkdir -p $(@D)
+	$(call report_table,table-r2,$^,--rows family --cols model --quantity r2)
+$(REPORT)/table-val.tsv: $(VAL_SCORES)
+	@mkdir -p $(@D)
+	$(call report_table,table-val,$^,--rows model --cols name --quantity mae_flow$(comma)mae_hint_flow$(comma)cut_accuracy)
+$(REPORT)/table3.tsv: $(TABLE3_SCORES)
+	@mkdir -p $(@D)
+	$(call report_table,table3,$^,--rows model --cols graph$(comma)name --quantity balanced_accuracy$(comma)roc_hard)
+# the appendix's Node2Vec + dual table, where vessel.mk makes it (TABLE3_N2V_DUAL_SCORES)
+$(REPORT)/table3-n2v-dual.tsv: $(TABLE3_N2V_DUAL_SCORES)
+	@mkdir -p $(@D)
+	$(call report_table,table3-n2v-dual,$^,--rows model --cols graph$(comma)name --quantity balanced_accuracy$(comma)roc_hard)
+# flow-fix's conservation error on the Table 1 test sets (no paper values: a figure in the paper)
+$(REPORT)/corrective.tsv: $(TABLE1_SCORES)
+	@mkdir -p $(@D)
+	cat $^ | metrics --table tsv --rows model --cols family,name --quantity conservation_before,conservation_after > $@.tmp && mv $@.tmp $@
+# the reconstruction's total loss at its last iteration over its first, per variant
+$(REPORT)/recon.tsv: $(VESSEL)/recon-primal.mp $(VESSEL)/recon-dual.mp
+	@mkdir -p $(@D)
+	for v in primal dual; do awk -F'\t' -v v=$$v 'NR == 1 { for (i = 1; i <= NF; i++) if ($$i == "total") c = i; next } \
+	  NR == 2 { first = $$c } { last = $$c } END { printf "%s\t%.17g\t\t1\n", v, last / first }' $(OUT)/logs/recon-$$v.tsv; \
+	done | (printf 'model\tfinal_loss\tfinal_loss std\tfinal_loss n\n'; cat) > $@.tmp && mv $@.tmp $@
+
+# ---- findings: each departure trained (or traced) the other way ----------------------
+# A run is <finding>-<config>-s<seed>, e.g. leak-dual-pgn-max-s0; its model and
+# its scores on the 2-community and bipartite test sets and the validation set
+# come from one heavy recipe, as in study.mk.  The study's own runs are the
+# other side of the comparison.
+REPORT_FINDINGS ?= leak tfstep cap
+finding_of = $(firstword $(subst -, ,$(1)))
+config_of = $(patsubst $(call finding_of,$(1))-%,%,$(1))
+finding_flags_leak := --leak-cut
+finding_flags_tfstep := --tf-decay-per-step
+finding_flags_cap :=
+finding_data = $(if $(filter cap,$(1)),$(REPORT)/data-minmax,$(DATA))
+finding_configs = $(shell awk -F'\t' '$$1 == "$(1)" { print $$5 }' pipelines/findings.tsv)
+FINDING_RUNS := $(foreach f,$(REPORT_FINDINGS),$(foreach c,$(call finding_configs,$(f)),$(foreach s,$(SEEDS),$(f)-$(c)-s$(s))))
+FINDING_SCORES := $(FINDING_RUNS:%=$(REPORT)/scores/%.mp)
+finding_labels = -l "model=$(call label_of,$(call config_of,$(1)))" -l seed=$(call seed_of,$(call config_of,$(1))) -l finding=$(call finding_of,$(1))
+# finding_score run,model-or-empty,data-dir: the run's test and validation scores on stdout
+finding_predict = $(if $(2),dar-step --no-cache --hints --model $(2),dar-step --baseline random --seed $(call seed_of,$(call config_of,$(1))))
+finding_score = $(call finding_predict,$(1),$(2)) < $(3)/test-2comm.mp | flow-fix | metrics --split test $(call finding_labels,$(1)) -l family=2-community \
+  && $(call finding_predict,$(1),$(2)) < $(3)/test-bip.mp | flow-fix | metrics --split test $(call finding_labels,$(1)) -l family=bipartite \
+  && $(call finding_predict,$(1),$(2)) < $(3)/val.mp | metrics --split val $(call finding_labels,$(1))
+
+# uniform-minmax splits: the study's seeds, so only the capacities differ
+$(REPORT)/data-minmax/train.mp $(REPORT)/data-minmax/val.mp $(REPORT)/data-minmax/test-2comm.mp $(REPORT)/data-minmax/test-bip.mp &: $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call light, gen-graphs --capacity uniform-minmax --family two-community --nodes $(TRAIN_NODES) --count $(TRAIN_COUNT) --seed 101 | ff-trace -q > $(@D)/train.mp.tmp \
+	  && gen-graphs --capacity uniform-minmax --family two-community --nodes $(TRAIN_NODES) --count $(VAL_COUNT) --seed 102 | ff-trace -q > $(@D)/val.mp.tmp \
+	  && gen-graphs --capacity uniform-minmax --family two-community --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 103 | ff-trace -q > $(@D)/test-2comm.mp.tmp \
+	  && gen-graphs --capacity uniform-minmax --family $(OOF_FAMILY) --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 104 | ff-trace -q > $(@D)/test-bip.mp.tmp)
+	for f in train val test-2comm test-bip; do mv $(@D)/$$f.mp.tmp $(@D)/$$f.mp; done
+
+$(REPORT)/models/%.mp $(REPORT)/scores/%.mp: $$(call finding_data,$$(call finding_of,$$*))/train.mp $$(call finding_data,$$(call finding_of,$$*))/test-2comm.mp $(TOOLS_BUILT)
+	@mkdir -p $(REPORT)/models $(REPORT)/scores $(REPORT)/logs
+	$(call heavy, dar-fit $(call fit_args,$(call config_of,$*)) $(finding_flags_$(call finding_of,$*)) --val $(call finding_data,$(call finding_of,$*))/val.mp \
+	    --log $(REPORT)/logs/$*.tsv -q < $(call finding_data,$(call finding_of,$*))/train.mp > $(REPORT)/models/$*.mp.tmp \
+	  && ( $(call finding_score,$*,$(REPORT)/models/$*.mp.tmp,$(call finding_data,$(call finding_of,$*))) ) > $(REPORT)/scores/$*.mp.tmp) \
+	  && mv $(REPORT)/scores/$*.mp.tmp $(REPORT)/scores/$*.mp && mv $(REPORT)/models/$*.mp.tmp $(REPORT)/models/$*.mp
+# the random baseline on the uniform-minmax sets needs no model (the shorter stem wins)
+$(REPORT)/scores/cap-random-%.mp: $(REPORT)/data-minmax/test-2comm.mp $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call light, ( $(call finding_score,cap-random-$*,,$(REPORT)/data-minmax) ) > $@.tmp) && mv $@.tmp $@
+
+# the residual test: the code's trace (C - |F| > 0) against ff-trace's on the
+# study's splits, and on 16-node bipartite graphs at the code's default
+# density 0.35, where dar-reference.md measured the code's flows short
+$(REPORT)/sizes/bip35-16.mp: $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call light, gen-graphs --family bipartite --density 0.35 --nodes 16 --count $(CUTSHARE_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+RESIDUAL_SETS := $(DATA)/train.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(REPORT)/sizes/bip35-16.mp
+$(REPORT)/residual.tsv: $(RESIDUAL_SETS) pipelines/code-residual.py
+	@mkdir -p $(@D)
+	$(call heavy, $(REPORT_PY) pipelines/code-residual.py $(RESIDUAL_SETS) > $@.tmp) && mv $@.tmp $@
+
+# ---- accuracy against test-graph size -------------------------------------------------
+# Test graphs of every size with the Table 1 test sets' seeds (at TEST_NODES
+# they are those sets, or their first SIZE_COUNT graphs); dual and primal
+# PGN-max of the study and the dual with the cut leak, one heavy recipe per model.
+$(REPORT)/sizes/2comm-%.mp: $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call light, gen-graphs --family two-community --nodes $* --count $(SIZE_COUNT) --seed 103 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+$(REPORT)/sizes/bip-%.mp: $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call light, gen-graphs --family $(OOF_FAMILY) --nodes $* --count $(SIZE_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+SIZE_DATA := $(foreach f,2comm bip,$(foreach n,$(REPORT_SIZES),$(REPORT)/sizes/$(f)-$(n).mp))
+SIZE_RUNS := $(foreach c,dual-pgn-max primal-pgn-max leak-dual-pgn-max,$(foreach s,$(SIZE_SEEDS),$(c)-s$(s)))
+size_model = $(if $(filter leak-%,$(1)),$(REPORT)/models/$(1).mp,$(OUT)/models/$(1).mp)
+size_label = $(call label_of,$(patsubst leak-%,%,$(1)))$(if $(filter leak-%,$(1)), --leak-cut)
+size_scores = $(foreach f,2comm bip,$(foreach n,$(REPORT_SIZES),dar-step --no-cache --model $(call size_model,$(1)) < $(REPORT)/sizes/$(f)-$(n).mp \
+  | metrics -l "model=$(call size_label,$(1))" -l seed=$(call seed_of,$(patsubst leak-%,%,$(1))) -l family=$(call family_name,$(f)) -l nodes=$(n) >> $@.tmp && ))
+$(REPORT)/sizes/run-%.mp: $$(call size_model,$$*) $(SIZE_DATA)
+	$(call heavy, rm -f $@.tmp && $(call size_scores,$*) true) && mv $@.tmp $@
+$(REPORT)/sizes.tsv: $(SIZE_RUNS:%=$(REPORT)/sizes/run-%.mp)
+	cat $^ | metrics --table tsv --rows model,family,nodes --cols name --quantity mae_flow,cut_accuracy > $@.tmp && mv $@.tmp $@
+
+# ---- where the minimum cut lies: s alone, t alone, or elsewhere -----------------------
+CUTSHARE_FAMILIES := two-community:max-of-two bipartite:max-of-two two-community:uniform-minmax
+$(REPORT)/cutshare.tsv: pipelines/cutshare.sh $(TOOLS_BUILT)
+	@mkdir -p $(@D)
+	$(call light, bash pipelines/cutshare.sh $(CUTSHARE_COUNT) "$(REPORT_SIZES)" $(CUTSHARE_FAMILIES) > $@.tmp) && mv $@.tmp $@
+
+# ---- figures ---------------------------------------------------------------------------
+$(REPORT)/fig-size.png: $(REPORT)/sizes.tsv pipelines/report-figures.py
+	$(REPORT_PY) pipelines/report-figures.py size $< $@ "$(PROFILE_NOTE)"
+$(REPORT)/fig-cutshare.png: $(REPORT)/cutshare.tsv pipelines/report-figures.py
+	$(REPORT_PY) pipelines/report-figures.py cutshare $< $@ "$(PROFILE_NOTE)"
+$(REPORT)/fig-recon.png: $(VESSEL)/recon-primal.mp $(VESSEL)/recon-dual.mp pipelines/report-figures.py
+	$(REPORT_PY) pipelines/report-figures.py recon $(OUT)/logs/recon-primal.tsv,$(OUT)/logs/recon-dual.tsv $@ "$(VESSEL_NOTE)"
+
+# ---- the report --------------------------------------------------------------------------
+# A profile without vessel graphs (no VESSEL_NOTE) leaves out Table 3 and the
+# reconstruction, one that trains only some rows (TABLE1_ONLY) the validation
+# curves, which plot every row; a profile may set its own lists (and
+# REPORT_FINDINGS) in its block of study.mk.
+REPORT_SEARCH ?= $(OUT)/search.md
+# vessel.mk's figures of the reconstruction loss (fig-reconstruction) and of
+# C-SAGE's validation (fig-valid-bvg) are used where it makes them.
+REPORT_RECON_FIGURE := $(if $(wildcard pipelines/fig-reconstruction.gp),$(OUT)/fig-reconstruction.png,$(REPORT)/fig-recon.png)
+REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE),table3 $(if $(TABLE3_N2V_DUAL_SCORES),table3-n2v-dual) recon)
+REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png) $(OUT)/fig-corrective.png \
+  $(if $(VESSEL_NOTE),$(REPORT_RECON_FIGURE) $(if $(FIG_VALID_BVG_SCORES),$(OUT)/fig-valid-bvg.png)) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
+REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(REPORT)/residual.tsv \
+  $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
+  pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/report.py
+
+$(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
+
+.PHONY: report
+report: $(REPORT_INPUTS)
+	$(REPORT_PY) pipelines/report.py --out $(REPORT) --profile $(PROFILE) --note "$(PROFILE_NOTE)" --vessel-note "$(VESSEL_NOTE)" \
+	  --trained "$(ITERS) iterations (validation every $(EVAL_EVERY)), seeds $(SEEDS), $(TRAIN_COUNT) training graphs of $(TRAIN_NODES) nodes, $(VAL_COUNT) validation graphs, $(TEST_COUNT) test graphs of $(TEST_NODES) nodes per family$(if $(FIT_EXTRA), (dar-fit $(FIT_EXTRA)))" \
+	  --version $(VERSION) --start "$(REPORT_START)" --train-nodes $(TRAIN_NODES) --test-nodes $(TEST_NODES) --claims pipelines/claims.tsv --paper-dir pipelines/paper --findings pipelines/findings.tsv \
+	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) \
+	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search "$(REPORT_SEARCH)" --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
+	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores
+	@echo "$(REPORT)/report.md"
+	@echo "$(REPORT)/report.html"

@@ -1,0 +1,482 @@
+#!/usr/bin/python3
+"""report.py - write a profile's report.md and self-contained report.html.
+
+Called by `make report` (pipelines/report.mk) with the profile's tables (TSV),
+figures (PNG), findings' scores and descriptions; every number in the report
+comes from those files or from pipelines/paper/ (the paper's values).
+"""
+import argparse
+import base64
+import ctypes
+import glob
+import html
+import os
+import re
+import subprocess
+import sys
+import time
+
+import msgpack
+
+sys.dont_write_bytecode = True        # no __pycache__ in the work tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import claims as claimlib  # noqa: E402
+
+TABLE_TITLES = {
+    "table1": "Table 1 (syn-res): masked MAE of the final flow F and the intermediate flows F(t), min-cut accuracy c; test graphs",
+    "table2": "Table 2 (qualitative): |F - F*|, the error of the predicted max-flow value, 2-community test graphs",
+    "table-r2": "Appendix table lin-qualitative: R^2 of the max-flow value from max-pooled node embeddings",
+    "table-val": "Appendix table two-comm-val: the validation set (the training graphs' size)",
+    "table3": "Table 3 (bvg-res): balanced accuracy and ROC (hard predictions) on the vessel graphs' test edges",
+    "table3-n2v-dual": "Appendix table bvg-res-2: Node2Vec and dual embeddings concatenated, vessel graphs' test edges",
+    "corrective": "Flow-fix (the corrective procedure): mean |conservation error| of inner nodes before and after, Table 1 test sets",
+    "recon": "Vessel reconstruction: total loss at the last iteration over the first",
+}
+FIGURE_CAPTIONS = {
+    "fig-valid-pgn": "Validation loss (masked MSE of F) of the PGN processors, seed 0 (paper Figure 2a).",
+    "fig-valid-mpnn": "Validation loss (masked MSE of F) of the MPNN processors, seed 0 (paper appendix figure mpnn-synthetic).",
+    "fig-corrective": "Conservation error of every node (x) of every 2-community test graph (y), dual PGN-max, before and after flow-fix (paper appendix figure corrective).",
+    "fig-recon": "Reconstruction loss of Ford-Fulkerson on the small vessel graph with new encoders for length, distance and curvature (paper Figure 2b).",
+    "fig-reconstruction": "Reconstruction loss of Ford-Fulkerson on the small vessel graph with new encoders for length, distance and curvature (paper Figure 2b).",
+    "fig-valid-bvg": "Validation balanced accuracy of the C-SAGE variants on the vessel graphs (paper appendix figure valid-bvg).",
+    "fig-size": "Masked MAE of F and min-cut accuracy against the size of the test graphs (8 to 128 nodes), dual and primal PGN-max of the study and the dual trained with the authors' cut leak (--leak-cut); mean over seeds.",
+    "fig-cutshare": "Share of graphs whose minimum cut has s alone on the source side, t alone on the sink side, or lies elsewhere, by size and family (ff-trace --no-hints).",
+}
+VERDICT_CLASS = {claimlib.HOLDS: "holds", claimlib.FAILS: "fails", claimlib.MISSING: "missing"}
+
+
+# ---- small document model rendered both as Markdown and HTML --------------------------
+class Doc:
+    def __init__(self):
+        self.blocks = []
+
+    def h(self, level, text, anchor=None):
+        self.blocks.append(("h", level, text, anchor))
+
+    def p(self, text):
+        self.blocks.append(("p", text))
+
+    def ul(self, items):
+        self.blocks.append(("ul", items))
+
+    def table(self, header, rows, classes=None, css=None):
+        self.blocks.append(("table", header, rows, classes, css))
+
+    def figure(self, path, caption, relative):
+        self.blocks.append(("figure", path, caption, relative))
+
+    def code(self, text):
+        self.blocks.append(("code", text))
+
+    def markdown(self):
+        out = []
+        for b in self.blocks:
+            if b[0] == "h":
+                out.append("#" * b[1] + " " + b[2])
+            elif b[0] == "p":
+                out.append(b[1])
+            elif b[0] == "ul":
+                out.append("\n".join("- " + i for i in b[1]))
+            elif b[0] == "table":
+                cell = lambda c: str(c).replace("|", "\\|").replace("\n", "<br>")  # noqa: E731
+                lines = ["| " + " | ".join(cell(c) for c in b[1]) + " |", "|" + "---|" * len(b[1])]
+                lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in b[2]]
+                out.append("\n".join(lines))
+            elif b[0] == "figure":
+                out.append(f"![{b[2]}]({b[3]})\n\n*{b[2]}*")
+            elif b[0] == "code":
+                out.append("```\n" + b[1] + "\n```")
+        return "\n\n".join(out) + "\n"
+
+    def html(self, title):
+        style = """body{font-family:sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:13px}
+td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left}
+th{background:#eee} .holds{background:#d9f2d9} .fails{background:#f8d7d7} .missing{background:#eee;color:#555}
+.small{font-size:11px;color:#444} table.claims td:nth-child(2){max-width:330px}
+table.claims td:nth-child(5){min-width:380px} code,pre{font-size:12px;background:#f6f6f6} pre{white-space:pre-wrap}
+figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd} figcaption{font-size:13px;color:#333}"""
+        out = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+               f"<style>{style}</style></head><body>"]
+        for b in self.blocks:
+            if b[0] == "h":
+                anchor = f' id="{b[3]}"' if b[3] else ""
+                out.append(f"<h{b[1]}{anchor}>{inline(b[2])}</h{b[1]}>")
+            elif b[0] == "p":
+                out.append(f"<p>{inline(b[1])}</p>")
+            elif b[0] == "ul":
+                out.append("<ul>" + "".join(f"<li>{inline(i)}</li>" for i in b[1]) + "</ul>")
+            elif b[0] == "table":
+                rows = ["<tr>" + "".join(f"<th>{inline(c)}</th>" for c in b[1]) + "</tr>"]
+                for i, r in enumerate(b[2]):
+                    cls = b[3][i] if b[3] else None
+                    cells = []
+                    for j, c in enumerate(r):
+                        attr = f' class="{cls[j]}"' if cls and cls[j] else ""
+                        cells.append(f"<td{attr}>{inline(str(c)).replace(chr(10), '<br>')}</td>")
+                    rows.append("<tr>" + "".join(cells) + "</tr>")
+                css = f' class="{b[4]}"' if b[4] else ""
+                out.append(f"<table{css}>" + "".join(rows) + "</table>")
+            elif b[0] == "figure":
+                with open(b[1], "rb") as f:
+                    data = base64.b64encode(f.read()).decode()
+                out.append(f'<figure><img alt="{html.escape(b[2])}" src="data:image/png;base64,{data}">'
+                           f"<figcaption>{inline(b[2])}</figcaption></figure>")
+            elif b[0] == "code":
+                out.append(f"<pre>{html.escape(b[1])}</pre>")
+        out.append("</body></html>")
+        return "\n".join(out) + "\n"
+
+
+def inline(text):
+    """Escape, then `code` and **bold** as Markdown writes them."""
+    text = html.escape(text)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
+
+
+# ---- numbers ------------------------------------------------------------------------------
+def fmt(x, percent, digits=3):
+    if x is None:
+        return "-"
+    if percent:
+        return f"{100 * x:.1f}%"
+    if x != 0 and (abs(x) >= 1e4 or abs(x) < 1e-3):
+        return f"{x:.2e}"
+    return f"{x:.{digits}f}"
+
+
+def fmt_delta(x, percent, digits=3):
+    if x is None:
+        return ""
+    return f"{100 * x:+.1f} pt" if percent else f"{x:+.{digits}f}"
+
+
+def read_metric_records(paths):
+    records = []
+    for path in paths:
+        with open(path, "rb") as f:
+            records.extend(r for r in msgpack.Unpacker(f, raw=False) if r.get("kind") == "metric")
+    return records
+
+
+def means(records):
+    """{(model, place, name): (mean over records, n)}; place is the family of a
+    test score, 'validation' for the validation split."""
+    sums = {}
+    for r in records:
+        place = "validation" if r["split"] == "val" else r["labels"].get("family", "-")
+        key = (r["labels"].get("model", "-"), place, r["name"])
+        s, n = sums.get(key, (0.0, 0))
+        sums[key] = (s + r["value"], n + 1)
+    return {k: (s / n, n) for k, (s, n) in sums.items()}
+
+
+# ---- sections ------------------------------------------------------------------------------
+def machine():
+    model = "unknown"
+    try:
+        for line in subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout.splitlines():
+            if line.startswith("Model name:"):
+                model = line.split(":", 1)[1].strip()
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    try:
+        get = ctypes.CDLL("libopenblas.so.0").openblas_get_corename
+        get.restype = ctypes.c_char_p
+        core = get().decode()
+    except (OSError, AttributeError):
+        core = "unknown"
+    return f"{model}, {os.cpu_count()} CPUs; OpenBLAS core {core}"
+
+
+def commit():
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, check=True).stdout.strip()
+        return head + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git work tree)"
+
+
+def training_seconds(directories):
+    """The seconds column's last value summed over the training logs
+    (dar-fit --log, edge-embed --log: replayed from the cache on a hit, so
+    they state the original run's time)."""
+    total, count = 0.0, 0
+    for d in directories:
+        for path in glob.glob(os.path.join(d, "*.tsv")):
+            with open(path, encoding="utf-8") as f:
+                lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+            if len(lines) > 1 and "seconds" in lines[0]:
+                total += float(lines[-1][lines[0].index("seconds")])
+                count += 1
+    return total, count
+
+
+def duration(seconds):
+    seconds = int(round(seconds))
+    h, m, s = seconds // 3600, seconds % 3600 // 60, seconds % 60
+    return f"{h} h {m:02d} min {s:02d} s" if h else f"{m} min {s:02d} s"
+
+
+def check_claims(args, tables):
+    claims, sets, _, papers = claimlib.load(args.claims, args.paper_dir, [])
+    return [(c, claimlib.check_or_die(c, sets, tables, papers, args.claims)) for c in claims]
+
+
+def claims_section(doc, args, checked):
+    verdicts = {claimlib.HOLDS: 0, claimlib.FAILS: 0, claimlib.MISSING: 0}
+    rows, classes, rules = [], [], []
+    for c, r in checked:
+        verdicts[r["verdict"]] += 1
+        shown = r["cells"][:8]
+        numbers = "\n".join(f"{row} · {col}: {fmt(o[0] if o else None, claimlib.is_percent(col))} "
+                            f"(paper {fmt(p[0] if p else None, claimlib.is_percent(col))})"
+                            for _, row, col, o, p in shown)
+        if len(r["cells"]) > len(shown):
+            numbers += f"\n… {len(r['cells']) - len(shown)} more cells (tables below)"
+        notes = [n for n in r["notes"] if n.endswith("fails")] or [n for n in r["notes"]][:6]
+        verdict = r["verdict"] + ("\n" + "\n".join(notes[:6]) if notes and r["verdict"] != claimlib.HOLDS else "")
+        rows.append([c["id"], c["claim"], c["where"], verdict, numbers, r["paper_verdict"]])
+        classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small",
+                        VERDICT_CLASS.get(r["paper_verdict"])])
+        rules.append(f"`{c['id']}`: `{c['rule']}`" + (f" over `{c['over']}`" if c["over"].strip() not in ("", "-") else ""))
+    doc.h(2, "Claims", "claims")
+    doc.p(f"{len(checked)} quantitative claims of the paper, each written once in `pipelines/claims.tsv` with the table cells it rests on "
+          f"and its rule, checked by `pipelines/claims.py` on this profile's tables: **{verdicts[claimlib.HOLDS]} hold, "
+          f"{verdicts[claimlib.FAILS]} do not hold, {verdicts[claimlib.MISSING]} not measured at this profile.** "
+          "The same rule is evaluated on the paper's own values (last column): where the paper's table does not satisfy its "
+          "own words, the claim says so there.")
+    doc.table(["id", "claim", "where", "verdict (this profile)", "cells: ours (paper)", "the rule on the paper's values"], rows, classes, "claims")
+    doc.h(3, "The rules")
+    doc.ul(rules)
+
+
+def read_rows(path):
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    return [dict(zip(lines[0], l)) for l in lines[1:]] if lines else []
+
+
+def headline_section(doc, args, checked):
+    """The findings a reader should not miss, each sentence computed from the
+    claims, the size sweep and the cut positions."""
+    count = lambda v: sum(r["verdict"] == v for _, r in checked)  # noqa: E731
+    paper_fails = [c["id"] for c, r in checked if r["paper_verdict"] == claimlib.FAILS]
+    items = [f"Of the paper's {len(checked)} quantitative claims, {count(claimlib.HOLDS)} hold on this profile, "
+             f"{count(claimlib.FAILS)} do not hold and {count(claimlib.MISSING)} are not measured at this profile. "
+             f"{len(paper_fails)} of the rules do not hold on the paper's own table values either "
+             f"({', '.join(paper_fails)}): its words go further than its numbers there."]
+    train, test = args.train_nodes, args.test_nodes
+    sizes = {(r["model"], r["family"], r["nodes"]): r for r in read_rows(args.sizes)}
+
+    def cut(model, nodes):
+        r = sizes.get((model, "2-community", nodes))
+        return fmt(float(r["cut_accuracy"]), True) if r and r.get("cut_accuracy") else None
+    ours, leak = "PGN-max (dual)", "PGN-max (dual) --leak-cut"
+    if cut(ours, train) and cut(ours, test) and cut(leak, train) and cut(leak, test):
+        items.append(f"Min-cut accuracy of dual PGN-max on 2-community graphs: {cut(ours, train)} at {train} nodes "
+                     f"(the training size) and {cut(ours, test)} at {test} nodes (the test size) as we train it; "
+                     f"{cut(leak, train)} and {cut(leak, test)} with the authors' cut leak (`--leak-cut`: the true cut "
+                     "is the model's input at the first flow step, at test time too).")
+    shares = {(r["family"], r["capacity"], r["nodes"]): r for r in read_rows(args.cutshare)}
+    a, b = shares.get(("two-community", "max-of-two", train)), shares.get(("two-community", "max-of-two", test))
+    if a and b:
+        percent = lambda x: f"{100 * float(x):.0f}%"  # noqa: E731
+        items.append(f"Where the minimum cut of a 2-community graph lies: at {train} nodes, s alone {percent(a['s_only'])}, "
+                     f"t alone {percent(a['t_only'])}, elsewhere (the community cut) {percent(a['other'])}; at {test} nodes, "
+                     f"s alone {percent(b['s_only'])}, t alone {percent(b['t_only'])}, elsewhere {percent(b['other'])} "
+                     f"({a['graphs']} graphs a size)."
+                     + (" A model that learned where the cut lies on the training graphs meets another kind of cut on "
+                        "the test graphs." if abs(float(a["other"]) - float(b["other"])) > 0.3 else ""))
+    doc.h(2, "Headline", "headline")
+    doc.ul(items)
+
+
+def table_section(doc, name, path):
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    header = lines[0]
+    first = next(i for i, h in enumerate(header) if i + 1 < len(header) and header[i + 1] == h + " std")
+    columns = [h for i, h in enumerate(header) if i >= first and i + 2 < len(header)
+               and header[i + 1] == h + " std" and header[i + 2] == h + " n"]
+    rows = []
+    for fields in lines[1:]:
+        values = dict(zip(header, fields))
+        row = [" ".join(fields[:first])]
+        for col in columns:
+            percent = claimlib.is_percent(col)
+            digits = 2 if name == "table-r2" else 3
+            mean = values.get(col, "")
+            if mean == "":
+                paper = values.get(col + " paper", "")
+                row.append("-" if paper == "" else f"- (paper {fmt(float(paper), percent, digits)})")
+                continue
+            text = f"{fmt(float(mean), percent, digits)}"
+            if values.get(col + " std", ""):
+                std = float(values[col + " std"])
+                text += f" ± {100 * std:.1f}" if percent else f" ± {fmt(std, False, digits)}"
+            text += f" ({values[col + ' n']})"
+            paper = values.get(col + " paper", "")
+            if paper != "":
+                text += f"\npaper {fmt(float(paper), percent, digits)}; Δ {fmt_delta(float(mean) - float(paper), percent, digits)}"
+            row.append(text)
+        rows.append(row)
+    doc.h(3, TABLE_TITLES.get(name, name), name)
+    doc.table([" / ".join(header[:first])] + columns, rows)
+
+
+
+def findings_section(doc, args):
+    doc.h(2, "Findings: departures from the authors' code, measured both ways", "findings")
+    doc.p("Each departure from the authors' released code (formats/model.md, formats/graph.md) is measured on this profile: "
+          "the study's models are the default side; the same configurations, seeds and iterations are trained the other way "
+          "(`make report` trains them: pipelines/report.mk). Mean over seeds; F is the masked MAE of the final flow, c the "
+          "min-cut accuracy, |F - F*| the max-flow value's error; test graphs of the Table 1 sets, validation graphs of the training size.")
+    quantities = [("2-community", "mae_flow", "F, 2-comm"), ("2-community", "mae_hint_flow", "F(t), 2-comm"),
+                  ("2-community", "cut_accuracy", "c, 2-comm"), ("2-community", "maxflow_error", "|F - F*|, 2-comm"),
+                  ("bipartite", "mae_flow", "F, bipartite"), ("bipartite", "cut_accuracy", "c, bipartite"),
+                  ("validation", "mae_flow", "F, validation"), ("validation", "cut_accuracy", "c, validation")]
+    with open(args.findings, encoding="utf-8") as f:
+        findings = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    for finding_id, departure, default, other, configs in findings:
+        doc.h(3, f"{departure} (`{finding_id}`)", f"finding-{finding_id}")
+        doc.ul([f"**study's default:** {default}", f"**the other way:** {other}"])
+        if finding_id == "residual":
+            residual_finding(doc, args.residual)
+            continue
+        runs = sorted(glob.glob(os.path.join(args.finding_scores, f"{finding_id}-*.mp")))
+        if not runs:
+            doc.p("Not measured at this profile.")
+            continue
+        other_side = means(read_metric_records(runs))
+        study_files = []
+        for run in runs:
+            config = os.path.basename(run)[len(finding_id) + 1:-3]
+            study_files += [p for p in (os.path.join(args.study_scores, f"{config}-{x}.mp") for x in ("2comm", "bip", "val")) if os.path.exists(p)]
+        study_side = means(read_metric_records(study_files))
+        models = sorted({k[0] for k in other_side})
+        rows, changes = [], []
+        for model in models:
+            for side, label in ((study_side, "study's default"), (other_side, "the other way")):
+                row = [model, label]
+                for place, name, _ in quantities:
+                    v = side.get((model, place, name))
+                    row.append(fmt(v[0] if v else None, claimlib.is_percent(name)))
+                rows.append(row)
+            for place, name, title in quantities:
+                a, b = study_side.get((model, place, name)), other_side.get((model, place, name))
+                if a and b:
+                    percent = claimlib.is_percent(name)
+                    changes.append(f"{model}, {title}: {fmt(a[0], percent)} → {fmt(b[0], percent)} ({fmt_delta(b[0] - a[0], percent)})")
+        doc.table(["model", "setting"] + [q[2] for q in quantities], rows)
+        dual, primal = "PGN-max (dual)", "PGN-max (primal)"
+        if dual in models and primal in models:
+            said = []
+            for side, label in ((study_side, "the study's default"), (other_side, "the other way")):
+                for place in ("2-community", "bipartite"):
+                    a, b = side.get((dual, place, "mae_flow")), side.get((primal, place, "mae_flow"))
+                    if a and b:
+                        said.append(f"{label}, {place}: {'yes' if a[0] < b[0] else 'no'} ({fmt(a[0], False)} against {fmt(b[0], False)})")
+            doc.p("Does dual PGN-max beat primal PGN-max on F? " + "; ".join(said) + ".")
+        if finding_id == "leak":
+            doc.p("The size sweep (figure fig-size and the table after it) shows the same two models on test graphs of 8 to 128 nodes.")
+        doc.p("What changes the other way:")
+        doc.ul(changes)
+
+
+def residual_finding(doc, path):
+    rows = read_rows(path)
+    doc.table(["graphs", "family", "nodes", "count", "code's flow below the maximum", "mean shortfall", "T, code's rule", "T, ours"],
+              [[r["file"], r["family"], r["nodes"], r["graphs"], f"{100 * float(r['short_share']):.1f}%",
+                f"{100 * float(r['mean_shortfall']):.2f}%", r["code_T"], r["our_T"]] for r in rows])
+    worst = max(rows, key=lambda r: float(r["short_share"]))
+    doc.p(f"With the code's C - |F| test the trace stops short of the maximum flow on {100 * float(worst['short_share']):.1f}% "
+          f"of the graphs of `{worst['file']}` at most ({worst['family']}, {worst['nodes']} nodes); ff-trace's true residual "
+          "never does (its maxflow is the exact solver's).")
+
+
+def sizes_section(doc, sizes_path, note, cutshare_path):
+    with open(sizes_path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    header = lines[0]
+    data = {}
+    for fields in lines[1:]:
+        v = dict(zip(header, fields))
+        for q in ("mae_flow", "cut_accuracy"):
+            if v.get(q, "") != "":
+                data.setdefault((v["model"], v["family"], q), {})[int(v["nodes"])] = float(v[q])
+    sizes = sorted({n for d in data.values() for n in d})
+    rows = [[m, fam, "F" if q == "mae_flow" else "c"] + [fmt(d.get(n), q == "cut_accuracy") for n in sizes]
+            for (m, fam, q), d in sorted(data.items())]
+    doc.p(f"Accuracy against test-graph size ({note}; mean over seeds; the models were trained on one size, see the header):")
+    doc.table(["model", "family", "quantity"] + [f"{n} nodes" for n in sizes], rows)
+    with open(cutshare_path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+    doc.p("Where the minimum cut lies (share of graphs):")
+    doc.table(["family", "capacities", "nodes", "s alone", "t alone", "elsewhere", "graphs"],
+              [r[:3] + [f"{100 * float(x):.0f}%" for x in r[3:6]] + [r[6]] for r in lines[1:]])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    for option in ("out", "profile", "note", "vessel-note", "trained", "version", "start", "claims", "paper-dir",
+                   "findings", "search", "sizes", "sizes-note", "cutshare", "train-nodes", "test-nodes", "residual", "logs", "study-scores", "finding-scores"):
+        parser.add_argument("--" + option, default="")
+    parser.add_argument("--table", action="append", default=[])
+    parser.add_argument("--figure", action="append", default=[])
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    tables = {}
+    for arg in args.table:
+        name, _, path = arg.partition("=")
+        tables[name] = claimlib.read_table(path) if os.path.exists(path) else {}
+
+    doc = Doc()
+    title = f"dar: what the {args.profile} profile reproduces of Dual Algorithmic Reasoning (ICLR 2023)"
+    doc.h(1, title)
+    seconds, models = training_seconds(args.logs.split(","))
+    wall = f"{duration(time.time() - float(args.start))} for this `make report`" if args.start else "not recorded"
+    doc.ul([f"**profile:** {args.profile}: {args.note}",
+            f"**trained:** {args.trained}",
+            f"**vessel graphs:** {args.vessel_note}",
+            f"**machine:** {machine()}",
+            f"**wall time:** {wall}; the {models} trainings' own time (their logs' last `seconds`, cached runs included) adds up to {duration(seconds)}",
+            f"**project:** dar {args.version}, commit {commit()}"])
+    doc.p("Every number below comes from the study's outputs for this profile (`make report` builds whatever is missing; "
+          "every step is cached); the paper's values come from `pipelines/paper/`.")
+    checked = check_claims(args, tables)
+    headline_section(doc, args, checked)
+    claims_section(doc, args, checked)
+
+    doc.h(2, "Tables", "tables")
+    doc.p("Each cell: our mean ± sample std (number of runs), then the paper's value and our difference to it (Δ; percentage points for percentages).")
+    for arg in args.table:
+        name, _, path = arg.partition("=")
+        if os.path.exists(path):
+            table_section(doc, name, path)
+    if args.search and os.path.exists(args.search):
+        doc.h(3, "Appendix: the bi-level random search", "search")
+        with open(args.search, encoding="utf-8") as f:
+            doc.code(f.read().strip())
+
+    doc.h(2, "Figures", "figures")
+    for path in args.figure:
+        name = os.path.basename(path)[:-4]
+        if not os.path.exists(path):
+            doc.p(f"{name}: not made at this profile.")
+            continue
+        doc.figure(path, FIGURE_CAPTIONS.get(name, name), os.path.relpath(path, args.out))
+    sizes_section(doc, args.sizes, args.sizes_note, args.cutshare)
+
+    findings_section(doc, args)
+
+    with open(os.path.join(args.out, "report.md"), "w", encoding="utf-8") as f:
+        f.write(doc.markdown())
+    with open(os.path.join(args.out, "report.html"), "w", encoding="utf-8") as f:
+        f.write(doc.html(title))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+#!/usr/bin/env bats
+# make report on the smoke profile (pipelines/report.mk): every claim of
+# pipelines/claims.tsv has a verdict, every figure exists and is referenced,
+# report.html is self-contained; a claim's verdict follows its cells
+# (pipelines/claims.py on hand-made score files).
+load test_helper
+
+setup_file() {
+    export R_OUT="$BATS_FILE_TMPDIR/out" R_CACHE="$BATS_FILE_TMPDIR/cache"
+    export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+}
+
+report() {
+    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" report
+}
+
+@test "make report (smoke) writes report.md and report.html with the header, claims, tables, figures and findings" {
+    run report
+    assert_success
+    assert_line "$R_OUT/report/report.md"
+    assert_line "$R_OUT/report/report.html"
+    md="$R_OUT/report/report.md"
+    grep -q '^- \*\*profile:\*\* smoke: smoke profile' "$md"
+    grep -q '^- \*\*trained:\*\* 4 iterations .*seeds 0 1, 40 training graphs of 8 nodes' "$md"
+    grep -q '^- \*\*machine:\*\* .*OpenBLAS core ' "$md"
+    grep -q '^- \*\*wall time:\*\* ' "$md"
+    grep -Eq "^- \*\*project:\*\* dar [0-9.]+, commit [0-9a-f]{12}" "$md"
+    for h in "## Claims" "## Tables" "## Figures" "## Findings: departures from the authors' code, measured both ways"; do
+        grep -qxF "$h" "$md" || fail "no heading '$h'"
+    done
+    for t in "Table 1 (syn-res)" "Table 2 (qualitative)" "Appendix table lin-qualitative" "Appendix table two-comm-val" \
+             "Table 3 (bvg-res)" "Flow-fix (the corrective procedure)" "Vessel reconstruction"; do
+        grep -qF "### $t" "$md" || fail "no table '$t'"
+    done
+    # the difference to the paper in Table 1's cells
+    grep '^| PGN-max (dual) |' "$md" | head -1 | grep -q 'paper 0.234; Δ [+-][0-9.]*'
+    # every finding of pipelines/findings.tsv has its section and a table
+    for id in $(grep -v '^#' "$ROOT/pipelines/findings.tsv" | cut -f1); do
+        grep -q "^### .* (\`$id\`)$" "$md" || fail "no finding '$id'"
+    done
+    [ "$(grep -c '^| PGN-max (dual) | the other way |' "$md")" -eq 3 ]   # leak, tfstep, cap
+}
+
+@test "every claim of pipelines/claims.tsv has one row with a verdict" {
+    md="$R_OUT/report/report.md"
+    [ -f "$md" ] || skip "the first test did not run"
+    n=0
+    while IFS=$'\t' read -r id _; do
+        case "$id" in ''|'#'*|'@'*) continue ;; esac
+        n=$((n + 1))
+        line=$(grep -F "| $id | " "$md") || fail "no row for claim '$id'"
+        [ "$(wc -l <<<"$line")" -eq 1 ] || fail "claim '$id' has several rows"
+        verdict=$(awk -F' \\| ' '{print $4}' <<<"$line")
+        [[ "$verdict" == "holds"* || "$verdict" == "does not hold"* || "$verdict" == "not measured at this profile"* ]] \
+            || fail "claim '$id': verdict '$verdict'"
+    done < "$ROOT/pipelines/claims.tsv"
+    [ "$n" -ge 30 ]
+    grep -Eq "^$n quantitative claims of the paper, .*\*\*[0-9]+ hold, [0-9]+ do not hold, [0-9]+ not measured at this profile\.\*\*" "$md"
+}
+
+@test "every figure exists, is referenced in report.md and embedded in report.html" {
+    md="$R_OUT/report/report.md" html="$R_OUT/report/report.html"
+    [ -f "$md" ] || skip "the first test did not run"
+    # the study's figures and the report's own; the reconstruction's is vessel.mk's where it makes one
+    for f in fig-valid-pgn fig-valid-mpnn fig-corrective 'fig-recon\(struction\)\?' fig-size fig-cutshare; do
+        grep -q "^!\[[^]]*\]([^)]*/\?$f\.png)$" "$md" || fail "$f is not referenced"
+    done
+    n=0
+    while read -r path; do
+        n=$((n + 1))
+        file="$R_OUT/report/$path"
+        [ "$(head -c 8 "$file" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "$file is not a PNG"
+    done < <(sed -n 's/^!\[[^]]*\](\(.*\))$/\1/p' "$md")
+    [ "$n" -ge 6 ]
+    [ "$(grep -o '<img [^>]*src="data:image/png;base64,[A-Za-z0-9+/=]*"' "$html" | wc -l)" -eq "$n" ]
+}
+
+@test "report.html is self-contained: no external URL, no src or href outside data: URIs" {
+    html="$R_OUT/report/report.html"
+    [ -f "$html" ] || skip "the first test did not run"
+    run grep -c -i -E 'https?://|//[a-z0-9.-]+\.[a-z]{2,}/' "$html"
+    assert_output 0
+    run grep -o -i -E '(src|href)="[^"]{0,10}' "$html"
+    [ -z "$(grep -v 'src="data:image' <<<"$output")" ] || fail "non-data reference: $output"
+    grep -q '^<!DOCTYPE html>' "$html"
+    grep -q '</html>$' "$html"
+}
+
+@test "a second make report builds nothing and trains nothing" {
+    [ -f "$R_OUT/report/report.md" ] || skip "the first test did not run"
+    misses=$(grep -c '^miss dar-fit' "$R_CACHE/log")
+    run report
+    assert_success
+    [ "$(grep -c '^miss dar-fit' "$R_CACHE/log")" -eq "$misses" ]
+}
+
+# A hand-made score stream: metric records of two models on both families.
+scores() { # dual-2comm primal-2comm dual-bip primal-bip
+    local v names=(dual primal dual primal) fams=(2-community 2-community bipartite bipartite) i=0
+    for v in "$@"; do
+        for seed in 0 1; do
+            printf '{"kind":"metric","name":"mae_flow","value":%s,"count":10,"split":"test","labels":{"model":"PGN-max (%s)","seed":"%s","family":"%s"}}\n' \
+                "$v" "${names[$i]}" "$seed" "${fams[$i]}"
+        done
+        i=$((i + 1))
+    done | mpcat --to-msgpack | metrics --table tsv --rows model --cols family,name --quantity mae_flow
+}
+
+verdict() { # id table-file: claims.py's verdict of one claim
+    "$PY" "$ROOT/pipelines/claims.py" --claims "$ROOT/pipelines/claims.tsv" --paper-dir "$ROOT/pipelines/paper" \
+        --table table1="$2" | awk -F'\t' -v id="$1" '$1 == id { print $2 " / paper: " $3 }'
+}
+
+@test "a claim's verdict flips with its cells: dual-primal-F on hand-made score files" {
+    scores 0.20 0.30 0.40 0.50 > "$T/holds.tsv"
+    run verdict dual-primal-F "$T/holds.tsv"
+    assert_output "holds / paper: holds"
+    scores 0.20 0.30 0.60 0.50 > "$T/fails.tsv"      # dual worse on bipartite
+    run verdict dual-primal-F "$T/fails.tsv"
+    assert_output "does not hold / paper: holds"
+    scores 0.35 0.30 0.40 0.50 > "$T/fails2.tsv"     # dual worse on 2-community
+    run verdict dual-primal-F "$T/fails2.tsv"
+    assert_output "does not hold / paper: holds"
+    # a claim whose cells are not in the tables is not measured
+    run verdict dual-baselines "$T/holds.tsv"
+    assert_output "not measured at this profile / paper: holds"
+    # the paper's own values break some of its words (bipartite PGN-mean dual 1.10 > primal 1.09)
+    run verdict dual-primal-F-all "$T/holds.tsv"
+    assert_output "not measured at this profile / paper: does not hold"
+}
+
+@test "claims.py: the rule language (near, mean, sets, several keys) and its errors" {
+    cat > "$T/claims.tsv" <<'EOF'
+@fams	2-community,bipartite
+near	x	-	fam=@fams	near(table1[PGN-max (dual) | {fam} mae_flow], 0.3, 0.15)
+avg	x	-	-	mean(table1[PGN-max (dual) | 2-community mae_flow], table1[PGN-max (dual) | bipartite mae_flow]) < 0.35
+two	x	-	m=dual,primal;fam=@fams	table1[PGN-max ({m}) | {fam} mae_flow] < 0.45
+bad	x	-	-	__import__("os")
+EOF
+    scores 0.20 0.30 0.40 0.50 > "$T/t.tsv"
+    run "$PY" "$ROOT/pipelines/claims.py" --claims <(head -4 "$T/claims.tsv") --paper-dir "$ROOT/pipelines/paper" --table table1="$T/t.tsv"
+    assert_success
+    assert_line --regexp $'^near\tholds\t'
+    assert_line --regexp $'^avg\tholds\t'
+    assert_line --regexp $'^two\tdoes not hold\t.*\tprimal, bipartite: fails$'
+    run "$PY" "$ROOT/pipelines/claims.py" --claims "$T/claims.tsv" --paper-dir "$ROOT/pipelines/paper" --table table1="$T/t.tsv"
+    assert_failure
+    assert_output --partial "line 5: claim 'bad': "
+    assert_output --partial "only abs, min, max, mean and near can be called in a rule"
+    printf 'x\tonly two fields\n' > "$T/short.tsv"
+    run "$PY" "$ROOT/pipelines/claims.py" --claims "$T/short.tsv" --paper-dir "$ROOT/pipelines/paper"
+    assert_failure
+    assert_output --partial "line 1: expected 5 tab-separated fields"
+}
+
+@test "code-residual.py: the code's C - |F| test stops short where the flow must be sent back over a saturated edge" {
+    # s=0, t=3; Bellman-Ford's lightest path s-a-b-t saturates a-b; the maximum (2)
+    # then needs b->a, which the true residual allows and C - |F| forbids
+    printf '%s\n' '{"kind":"graph","id":0,"family":"hand","n":4,"m":5,"directed":false,"s":0,"t":3,"src":{"dtype":"<i4","shape":[5],"data":[0,0,1,1,2]},"dst":{"dtype":"<i4","shape":[5],"data":[1,2,2,3,3]},"cap":{"dtype":"<f4","shape":[5],"data":[1,1,1,1,1]},"w":{"dtype":"<f4","shape":[5],"data":[0.1,0.9,0.1,0.9,0.1]}}' \
+        | mpcat --to-msgpack | ff-trace -q > "$T/g.mp"
+    run "$PY" "$ROOT/pipelines/code-residual.py" "$T/g.mp"
+    assert_success
+    assert_line "file	family	nodes	graphs	short_share	mean_shortfall	code_T	our_T"
+    assert_line "g.mp	hand	4	1	1.000000	0.500000	8.00	12.00"
+    # two-community graphs at the paper's density: the rule never binds (dar-reference.md §2)
+    gen-graphs --nodes 16 --count 100 --seed 5 | ff-trace -q > "$T/c.mp"
+    run "$PY" "$ROOT/pipelines/code-residual.py" "$T/c.mp"
+    assert_line --regexp $'^c.mp\ttwo-community\t16\t100\t0.000000\t0.000000\t'
+}
