@@ -6,6 +6,7 @@
 #include "rows.h"
 #include "die.h"
 #include "layers.h"
+#include "workers.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +82,31 @@ static void arena_free(struct arena *a)
 }
 
 struct dar_workspace {
-    struct arena arena;
+    struct arena *arenas;       /* [groups]: one per group of the batch */
+    int groups;
+    float *grads;               /* [groups][grads_count]: each group's gradient */
+    int64_t grads_count;
     enum dar_hprev_mode hprev_mode;
     float *hprev;               /* recorded h_prev of P_F, in call order */
-    int64_t hprev_count, hprev_room;
+    int64_t hprev_count, hprev_room, hprev_cursor;
 };
+
+/* Room for `groups` groups of a model with `count` parameters. */
+static void workspace_reserve(struct dar_workspace *ws, int groups, int64_t count)
+{
+    if (groups > ws->groups) {
+        ws->arenas = xrealloc(ws->arenas, sizeof *ws->arenas * (size_t)groups);
+        memset(ws->arenas + ws->groups, 0, sizeof *ws->arenas * (size_t)(groups - ws->groups));
+    }
+    if (groups > ws->groups || count != ws->grads_count) {
+        int most = groups > ws->groups ? groups : ws->groups;
+        free(ws->grads);
+        ws->grads = xmalloc(sizeof(float) * (size_t)(most * count + 1));
+        ws->grads_count = count;
+    }
+    if (groups > ws->groups)
+        ws->groups = groups;
+}
 
 void dar_workspace_hprev_mode(struct dar_workspace *ws, enum dar_hprev_mode mode)
 {
@@ -98,12 +119,21 @@ void dar_workspace_free(struct dar_workspace *ws)
 {
     if (!ws)
         return;
-    arena_free(&ws->arena);
+    for (int g = 0; g < ws->groups; g++)
+        arena_free(&ws->arenas[g]);
+    free(ws->arenas);
+    free(ws->grads);
     free(ws->hprev);
     free(ws);
 }
 
-size_t dar_workspace_bytes(const struct dar_workspace *ws) { return ws->arena.bytes; }
+size_t dar_workspace_bytes(const struct dar_workspace *ws)
+{
+    size_t bytes = sizeof(float) * (size_t)(ws->groups * ws->grads_count);
+    for (int g = 0; g < ws->groups; g++)
+        bytes += ws->arenas[g].bytes;
+    return bytes;
+}
 
 /* Row helpers (vec8, load8, store8, row_sum3, row_axpy, row_add, row_dot): rows.h */
 
@@ -235,7 +265,6 @@ struct netcache {
 struct ctx {
     struct dar_model *model;
     struct dar_workspace *ws;
-    int64_t hprev_cursor;
     struct arena *arena;
     int H;
     bool backward;
@@ -1109,10 +1138,10 @@ static void hprev_test_hook(struct ctx *c, float *h, int64_t count)
         memcpy(ws->hprev + ws->hprev_count, h, sizeof(float) * (size_t)count);
         ws->hprev_count += count;
     } else if (ws->hprev_mode == DAR_HPREV_REPLAY) {
-        if (c->hprev_cursor + count > ws->hprev_count)
+        if (ws->hprev_cursor + count > ws->hprev_count)
             die(EX_SOFTWARE, "BUG: replayed h_prev of another batch");
-        memcpy(h, ws->hprev + c->hprev_cursor, sizeof(float) * (size_t)count);
-        c->hprev_cursor += count;
+        memcpy(h, ws->hprev + ws->hprev_cursor, sizeof(float) * (size_t)count);
+        ws->hprev_cursor += count;
     }
 }
 
@@ -1123,17 +1152,39 @@ static void mask_target(float *out, const uint8_t *mask, int n)
         out[v] = mask[v];
 }
 
-static double dar_run(struct dar_model *model, struct dar_workspace *ws,
+/* The loss normalisers of the whole batch (model.md §5): every group's
+ * losses are scaled by them. */
+static struct scales batch_scales(const struct dar_model *model, struct dar_graph *const *graphs,
+                                  int B, bool embed_first)
+{
+    struct scales sc = {0};
+    sc.n_hints = model->config.variant == DAR_PRIMAL ? 3 : 4;
+    for (int b = 0; b < B; b++) {
+        const struct dar_graph *dg = graphs[b];
+        int T = embed_first ? 2 : dg->steps;
+        const uint8_t *phase = embed_first ? (const uint8_t[2]){0, 1} : dg->phase;
+        sc.sum_adj += 2.0 * dg->g.m + dg->g.n;
+        sc.sum_nodes += dg->g.n;
+        for (int i = 0; i + 1 < T; i++) {
+            sc.count_mask++;
+            if (phase[i]) sc.count_pi++;
+            else sc.count_fh++;
+        }
+    }
+    return sc;
+}
+
+/* One group of graphs of the batch, start to end: forward, losses into
+ * *sum, backward into the gradients model's dweight pointers lead to. */
+static void run_group(struct dar_model *model, struct dar_workspace *ws, struct arena *arena,
                       struct dar_graph *const *graphs, int B, const uint8_t *teacher,
-                      int teacher_len, bool backward, bool training, struct dar_losses *losses,
-                      const struct outputs *out)
+                      int teacher_len, bool backward, bool training, const struct scales *batch,
+                      struct sums *sum_out, const struct outputs *out)
 {
     struct ctx cx = {0}, *c = &cx;
     c->model = model;
     c->ws = ws;
-    c->arena = &ws->arena;
-    if (ws->hprev_mode == DAR_HPREV_RECORD)
-        ws->hprev_count = 0;
+    c->arena = arena;
     c->H = model->config.hidden;
     c->backward = backward;
     c->B = B;
@@ -1156,18 +1207,7 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
     netcache_init(c);
     state_init(c);
 
-    struct scales sc = {0};
-    sc.n_hints = variant == DAR_PRIMAL ? 3 : 4;
-    for (int b = 0; b < B; b++) {
-        const struct gdata *gd = &c->gd[b];
-        sc.sum_adj += 2.0 * gd->m + gd->n;
-        sc.sum_nodes += gd->n;
-        for (int i = 0; i + 1 < gd->T; i++) {
-            sc.count_mask++;
-            if (gd->phase[i]) sc.count_pi++;
-            else sc.count_fh++;
-        }
-    }
+    struct scales sc = *batch;
     struct sums sum = {0};
     struct sums *S = training ? &sum : NULL;
 
@@ -1431,6 +1471,130 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
             recurrent_backward(c, net_runs, net_steps);
         netcache_backward(c);
     }
+    *sum_out = sum;
+}
+
+/* The model as a group sees it: the same parameters, gradients into grads
+ * (laid out as model->grads). */
+static void model_with_grads(struct dar_model *view, const struct dar_model *model, float *grads)
+{
+    *view = *model;
+    view->grads = grads;
+#define REBASE(p) do { if (p) (p) = grads + ((p) - model->grads); } while (0)
+    for (int i = 0; i < view->nparams; i++)
+        REBASE(view->params[i].grad);
+    for (int j = 0; j < view->nnets; j++) {
+        struct dar_net *net = &view->nets[j];
+        for (int f = 0; f < DAR_F_COUNT; f++)
+            REBASE(net->denc[f]);
+        struct dar_linear *layers[] = {&net->m1, &net->m2, &net->me, &net->l1, &net->l2, &net->o1,
+                                       &net->o2, &net->mask, &net->pi1, &net->pi2, &net->cut_hint,
+                                       &net->cut, &net->flow_hint[0], &net->flow_hint[1],
+                                       &net->flow_hint[2], &net->flow[0], &net->flow[1],
+                                       &net->flow[2]};
+        for (size_t k = 0; k < sizeof layers / sizeof *layers; k++) {
+            REBASE(layers[k]->dweight);
+            REBASE(layers[k]->dbias);
+        }
+    }
+#undef REBASE
+}
+
+/* Graphs per group.  The batch is cut into groups of this many consecutive
+ * graphs, run as tasks of the worker pool, each with its own gradient; the
+ * gradients are added in group order.  A constant: it fixes how the sums of
+ * dW are grouped, so the bits do not depend on the thread count. */
+enum { GROUP_GRAPHS = 2 };
+
+struct batch_job {
+    struct dar_model *model;
+    struct dar_workspace *ws;
+    struct dar_graph *const *graphs;
+    int B;
+    const uint8_t *teacher;
+    int teacher_len;
+    bool backward, training;
+    struct scales scales;
+    struct sums *sums;                  /* [groups] */
+    const struct outputs *out;
+};
+
+static void group_task(void *context, int64_t g, int worker)
+{
+    const struct batch_job *j = context;
+    int first = (int)g * GROUP_GRAPHS;
+    int count = j->B - first < GROUP_GRAPHS ? j->B - first : GROUP_GRAPHS;
+    struct dar_model view;
+    struct dar_model *model = j->model;
+    if (j->backward) {
+        float *grads = j->ws->grads + g * j->model->count;
+        memset(grads, 0, sizeof(float) * (size_t)j->model->count);
+        model_with_grads(&view, j->model, grads);
+        model = &view;
+    }
+    struct outputs out;
+    if (j->out) {
+        out = *j->out;
+        if (out.pred)
+            out.pred += first;
+    }
+    run_group(model, j->ws, &j->ws->arenas[g], j->graphs + first, count, j->teacher,
+              j->teacher_len, j->backward, j->training, &j->scales, &j->sums[g],
+              j->out ? &out : NULL);
+}
+
+/* Entries of the gradient per task when the groups' gradients are added. */
+enum { GRADIENT_SPAN = 8192 };
+
+struct gradient_sum { float *grads; const float *groups; int64_t count; int ngroups; };
+
+static void gradient_sum_span(void *context, int64_t span, int worker)
+{
+    const struct gradient_sum *j = context;
+    int64_t i0 = span * GRADIENT_SPAN, i1 = i0 + GRADIENT_SPAN < j->count ? i0 + GRADIENT_SPAN : j->count;
+    for (int g = 0; g < j->ngroups; g++) {
+        const float *src = j->groups + g * j->count;
+        for (int64_t i = i0; i < i1; i++)
+            j->grads[i] += src[i];
+    }
+}
+
+static double dar_run(struct dar_model *model, struct dar_workspace *ws,
+                      struct dar_graph *const *graphs, int B, const uint8_t *teacher,
+                      int teacher_len, bool backward, bool training, struct dar_losses *losses,
+                      const struct outputs *out)
+{
+    int groups = (B + GROUP_GRAPHS - 1) / GROUP_GRAPHS;
+    workspace_reserve(ws, groups, model->count);
+    if (ws->hprev_mode == DAR_HPREV_RECORD)
+        ws->hprev_count = 0;
+    ws->hprev_cursor = 0;
+    struct sums group_sums[groups > 0 ? groups : 1];
+    memset(group_sums, 0, sizeof group_sums);
+    struct batch_job job = {model, ws, graphs, B, teacher, teacher_len, backward, training,
+                            batch_scales(model, graphs, B, out && out->embed == DAR_EMBED_FIRST),
+                            group_sums, out};
+    if (ws->hprev_mode == DAR_HPREV_LIVE) {
+        workers_run(groups, group_task, &job);
+    } else {    /* the recorded h_prev are in group order */
+        for (int g = 0; g < groups; g++)
+            group_task(&job, g, 0);
+    }
+    if (backward) {
+        struct gradient_sum gs = {model->grads, ws->grads, model->count, groups};
+        workers_run((model->count + GRADIENT_SPAN - 1) / GRADIENT_SPAN, gradient_sum_span, &gs);
+    }
+    struct sums sum = {0};
+    for (int g = 0; g < groups; g++) {
+        sum.mask += group_sums[g].mask;
+        sum.pi += group_sums[g].pi;
+        sum.fh += group_sums[g].fh;
+        sum.ch += group_sums[g].ch;
+        sum.f += group_sums[g].f;
+        sum.c += group_sums[g].c;
+    }
+    enum dar_variant variant = model->config.variant;
+    struct scales sc = job.scales;
 
     double total = 0.0;
     if (losses) {

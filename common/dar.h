@@ -6,7 +6,10 @@
  * records), dar_graph.c (a graph record as the model sees it), dar.c (the
  * computation: encoders, processor, decoders, the step loop, the losses).
  *
- * Batching.  A call takes B graphs.  At every step the graphs whose
+ * Batching.  A call takes B graphs, cut into groups of a fixed number of
+ * consecutive graphs (dar.c's GROUP_GRAPHS) that run as tasks of the worker
+ * pool (workers.h), each into its own gradient; the groups' gradients and
+ * losses are added in group order.  Within a group, at every step the graphs whose
  * trajectory is still running (step i < T_b − 1) are laid out one after
  * another (compact node and arc offsets per graph), and each linear layer of
  * each network runs as one sgemm over all their nodes or arcs; a graph whose
@@ -29,8 +32,9 @@
  * features.
  *
  * Determinism: every reduction runs in a fixed order (graphs in batch order,
- * nodes and arcs in index order), sgemm is bit-identical across thread
- * counts, so results are bit-identical across runs and OPENBLAS_NUM_THREADS. */
+ * groups in group order, nodes and arcs in index order) and the dense
+ * products are fixed-order chains (layers.h, gemm.h), so results are
+ * bit-identical across runs, thread counts and OPENBLAS_NUM_THREADS. */
 #ifndef DAR_DAR_H
 #define DAR_DAR_H
 #include <stdbool.h>

@@ -9,6 +9,7 @@
  * allocation. */
 #include "layers.h"
 #include "die.h"
+#include "gemm.h"
 #include "workers.h"
 #include <cblas.h>
 #include <stdlib.h>
@@ -96,10 +97,6 @@ static inline void row_max(float *best, int32_t *winner, const float *msg, int32
         }
 }
 
-static int use_blas(int64_t N, int C, int OC)
-{
-    return (double)N * C * OC >= LINEAR_BLAS_THRESHOLD;
-}
 
 /* ---- dense layer ------------------------------------------------------------ */
 
@@ -287,6 +284,92 @@ static void linear_weight_grad_blas(float *dweight, const float *dout, const flo
     free(partials);
 }
 
+/* ---- dense layer through the fixed-order kernels of gemm.h -----------------
+ * Each output element is one chain of fused multiply-adds in a fixed order
+ * (gemm.h), so neither tiling nor threads change a bit: forward and din are
+ * cut into chunks of rows, dW into blocks of its rows, each a task. */
+
+/* Rows of dW per task. */
+enum { WEIGHT_ROWS_PER_TASK = 16 };
+
+/* Wᵀ (C×OC) for the forward product, in the calling thread's scratch. */
+static const float *transposed(const float *weight, int C, int OC)
+{
+    static _Thread_local float *scratch;
+    static _Thread_local int64_t room;
+    int64_t size = (int64_t)C * OC;
+    if (size > room) {
+        free(scratch);
+        room = size;
+        scratch = xmalloc(sizeof(float) * (size_t)room);
+    }
+    for (int o = 0; o < OC; o++)
+        for (int c = 0; c < C; c++)
+            scratch[(int64_t)c * OC + o] = weight[(int64_t)o * C + c];
+    return scratch;
+}
+
+static void chain_forward_chunk(void *context, int64_t chunk, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t n0 = chunk * LINEAR_CHUNK_ROWS;
+    int64_t rows = j->N - n0 < LINEAR_CHUNK_ROWS ? j->N - n0 : LINEAR_CHUNK_ROWS;
+    // out rows += in rows · Wᵀ, with j->weight holding Wᵀ (C×OC)
+    gemm_chain(j->out + n0 * j->OC, j->OC, j->in + n0 * j->C, j->C, 1, j->weight, j->OC,
+               j->bias, rows, j->OC, j->C, j->beta != 0.0f);
+}
+
+static void chain_forward(float *out, const float *in, const float *weight, const float *bias,
+                          int64_t N, int C, int OC, int accumulate)
+{
+    const float *weight_t = transposed(weight, C, OC);
+    struct linear_job j = {.out = out, .in = in, .weight = weight_t, .bias = bias, .N = N,
+                           .C = C, .OC = OC, .beta = accumulate ? 1.0f : 0.0f};
+    workers_run(chunk_count(N), chain_forward_chunk, &j);
+}
+
+static void chain_input_grad_chunk(void *context, int64_t chunk, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t n0 = chunk * LINEAR_CHUNK_ROWS;
+    int64_t rows = j->N - n0 < LINEAR_CHUNK_ROWS ? j->N - n0 : LINEAR_CHUNK_ROWS;
+    // din rows += dout rows · W
+    gemm_chain(j->din + n0 * j->C, j->C, j->dout + n0 * j->OC, j->OC, 1, j->weight, j->C, NULL,
+               rows, j->C, j->OC, true);
+}
+
+static void chain_weight_grad_rows(void *context, int64_t task, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t o0 = task * WEIGHT_ROWS_PER_TASK;
+    int64_t rows = j->OC - o0 < WEIGHT_ROWS_PER_TASK ? j->OC - o0 : WEIGHT_ROWS_PER_TASK;
+    // dW rows o0.. += (dout columns o0..)ᵀ · in, one chain over all N rows
+    gemm_chain(j->dweight + o0 * j->C, j->C, j->dout + o0, 1, j->OC, j->in, j->C, NULL,
+               rows, j->C, j->N, true);
+}
+
+static void chain_backward(float *din, float *dweight, const float *dout, const float *in,
+                           const float *weight, int64_t N, int C, int OC)
+{
+    struct linear_job j = {.din = din, .dweight = dweight, .dout = dout, .in = in,
+                           .weight = weight, .N = N, .C = C, .OC = OC};
+    if (din)
+        workers_run(chunk_count(N), chain_input_grad_chunk, &j);
+    if (dweight)
+        workers_run((OC + WEIGHT_ROWS_PER_TASK - 1) / WEIGHT_ROWS_PER_TASK, chain_weight_grad_rows, &j);
+}
+
+enum linear_path { LINEAR_PLAIN, LINEAR_CHAIN, LINEAR_BLAS };
+
+/* By shape and CPU only, so the same on every run of a machine. */
+static enum linear_path linear_path(int64_t N, int C, int OC)
+{
+    double macs = (double)N * C * OC;
+    if (gemm_available() && macs < LINEAR_CHAIN_MAX_MACS)
+        return LINEAR_CHAIN;
+    return macs < LINEAR_BLAS_THRESHOLD ? LINEAR_PLAIN : LINEAR_BLAS;
+}
+
 uint64_t linear_flops;
 
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
@@ -294,10 +377,11 @@ void linear_forward(float *out, const float *in, const float *weight, const floa
 {
     // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
     linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
-    if (use_blas(N, C, OC))
-        linear_forward_blas(out, in, weight, bias, N, C, OC, 0);
-    else
-        linear_forward_naive(out, in, weight, bias, N, C, OC);
+    switch (linear_path(N, C, OC)) {
+    case LINEAR_CHAIN: chain_forward(out, in, weight, bias, N, C, OC, 0); break;
+    case LINEAR_BLAS: linear_forward_blas(out, in, weight, bias, N, C, OC, 0); break;
+    case LINEAR_PLAIN: linear_forward_naive(out, in, weight, bias, N, C, OC); break;
+    }
 }
 
 void linear_forward_accumulate(float *out, const float *in, const float *weight,
@@ -305,10 +389,11 @@ void linear_forward_accumulate(float *out, const float *in, const float *weight,
 {
     // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
     linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
-    if (use_blas(N, C, OC))
-        linear_forward_blas(out, in, weight, bias, N, C, OC, 1);
-    else
-        linear_forward_accumulate_naive(out, in, weight, bias, N, C, OC);
+    switch (linear_path(N, C, OC)) {
+    case LINEAR_CHAIN: chain_forward(out, in, weight, bias, N, C, OC, 1); break;
+    case LINEAR_BLAS: linear_forward_blas(out, in, weight, bias, N, C, OC, 1); break;
+    case LINEAR_PLAIN: linear_forward_accumulate_naive(out, in, weight, bias, N, C, OC); break;
+    }
 }
 
 void linear_backward(float *din, float *dweight, float *dbias, const float *dout,
@@ -317,17 +402,23 @@ void linear_backward(float *din, float *dweight, float *dbias, const float *dout
     // din is (N,C), dweight is (OC,C), dbias is (OC), each NULL if not wanted
     // dout is (N,OC), in is (N,C), weight is (OC,C)
     linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC * (uint64_t)((din != NULL) + (dweight != NULL));
-    if (!use_blas(N, C, OC)) {
+    switch (linear_path(N, C, OC)) {
+    case LINEAR_PLAIN:
         linear_backward_naive(din, dweight, dbias, dout, in, weight, N, C, OC);
         return;
+    case LINEAR_CHAIN:
+        chain_backward(din, dweight, dout, in, weight, N, C, OC);
+        break;
+    case LINEAR_BLAS:
+        blas_one_thread();
+        if (din) {
+            struct linear_job j = {.din = din, .dout = dout, .weight = weight, .N = N, .C = C, .OC = OC};
+            workers_run(chunk_count(N), linear_input_grad_chunk, &j);
+        }
+        if (dweight)
+            linear_weight_grad_blas(dweight, dout, in, N, C, OC);
+        break;
     }
-    blas_one_thread();
-    if (din) {
-        struct linear_job j = {.din = din, .dout = dout, .weight = weight, .N = N, .C = C, .OC = OC};
-        workers_run(chunk_count(N), linear_input_grad_chunk, &j);
-    }
-    if (dweight)
-        linear_weight_grad_blas(dweight, dout, in, N, C, OC);
     // dbias is a column sum of dout, rows in order
     if (dbias)
         for (int64_t n = 0; n < N; n++)

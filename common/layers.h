@@ -38,10 +38,15 @@
 
 /* ---- dense layer: out = in·Wᵀ (+ b), W stored (OC×C) ------------------------- */
 
-/* Below this many multiply-adds (N·C·OC) the plain loops are used, from it
- * on cblas_sgemm.  The choice depends on the shape only, so it is
- * deterministic.  Measured with one thread: sgemm already wins at 2×16×16
- * (0.18 µs against 0.29 µs) and the plain loops only below that. */
+/* Which code runs a product depends on its shape and the CPU only, so a
+ * machine gives the same bits on every run:
+ * - below LINEAR_CHAIN_MAX_MACS multiply-adds (N·C·OC), where the CPU has
+ *   AVX2+FMA or AVX-512, the fixed-order kernels of gemm.h (same bits on
+ *   every such CPU; they beat OpenBLAS on the model's shapes, which are too
+ *   small for its packing to pay);
+ * - otherwise cblas_sgemm, or the plain loops below LINEAR_BLAS_THRESHOLD
+ *   (sgemm already wins at 2×16×16). */
+#define LINEAR_CHAIN_MAX_MACS ((double)(1 << 25))
 #define LINEAR_BLAS_THRESHOLD 512
 
 /* Rows per sgemm call of a large dense layer: a task of the worker pool.  It

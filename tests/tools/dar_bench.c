@@ -11,6 +11,7 @@
 #include "progress.h"
 #include "rng.h"
 #include "stream.h"
+#include "workers.h"
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@ int main(int argc, char **argv)
     if (argc > 6) cfg.hidden = atoi(argv[6]);
     int B = argc > 7 ? atoi(argv[7]) : 32;
 
+    const char *threads = getenv("DAR_BENCH_THREADS");
+    workers_start(threads ? atoi(threads) : 1);
     FILE *f = io_open_input(argv[1]);
     struct reader rd;
     struct record rec;
