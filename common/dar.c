@@ -86,6 +86,8 @@ struct dar_workspace {
     int groups;
     float *grads;               /* [groups][grads_count]: each group's gradient */
     int64_t grads_count;
+    float *weights_t;           /* [model count]: every weight transposed, for the call */
+    int64_t weights_t_count;
     enum dar_hprev_mode hprev_mode;
     float *hprev;               /* recorded h_prev of P_F, in call order */
     int64_t hprev_count, hprev_room, hprev_cursor;
@@ -123,6 +125,7 @@ void dar_workspace_free(struct dar_workspace *ws)
         arena_free(&ws->arenas[g]);
     free(ws->arenas);
     free(ws->grads);
+    free(ws->weights_t);
     free(ws->hprev);
     free(ws);
 }
@@ -137,8 +140,17 @@ size_t dar_workspace_bytes(const struct dar_workspace *ws)
 
 /* Row helpers (vec8, load8, store8, row_sum3, row_axpy, row_add, row_dot): rows.h */
 
+/* gcc lowers an 8-wide compare to scalar code on baseline x86-64: these
+ * loops get an AVX2 clone, chosen at load time (a compare and a mask give
+ * the same bits on either). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CLONES
+#endif
+
 /* d[i] = keep[i] ? d[i] : 0 */
-static void mask_by_bytes(float *d, const uint8_t *keep, int64_t count)
+CLONES static void mask_by_bytes(float *d, const uint8_t *keep, int64_t count)
 {
     int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -153,7 +165,7 @@ static void mask_by_bytes(float *d, const uint8_t *keep, int64_t count)
 }
 
 /* out[i] = x[i] > 0 */
-static void positive_bytes(uint8_t *out, const float *x, int64_t count)
+CLONES static void positive_bytes(uint8_t *out, const float *x, int64_t count)
 {
     int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -165,7 +177,7 @@ static void positive_bytes(uint8_t *out, const float *x, int64_t count)
 }
 
 /* d[i] = x[i] > 0 ? d[i] : 0 */
-static void mask_by_positive(float *d, const float *x, int64_t count)
+CLONES static void mask_by_positive(float *d, const float *x, int64_t count)
 {
     int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -500,13 +512,13 @@ static void message_nodes(struct ctx *c, const struct run *r, float *An, float *
     // An and Bn are (N,H), z is (N,2H)
     const struct dar_net *net = r->net;
     int H = c->H;
-    linear_forward(An, z, net->m1.weight, net->m1.bias, r->N, 2 * H, H);
-    linear_forward(Bn, z, net->m2.weight, net->m2.bias, r->N, 2 * H, H);
+    linear_forward_transposed(An, z, net->m1.weight_t, net->m1.bias, r->N, 2 * H, H);
+    linear_forward_transposed(Bn, z, net->m2.weight_t, net->m2.bias, r->N, 2 * H, H);
 }
 
 /* First message layer of arcs a0..a1-1, relu'd:
  * r0[a] = relu(An[recv a] + Bn[send a] + b_me + Σ_φ f_aφ k_φ) */
-static void message_rows(struct ctx *c, const struct run *r, float *r0, const float *An,
+CLONES static void message_rows(struct ctx *c, const struct run *r, float *r0, const float *An,
                          const float *Bn, int64_t a0, int64_t a1)
 {
     // r0 is (a1-a0,H), An and Bn are (N,H)
@@ -576,9 +588,9 @@ static void messages_streamed(struct ctx *c, struct run *r, const float *z)
     for (int64_t a0 = 0; a0 < A; a0 += STREAM_ARCS) {
         int64_t a1 = a0 + STREAM_ARCS < A ? a0 + STREAM_ARCS : A;
         message_rows(c, r, r0, An, Bn, a0, a1);
-        linear_forward(r1, r0, net->l1.weight, net->l1.bias, a1 - a0, H, H);
+        linear_forward_transposed(r1, r0, net->l1.weight_t, net->l1.bias, a1 - a0, H, H);
         relu_forward(r1, r1, (a1 - a0) * H);
-        linear_forward(r0, r1, net->l2.weight, net->l2.bias, a1 - a0, H, H);
+        linear_forward_transposed(r0, r1, net->l2.weight_t, net->l2.bias, a1 - a0, H, H);
         relu_forward(r0, r0, (a1 - a0) * H);
         aggregate_rows(r->agg, r0, r->recv, a0, a1, kind, H);
     }
@@ -650,10 +662,10 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     } else {
         float *r0 = af(c, A * H);
         message_input(c, r, r0, z);
-        linear_forward(r->r1, r0, net->l1.weight, net->l1.bias, A, H, H);
+        linear_forward_transposed(r->r1, r0, net->l1.weight_t, net->l1.bias, A, H, H);
         relu_forward(r->r1, r->r1, A * H);
         float *msg = r0;    /* r0 is dead: reuse */
-        linear_forward(msg, r->r1, net->l2.weight, net->l2.bias, A, H, H);
+        linear_forward_transposed(msg, r->r1, net->l2.weight_t, net->l2.bias, A, H, H);
         relu_forward(msg, msg, A * H);
         positive_bytes(r->msign, msg, A * H);
         switch (c->model->config.agg) {
@@ -663,8 +675,8 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         }
     }
     float *o = af(c, N * H);
-    linear_forward(o, z, net->o1.weight, net->o1.bias, N, 2 * H, H);
-    linear_forward_accumulate(o, r->agg, net->o2.weight, net->o2.bias, N, H, H);
+    linear_forward_transposed(o, z, net->o1.weight_t, net->o1.bias, N, 2 * H, H);
+    linear_forward_transposed_accumulate(o, r->agg, net->o2.weight_t, net->o2.bias, N, H, H);
     relu_forward(o, o, N * H);
     for (int64_t v = 0; v < N; v++)
         memcpy(r->hd + v * 3 * H + 2 * H, o + v * H, sizeof(float) * (size_t)H);
@@ -679,8 +691,8 @@ static void flow_head_forward(struct ctx *c, const struct run *r, const struct d
     const struct dar_net *net = r->net;
     struct arena_mark mark = arena_mark(c->arena);
     float *p1 = af(c, r->N), *p2 = af(c, r->N);
-    linear_forward(p1, r->hd, q[0].weight, NULL, r->N, 3 * H, 1);
-    linear_forward(p2, r->hd, q[1].weight, NULL, r->N, 3 * H, 1);
+    linear_forward_transposed(p1, r->hd, q[0].weight_t, NULL, r->N, 3 * H, 1);
+    linear_forward_transposed(p2, r->hd, q[1].weight_t, NULL, r->N, 3 * H, 1);
     for (int k = 0; k < r->ng; k++) {
         const struct gdata *gd = &c->gd[r->gi[k]];
         const struct graph *g = &gd->dg->g;
@@ -713,14 +725,14 @@ static void heads_forward(struct ctx *c, struct run *r)
     bool bw = c->backward;
     if (net->mask.weight) {
         r->mask_logit = af(c, N);
-        linear_forward(r->mask_logit, r->hd, net->mask.weight, net->mask.bias, N, 3 * H, 1);
+        linear_forward_transposed(r->mask_logit, r->hd, net->mask.weight_t, net->mask.bias, N, 3 * H, 1);
         if (bw) r->dmask = azf(c, N);
     }
     if (net->pi1.weight) {
         r->p1h = af(c, N * H);
         r->p2h = af(c, N * H);
-        linear_forward(r->p1h, r->hd, net->pi1.weight, net->pi1.bias, N, 3 * H, H);
-        linear_forward(r->p2h, r->hd, net->pi2.weight, net->pi2.bias, N, 3 * H, H);
+        linear_forward_transposed(r->p1h, r->hd, net->pi1.weight_t, net->pi1.bias, N, 3 * H, H);
+        linear_forward_transposed(r->p2h, r->hd, net->pi2.weight_t, net->pi2.bias, N, 3 * H, H);
         r->pi_logit = af(c, r->P);
         for (int k = 0; k < r->ng; k++) {
             int n = c->gd[r->gi[k]].n;
@@ -737,7 +749,7 @@ static void heads_forward(struct ctx *c, struct run *r)
     }
     if (net->cut_hint.weight) {
         r->ch_logit = af(c, N * 2);
-        linear_forward(r->ch_logit, r->hd, net->cut_hint.weight, net->cut_hint.bias, N, 3 * H, 2);
+        linear_forward_transposed(r->ch_logit, r->hd, net->cut_hint.weight_t, net->cut_hint.bias, N, 3 * H, 2);
         if (bw) r->dch = azf(c, N * 2);
     }
     if (net->flow[0].weight) {
@@ -748,7 +760,7 @@ static void heads_forward(struct ctx *c, struct run *r)
     }
     if (net->cut.weight) {
         r->c_logit = af(c, N * 2);
-        linear_forward(r->c_logit, r->hd, net->cut.weight, net->cut.bias, N, 3 * H, 2);
+        linear_forward_transposed(r->c_logit, r->hd, net->cut.weight_t, net->cut.bias, N, 3 * H, 2);
         if (bw) r->dc = azf(c, N * 2);
     }
 }
@@ -800,7 +812,7 @@ static void flow_head_backward(struct ctx *c, const struct run *r, const struct 
  * later steps), processor, encoders.  consume_carry: add the gradient of h
  * left by the next step's run; produce_carry: leave d(h_prev) for the
  * previous step's run, for graphs with carry_in. */
-static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool produce_carry)
+CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool produce_carry)
 {
     const struct dar_net *net = r->net;
     struct netcache *nc = &c->nc[net_index(c->model, net)];
@@ -1500,6 +1512,39 @@ static void model_with_grads(struct dar_model *view, const struct dar_model *mod
 #undef REBASE
 }
 
+/* The model for one call: weight_t of every dense layer set to its weight
+ * transposed (in×out, in ws), which the forward products read. */
+static void model_with_transposed_weights(struct dar_model *view, const struct dar_model *model,
+                                          struct dar_workspace *ws)
+{
+    *view = *model;
+    if (ws->weights_t_count != model->count) {
+        free(ws->weights_t);
+        ws->weights_t = xmalloc(sizeof(float) * (size_t)(model->count + 1));
+        ws->weights_t_count = model->count;
+    }
+    for (int j = 0; j < view->nnets; j++) {
+        struct dar_net *net = &view->nets[j];
+        struct dar_linear *layers[] = {&net->m1, &net->m2, &net->me, &net->l1, &net->l2, &net->o1,
+                                       &net->o2, &net->mask, &net->pi1, &net->pi2, &net->cut_hint,
+                                       &net->cut, &net->flow_hint[0], &net->flow_hint[1],
+                                       &net->flow_hint[2], &net->flow[0], &net->flow[1],
+                                       &net->flow[2]};
+        for (size_t k = 0; k < sizeof layers / sizeof *layers; k++) {
+            struct dar_linear *L = layers[k];
+            if (!L->weight)
+                continue;
+            if (L->weight < model->values || L->weight >= model->values + model->count)
+                die(EX_SOFTWARE, "BUG: a weight outside the model's storage");
+            float *t = ws->weights_t + (L->weight - model->values);
+            for (int o = 0; o < L->out; o++)
+                for (int i = 0; i < L->in; i++)
+                    t[(int64_t)i * L->out + o] = L->weight[(int64_t)o * L->in + i];
+            L->weight_t = t;
+        }
+    }
+}
+
 /* Graphs per group.  The batch is cut into groups of this many consecutive
  * graphs, run as tasks of the worker pool, each with its own gradient; the
  * gradients are added in group order.  A constant: it fixes how the sums of
@@ -1571,6 +1616,9 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
     ws->hprev_cursor = 0;
     struct sums group_sums[groups > 0 ? groups : 1];
     memset(group_sums, 0, sizeof group_sums);
+    struct dar_model view;
+    model_with_transposed_weights(&view, model, ws);
+    model = &view;
     struct batch_job job = {model, ws, graphs, B, teacher, teacher_len, backward, training,
                             batch_scales(model, graphs, B, out && out->embed == DAR_EMBED_FIRST),
                             group_sums, out};

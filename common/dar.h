@@ -81,6 +81,7 @@ enum dar_feature { DAR_F_POS, DAR_F_S, DAR_F_T, DAR_F_MASK, DAR_F_CUT,
 struct dar_linear {
     float *weight, *bias, *dweight, *dbias;
     int in, out;
+    const float *weight_t;      /* weight transposed (in×out), set by dar.c for one call */
 };
 
 /* One encode-process-decode network (P_BF, P_F, the pipeline's mincut, or

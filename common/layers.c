@@ -396,6 +396,65 @@ void linear_forward_accumulate(float *out, const float *in, const float *weight,
     }
 }
 
+/* out (= or +=) in·weight_t + b with weight_t (C×OC): the three paths of
+ * linear_forward, reading W transposed. */
+static void linear_forward_t_any(float *out, const float *in, const float *weight_t,
+                                 const float *bias, int64_t N, int C, int OC, int accumulate)
+{
+    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
+    switch (linear_path(N, C, OC)) {
+    case LINEAR_CHAIN: {
+        struct linear_job j = {.out = out, .in = in, .weight = weight_t, .bias = bias, .N = N,
+                               .C = C, .OC = OC, .beta = accumulate ? 1.0f : 0.0f};
+        workers_run(chunk_count(N), chain_forward_chunk, &j);
+        break;
+    }
+    case LINEAR_BLAS:
+        blas_one_thread();
+        for (int64_t n0 = 0; n0 < N; n0 += LINEAR_CHUNK_ROWS) {
+            int rows = (int)(N - n0 < LINEAR_CHUNK_ROWS ? N - n0 : LINEAR_CHUNK_ROWS);
+            float *o = out + n0 * OC;
+            float beta = accumulate ? 1.0f : 0.0f;
+            if (bias) {
+                for (int n = 0; n < rows; n++) {
+                    if (accumulate)
+                        row_add(o + (int64_t)n * OC, bias, OC);
+                    else
+                        memcpy(o + (int64_t)n * OC, bias, (size_t)OC * sizeof(float));
+                }
+                beta = 1.0f;
+            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, OC, C, 1.0f,
+                        in + n0 * C, C, weight_t, OC, beta, o, OC);
+        }
+        break;
+    case LINEAR_PLAIN:
+        // linear_forward_naive's order, W read transposed
+        for (int64_t n = 0; n < N; n++)
+            for (int o = 0; o < OC; o++) {
+                float sum = bias ? bias[o] : 0.0f;
+                for (int i = 0; i < C; i++)
+                    sum += in[n * C + i] * weight_t[(int64_t)i * OC + o];
+                out[n * OC + o] = accumulate ? out[n * OC + o] + sum : sum;
+            }
+        break;
+    }
+}
+
+void linear_forward_transposed(float *out, const float *in, const float *weight_t,
+                               const float *bias, int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight_t is (C,OC), bias is (OC) or NULL
+    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 0);
+}
+
+void linear_forward_transposed_accumulate(float *out, const float *in, const float *weight_t,
+                                          const float *bias, int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight_t is (C,OC), bias is (OC) or NULL
+    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 1);
+}
+
 void linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                      const float *in, const float *weight, int64_t N, int C, int OC)
 {

@@ -65,6 +65,15 @@ void linear_forward_accumulate(float *out, const float *in, const float *weight,
                                const float *bias, int64_t N, int C, int OC);
 void linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                      const float *in, const float *weight, int64_t N, int C, int OC);
+/* The same two forward products with W given transposed: weight_t is
+ * (C×OC), Wᵀ kept by a caller that runs the layer many times (the model
+ * transposes its weights once per batch): a small product then pays no
+ * transpose.  The same bits as linear_forward with W on the fixed-order and
+ * plain paths; on the OpenBLAS path equal to rounding. */
+void linear_forward_transposed(float *out, const float *in, const float *weight_t,
+                               const float *bias, int64_t N, int C, int OC);
+void linear_forward_transposed_accumulate(float *out, const float *in, const float *weight_t,
+                                          const float *bias, int64_t N, int C, int OC);
 
 void linear_forward_naive(float *out, const float *in, const float *weight, const float *bias,
                           int64_t N, int C, int OC);
