@@ -13,13 +13,18 @@
  *   only n×H arrays are the two networks' states;
  * - threads take units from a shared counter; since a unit's result does
  *   not depend on who computes it, nor on how the arcs are cut into units
- *   (every sgemm runs on blocks of exactly BLOCK rows, padded: OpenBLAS's
- *   result for a row depends on the call's row count below ~32 rows), the
- *   output is bit-identical for every --chunk and --threads.
+ *   (the dense products are gemm.h's fixed-order chains, whose result for a
+ *   row does not depend on the other rows of the call; without AVX2 every
+ *   sgemm runs on blocks of exactly BLOCK rows, padded, OpenBLAS's result
+ *   for a row depending on the call's row count), the output is
+ *   bit-identical for every --threads, and for every --chunk where the
+ *   CPU has AVX2 (OpenBLAS's result for a row may also depend on its
+ *   position in the call: its Haswell kernels' does).
  * Per arc the pre-activation is formed as dar.c does (An[v] + Bn[u] + b_me,
  * then f_φ·(Me a_φ) feature by feature), so results match dar_predict to
  * float rounding (sgemm shapes differ). */
 #include "edge_embed.h"
+#include "gemm.h"
 #include "rows.h"
 #include "die.h"
 #include "graph_bfs.h"
@@ -57,6 +62,22 @@ static void block_linear(float *out, const float *in, int ldin, const float *W, 
                          const float *bias, int64_t rows, int C, int OC, bool accumulate,
                          float *pad_in, float *pad_out)
 {
+    if (gemm_available()) {
+        /* a row's result does not depend on the rows around it (gemm.h):
+         * no padding needed; Wᵀ in this thread's scratch */
+        static _Thread_local float *weight_t;
+        static _Thread_local int64_t room;
+        if ((int64_t)C * OC > room) {
+            free(weight_t);
+            room = (int64_t)C * OC;
+            weight_t = xmalloc(sizeof(float) * (size_t)room);
+        }
+        for (int o = 0; o < OC; o++)
+            for (int c = 0; c < C; c++)
+                weight_t[(int64_t)c * OC + o] = W[(int64_t)o * ldw + c];
+        gemm_chain(out, OC, in, ldin, 1, weight_t, OC, bias, rows, OC, C, accumulate);
+        return;
+    }
     for (int64_t r0 = 0; r0 < rows; r0 += BLOCK) {
         int64_t nr = rows - r0 < BLOCK ? rows - r0 : BLOCK;
         const float *src = in + r0 * ldin;

@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 
 /* ---- row helpers ------------------------------------------------------------
@@ -370,30 +372,53 @@ static enum linear_path linear_path(int64_t N, int C, int OC)
     return macs < LINEAR_BLAS_THRESHOLD ? LINEAR_PLAIN : LINEAR_BLAS;
 }
 
-uint64_t linear_flops;
+_Atomic uint64_t linear_flops, linear_nanoseconds;
+bool linear_timing;
+
+static uint64_t clock_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Count a call's FLOPs; returns its start time when timing. */
+static uint64_t count_call(uint64_t flops)
+{
+    atomic_fetch_add_explicit(&linear_flops, flops, memory_order_relaxed);
+    return linear_timing ? clock_ns() : 0;
+}
+
+static void count_time(uint64_t start)
+{
+    if (linear_timing)
+        atomic_fetch_add_explicit(&linear_nanoseconds, clock_ns() - start, memory_order_relaxed);
+}
 
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
                     int64_t N, int C, int OC)
 {
     // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
-    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
+    uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC);
     switch (linear_path(N, C, OC)) {
     case LINEAR_CHAIN: chain_forward(out, in, weight, bias, N, C, OC, 0); break;
     case LINEAR_BLAS: linear_forward_blas(out, in, weight, bias, N, C, OC, 0); break;
     case LINEAR_PLAIN: linear_forward_naive(out, in, weight, bias, N, C, OC); break;
     }
+    count_time(start);
 }
 
 void linear_forward_accumulate(float *out, const float *in, const float *weight,
                                const float *bias, int64_t N, int C, int OC)
 {
     // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
-    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
+    uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC);
     switch (linear_path(N, C, OC)) {
     case LINEAR_CHAIN: chain_forward(out, in, weight, bias, N, C, OC, 1); break;
     case LINEAR_BLAS: linear_forward_blas(out, in, weight, bias, N, C, OC, 1); break;
     case LINEAR_PLAIN: linear_forward_accumulate_naive(out, in, weight, bias, N, C, OC); break;
     }
+    count_time(start);
 }
 
 /* out (= or +=) in·weight_t + b with weight_t (C×OC): the three paths of
@@ -401,7 +426,7 @@ void linear_forward_accumulate(float *out, const float *in, const float *weight,
 static void linear_forward_t_any(float *out, const float *in, const float *weight_t,
                                  const float *bias, int64_t N, int C, int OC, int accumulate)
 {
-    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
+    uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC);
     switch (linear_path(N, C, OC)) {
     case LINEAR_CHAIN: {
         struct linear_job j = {.out = out, .in = in, .weight = weight_t, .bias = bias, .N = N,
@@ -439,6 +464,7 @@ static void linear_forward_t_any(float *out, const float *in, const float *weigh
             }
         break;
     }
+    count_time(start);
 }
 
 void linear_forward_transposed(float *out, const float *in, const float *weight_t,
@@ -460,10 +486,11 @@ void linear_backward(float *din, float *dweight, float *dbias, const float *dout
 {
     // din is (N,C), dweight is (OC,C), dbias is (OC), each NULL if not wanted
     // dout is (N,OC), in is (N,C), weight is (OC,C)
-    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC * (uint64_t)((din != NULL) + (dweight != NULL));
+    uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC * (uint64_t)((din != NULL) + (dweight != NULL)));
     switch (linear_path(N, C, OC)) {
     case LINEAR_PLAIN:
         linear_backward_naive(din, dweight, dbias, dout, in, weight, N, C, OC);
+        count_time(start);
         return;
     case LINEAR_CHAIN:
         chain_backward(din, dweight, dout, in, weight, N, C, OC);
@@ -482,6 +509,7 @@ void linear_backward(float *din, float *dweight, float *dbias, const float *dout
     if (dbias)
         for (int64_t n = 0; n < N; n++)
             row_add(dbias, dout + n * OC, OC);
+    count_time(start);
 }
 
 /* ---- elementwise ------------------------------------------------------------ */

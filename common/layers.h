@@ -33,6 +33,7 @@
  *   followed by linear_forward_accumulate or gather_rows_forward_accumulate. */
 #ifndef DAR_LAYERS_H
 #define DAR_LAYERS_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "rng.h"
 
@@ -55,8 +56,12 @@
 #define LINEAR_CHUNK_ROWS 512
 
 /* Multiply-add FLOPs (2 per multiply-add) of every linear_* call so far, for
- * the benchmark's achieved GFLOP/s; callers are single-threaded. */
-extern uint64_t linear_flops;
+ * the benchmark's achieved GFLOP/s (summed over threads).  With
+ * linear_timing set, linear_nanoseconds sums the wall time of the calls
+ * (over threads: a share of the iteration, times the thread count). */
+extern _Atomic uint64_t linear_flops;
+extern _Atomic uint64_t linear_nanoseconds;
+extern bool linear_timing;
 
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
                     int64_t N, int C, int OC);
