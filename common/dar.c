@@ -88,6 +88,8 @@ struct dar_workspace {
     int64_t grads_count;
     float *weights_t;           /* [model count]: every weight transposed, for the call */
     int64_t weights_t_count;
+    float *heads;               /* per network: the fused decoders' Wᵀ then biases */
+    int64_t heads_room;
     enum dar_hprev_mode hprev_mode;
     float *hprev;               /* recorded h_prev of P_F, in call order */
     int64_t hprev_count, hprev_room, hprev_cursor;
@@ -126,6 +128,7 @@ void dar_workspace_free(struct dar_workspace *ws)
     free(ws->arenas);
     free(ws->grads);
     free(ws->weights_t);
+    free(ws->heads);
     free(ws->hprev);
     free(ws);
 }
@@ -255,6 +258,7 @@ struct run {
     float *hd;                  /* [N*3H] = [x; h_prev; h] */
     float *agg;                 /* [N*H] */
     int32_t *argmax;            /* [N*H] max only */
+    float *r0;                  /* [A*H] first message activation (backward only) */
     float *r1;                  /* [A*H] second message activation */
     uint8_t *msign;             /* [A*H] third activation > 0 */
     /* heads */
@@ -625,6 +629,8 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     bool streamed = !c->backward && A > STREAM_ARCS;
     r->agg = af(c, N * H);
     if (!streamed) {
+        if (c->backward)
+            r->r0 = af(c, A * H);
         r->r1 = af(c, A * H);
         r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
         if (c->model->config.agg == DAR_AGG_MAX)
@@ -660,11 +666,11 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     if (streamed) {
         messages_streamed(c, r, z);
     } else {
-        float *r0 = af(c, A * H);
+        float *r0 = c->backward ? r->r0 : af(c, A * H);
         message_input(c, r, r0, z);
         linear_forward_transposed(r->r1, r0, net->l1.weight_t, net->l1.bias, A, H, H);
         relu_forward(r->r1, r->r1, A * H);
-        float *msg = r0;    /* r0 is dead: reuse */
+        float *msg = c->backward ? af(c, A * H) : r0;   /* without backward r0 is dead: reuse */
         linear_forward_transposed(msg, r->r1, net->l2.weight_t, net->l2.bias, A, H, H);
         relu_forward(msg, msg, A * H);
         positive_bytes(r->msign, msg, A * H);
@@ -683,26 +689,23 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     arena_release(c->arena, mark);
 }
 
-/* F_e = cap_e · tanh(q1·(hd_u − hd_v) + q2·(hd_v − hd_u) + Σ_φ kq_φ (f_aφ − f_a'φ)) */
-static void flow_head_forward(struct ctx *c, const struct run *r, const struct dar_linear *q,
-                              const float *kq, float *t_out, float *F_out)
+/* F_e = cap_e · tanh(q1·(hd_u − hd_v) + q2·(hd_v − hd_u) + Σ_φ kq_φ (f_aφ − f_a'φ)),
+ * with q1·hd and q2·hd of node v at p1[v·stride], p2[v·stride]. */
+static void flow_head_forward(struct ctx *c, const struct run *r, const float *kq,
+                              const float *p1, const float *p2, int64_t stride, float *t_out,
+                              float *F_out)
 {
-    int H = c->H;
     const struct dar_net *net = r->net;
-    struct arena_mark mark = arena_mark(c->arena);
-    float *p1 = af(c, r->N), *p2 = af(c, r->N);
-    linear_forward_transposed(p1, r->hd, q[0].weight_t, NULL, r->N, 3 * H, 1);
-    linear_forward_transposed(p2, r->hd, q[1].weight_t, NULL, r->N, 3 * H, 1);
     for (int k = 0; k < r->ng; k++) {
         const struct gdata *gd = &c->gd[r->gi[k]];
         const struct graph *g = &gd->dg->g;
         const float *arc = r->arc + r->aoff[k] * ARC_FEATURES;
-        const float *q1 = p1 + r->noff[k], *q2 = p2 + r->noff[k];
+        const float *q1 = p1 + r->noff[k] * stride, *q2 = p2 + r->noff[k] * stride;
         for (int e = 0; e < gd->m; e++) {
-            int u = g->src[e], v = g->dst[e];
+            int64_t u = g->src[e], v = g->dst[e];
             const float *fa = arc + (int64_t)gd->arc_fwd[e] * ARC_FEATURES;
             const float *fb = arc + (int64_t)gd->arc_bwd[e] * ARC_FEATURES;
-            float D = (q1[u] - q1[v]) + (q2[v] - q2[u]);
+            float D = (q1[u * stride] - q1[v * stride]) + (q2[v * stride] - q2[u * stride]);
             for (int p = 0; p < ARC_FEATURES; p++)
                 if (net->encodes[arc_feature[p]])
                     D += kq[p] * (fa[p] - fb[p]);
@@ -711,11 +714,19 @@ static void flow_head_forward(struct ctx *c, const struct run *r, const struct d
             F_out[r->eoff[k] + e] = g->cap[e] * t;
         }
     }
-    arena_release(c->arena, mark);
 }
 
-/* The decoders the network has, on all graphs of the run; the d-buffers
- * are zeroed here for the loss code to fill. */
+/* Columns [col, col + width) of the fused product's rows into dst (N×width). */
+static void take_columns(float *dst, const float *all, int64_t stride, int col, int width, int64_t N)
+{
+    for (int64_t v = 0; v < N; v++)
+        memcpy(dst + v * width, all + v * stride + col, sizeof(float) * (size_t)width);
+}
+
+/* The decoders the network has, on all graphs of the run: one product of hd
+ * for all of them (net->heads_t, columns in decoder_list's order), then the
+ * pointer logits and the flow heads; the d-buffers are zeroed here for the
+ * loss code to fill. */
 static void heads_forward(struct ctx *c, struct run *r)
 {
     const struct dar_net *net = r->net;
@@ -725,44 +736,70 @@ static void heads_forward(struct ctx *c, struct run *r)
     bool bw = c->backward;
     if (net->mask.weight) {
         r->mask_logit = af(c, N);
-        linear_forward_transposed(r->mask_logit, r->hd, net->mask.weight_t, net->mask.bias, N, 3 * H, 1);
         if (bw) r->dmask = azf(c, N);
     }
     if (net->pi1.weight) {
         r->p1h = af(c, N * H);
         r->p2h = af(c, N * H);
-        linear_forward_transposed(r->p1h, r->hd, net->pi1.weight_t, net->pi1.bias, N, 3 * H, H);
-        linear_forward_transposed(r->p2h, r->hd, net->pi2.weight_t, net->pi2.bias, N, 3 * H, H);
         r->pi_logit = af(c, r->P);
-        for (int k = 0; k < r->ng; k++) {
-            int n = c->gd[r->gi[k]].n;
-            linear_forward(r->pi_logit + r->poff[k], r->p1h + r->noff[k] * H,
-                           r->p2h + r->noff[k] * H, NULL, n, H, n);
-        }
         if (bw) r->dpi = azf(c, r->P);
     }
     if (net->flow_hint[0].weight) {
         r->fh_t = af(c, r->E);
         r->fh_F = af(c, r->E);
-        flow_head_forward(c, r, net->flow_hint, nc->kq_fh, r->fh_t, r->fh_F);
         if (bw) r->fh_dF = azf(c, r->E);
     }
     if (net->cut_hint.weight) {
         r->ch_logit = af(c, N * 2);
-        linear_forward_transposed(r->ch_logit, r->hd, net->cut_hint.weight_t, net->cut_hint.bias, N, 3 * H, 2);
         if (bw) r->dch = azf(c, N * 2);
     }
     if (net->flow[0].weight) {
         r->f_t = af(c, r->E);
         r->f_F = af(c, r->E);
-        flow_head_forward(c, r, net->flow, nc->kq_f, r->f_t, r->f_F);
         if (bw) r->f_dF = azf(c, r->E);
     }
     if (net->cut.weight) {
         r->c_logit = af(c, N * 2);
-        linear_forward_transposed(r->c_logit, r->hd, net->cut.weight_t, net->cut.bias, N, 3 * H, 2);
         if (bw) r->dc = azf(c, N * 2);
     }
+    struct arena_mark mark = arena_mark(c->arena);
+    int out = net->heads_out;
+    float *all = af(c, N * out);
+    linear_forward_transposed(all, r->hd, net->heads_t, net->heads_bias, N, 3 * H, out);
+    int col = 0;
+    if (net->mask.weight) {
+        take_columns(r->mask_logit, all, out, col, 1, N);
+        col += 1;
+    }
+    if (net->pi1.weight) {
+        take_columns(r->p1h, all, out, col, H, N);
+        take_columns(r->p2h, all, out, col + H, H, N);
+        col += 2 * H;
+        for (int k = 0; k < r->ng; k++) {
+            int n = c->gd[r->gi[k]].n;
+            linear_forward(r->pi_logit + r->poff[k], r->p1h + r->noff[k] * H,
+                           r->p2h + r->noff[k] * H, NULL, n, H, n);
+        }
+    }
+    if (net->flow_hint[0].weight) {
+        flow_head_forward(c, r, nc->kq_fh, all + col, all + col + 1, out, r->fh_t, r->fh_F);
+        col += 2;
+    }
+    if (net->cut_hint.weight) {
+        take_columns(r->ch_logit, all, out, col, 2, N);
+        col += 2;
+    }
+    if (net->flow[0].weight) {
+        flow_head_forward(c, r, nc->kq_f, all + col, all + col + 1, out, r->f_t, r->f_F);
+        col += 2;
+    }
+    if (net->cut.weight) {
+        take_columns(r->c_logit, all, out, col, 2, N);
+        col += 2;
+    }
+    if (col != out)
+        die(EX_SOFTWARE, "BUG: the fused decoders have %d columns, %d read", out, col);
+    arena_release(c->arena, mark);
 }
 
 /* ---- one network: backward ---------------------------------------------------- */
@@ -890,8 +927,7 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
     float *dr1 = azf(c, A * H);
     linear_backward(dr1, net->l2.dweight, net->l2.dbias, dm, r->r1, net->l2.weight, A, H, H);
     mask_by_positive(dr1, r->r1, A * H);
-    float *r0 = af(c, A * H);
-    message_input(c, r, r0, z);
+    const float *r0 = r->r0;
     float *dpre = dm;   /* dm is dead: reuse */
     memset(dpre, 0, sizeof(float) * (size_t)(A * H));
     linear_backward(dpre, net->l1.dweight, net->l1.dbias, dr1, r0, net->l1.weight, A, H, H);
@@ -1512,6 +1548,22 @@ static void model_with_grads(struct dar_model *view, const struct dar_model *mod
 #undef REBASE
 }
 
+/* The decoders that read hd, in the order of their columns in the fused
+ * product (heads_forward reads them in this order); returns how many. */
+static int decoder_list(const struct dar_net *net, const struct dar_linear *const **out)
+{
+    static _Thread_local const struct dar_linear *list[9];
+    const struct dar_linear *all[9] = {&net->mask, &net->pi1, &net->pi2, &net->flow_hint[0],
+                                       &net->flow_hint[1], &net->cut_hint, &net->flow[0],
+                                       &net->flow[1], &net->cut};
+    int count = 0;
+    for (int k = 0; k < 9; k++)
+        if (all[k]->weight)
+            list[count++] = all[k];
+    *out = list;
+    return count;
+}
+
 /* The model for one call: weight_t of every dense layer set to its weight
  * transposed (in×out, in ws), which the forward products read. */
 static void model_with_transposed_weights(struct dar_model *view, const struct dar_model *model,
@@ -1542,6 +1594,43 @@ static void model_with_transposed_weights(struct dar_model *view, const struct d
                     t[(int64_t)i * L->out + o] = L->weight[(int64_t)o * L->in + i];
             L->weight_t = t;
         }
+    }
+    // the decoders on hd as one product: one pass over hd instead of one a
+    // decoder, and no product of one or two columns (a vector per column)
+    int64_t need = 0;
+    for (int j = 0; j < view->nnets; j++) {
+        const struct dar_linear *const *heads;
+        int count = decoder_list(&view->nets[j], &heads);
+        int out = 0;
+        for (int k = 0; k < count; k++)
+            out += heads[k]->out;
+        need += (int64_t)(3 * view->config.hidden + 1) * out;
+    }
+    if (need > ws->heads_room) {
+        free(ws->heads);
+        ws->heads_room = need;
+        ws->heads = xmalloc(sizeof(float) * (size_t)need);
+    }
+    float *next = ws->heads;
+    for (int j = 0; j < view->nnets; j++) {
+        struct dar_net *net = &view->nets[j];
+        const struct dar_linear *const *heads;
+        int count = decoder_list(net, &heads);
+        int out = 0;
+        for (int k = 0; k < count; k++)
+            out += heads[k]->out;
+        int C = 3 * view->config.hidden;
+        float *wt = next, *bias = next + (int64_t)C * out;
+        next = bias + out;
+        for (int k = 0, col = 0; k < count; col += heads[k]->out, k++)
+            for (int o = 0; o < heads[k]->out; o++) {
+                for (int i = 0; i < C; i++)
+                    wt[(int64_t)i * out + col + o] = heads[k]->weight_t[(int64_t)i * heads[k]->out + o];
+                bias[col + o] = heads[k]->bias ? heads[k]->bias[o] : 0.0f;
+            }
+        net->heads_t = wt;
+        net->heads_bias = bias;
+        net->heads_out = out;
     }
 }
 

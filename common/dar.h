@@ -25,11 +25,10 @@
  *
  * Memory kept per step for backward: the decoder input hd (N×3H, which holds
  * z = [x; h_prev] and h), the aggregate (N×H) with its argmax for max, the
- * second message activation (A×H floats), the sign of the third (A×H bytes),
- * the pointer projections, and the loss gradients of the heads (formed in the
- * forward pass: every loss normaliser is known before the first step).  The
- * first message activation is recomputed in backward from hd and the arc
- * features.
+ * first and second message activations (A×H floats each), the sign of the
+ * third (A×H bytes), the pointer projections, and the loss gradients of the
+ * heads (formed in the forward pass: every loss normaliser is known before
+ * the first step).
  *
  * Determinism: every reduction runs in a fixed order (graphs in batch order,
  * groups in group order, nodes and arcs in index order) and the dense
@@ -93,6 +92,11 @@ struct dar_net {
     struct dar_linear m1, m2, me, l1, l2, o1, o2;
     struct dar_linear mask, pi1, pi2, cut_hint, cut;
     struct dar_linear flow_hint[3], flow[3];       /* q1, q2, q3 */
+    /* Set by dar.c for one call: the decoders that read hd (mask, pi1, pi2,
+     * flow_hint q1 q2, cut_hint, flow q1 q2, cut: those built) as one
+     * product, weights transposed (3H×heads_out) and biases (0 for q). */
+    const float *heads_t, *heads_bias;
+    int heads_out;
 };
 
 /* Shape and init of one parameter tensor, parallel to model.params. */
