@@ -64,18 +64,13 @@ static void block_linear(float *out, const float *in, int ldin, const float *W, 
 {
     if (gemm_available()) {
         /* a row's result does not depend on the rows around it (gemm.h):
-         * no padding needed; Wᵀ in this thread's scratch */
-        static _Thread_local float *weight_t;
-        static _Thread_local int64_t room;
-        if ((int64_t)C * OC > room) {
-            free(weight_t);
-            room = (int64_t)C * OC;
-            weight_t = xmalloc(sizeof(float) * (size_t)room);
-        }
+         * no padding needed */
+        float *weight_t = xmalloc(sizeof(float) * (size_t)((int64_t)C * OC + 1));
         for (int o = 0; o < OC; o++)
             for (int c = 0; c < C; c++)
                 weight_t[(int64_t)c * OC + o] = W[(int64_t)o * ldw + c];
         gemm_chain(out, OC, in, ldin, 1, weight_t, OC, bias, rows, OC, C, accumulate);
+        free(weight_t);
         return;
     }
     for (int64_t r0 = 0; r0 < rows; r0 += BLOCK) {

@@ -294,22 +294,16 @@ static void linear_weight_grad_blas(float *dweight, const float *dout, const flo
 /* Rows of dW per task. */
 enum { WEIGHT_ROWS_PER_TASK = 16 };
 
-/* Wᵀ (C×OC) for the forward product, in the calling thread's scratch. */
-static const float *transposed(const float *weight, int C, int OC)
+/* weight_t = Wᵀ (C×OC) */
+static void transpose_weight(float *weight_t, const float *weight, int C, int OC)
 {
-    static _Thread_local float *scratch;
-    static _Thread_local int64_t room;
-    int64_t size = (int64_t)C * OC;
-    if (size > room) {
-        free(scratch);
-        room = size;
-        scratch = xmalloc(sizeof(float) * (size_t)room);
-    }
     for (int o = 0; o < OC; o++)
         for (int c = 0; c < C; c++)
-            scratch[(int64_t)c * OC + o] = weight[(int64_t)o * C + c];
-    return scratch;
+            weight_t[(int64_t)c * OC + o] = weight[(int64_t)o * C + c];
 }
+
+/* Weights up to this many entries are transposed on the stack. */
+enum { STACK_WEIGHT = 16384 };
 
 static void chain_forward_chunk(void *context, int64_t chunk, int worker)
 {
@@ -324,10 +318,15 @@ static void chain_forward_chunk(void *context, int64_t chunk, int worker)
 static void chain_forward(float *out, const float *in, const float *weight, const float *bias,
                           int64_t N, int C, int OC, int accumulate)
 {
-    const float *weight_t = transposed(weight, C, OC);
+    int64_t size = (int64_t)C * OC;
+    float stack[size > 0 && size <= STACK_WEIGHT ? size : 1];
+    float *weight_t = size <= STACK_WEIGHT ? stack : xmalloc(sizeof(float) * (size_t)size);
+    transpose_weight(weight_t, weight, C, OC);
     struct linear_job j = {.out = out, .in = in, .weight = weight_t, .bias = bias, .N = N,
                            .C = C, .OC = OC, .beta = accumulate ? 1.0f : 0.0f};
     workers_run(chunk_count(N), chain_forward_chunk, &j);
+    if (weight_t != stack)
+        free(weight_t);
 }
 
 static void chain_input_grad_chunk(void *context, int64_t chunk, int worker)
