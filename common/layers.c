@@ -381,11 +381,14 @@ static uint64_t clock_ns(void)
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-/* Count a call's FLOPs; returns its start time when timing. */
+/* Count a call's FLOPs and return its start time, when counting (shared
+ * counters would cost every call a contended cache line otherwise). */
 static uint64_t count_call(uint64_t flops)
 {
+    if (!linear_timing)
+        return 0;
     atomic_fetch_add_explicit(&linear_flops, flops, memory_order_relaxed);
-    return linear_timing ? clock_ns() : 0;
+    return clock_ns();
 }
 
 static void count_time(uint64_t start)

@@ -55,10 +55,11 @@
  * knob of the thread count. */
 #define LINEAR_CHUNK_ROWS 512
 
-/* Multiply-add FLOPs (2 per multiply-add) of every linear_* call so far, for
- * the benchmark's achieved GFLOP/s (summed over threads).  With
- * linear_timing set, linear_nanoseconds sums the wall time of the calls
- * (over threads: a share of the iteration, times the thread count). */
+/* While linear_timing is set (benchmarks): linear_flops counts the
+ * multiply-add FLOPs (2 per multiply-add) of every linear_* call, for the
+ * achieved GFLOP/s, and linear_nanoseconds sums the calls' wall time (over
+ * threads: a share of the iteration, times the thread count).  Off, the
+ * calls touch no shared counter. */
 extern _Atomic uint64_t linear_flops;
 extern _Atomic uint64_t linear_nanoseconds;
 extern bool linear_timing;
