@@ -632,7 +632,8 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         if (c->backward)
             r->r0 = af(c, A * H);
         r->r1 = af(c, A * H);
-        r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
+        if (c->model->config.agg != DAR_AGG_MAX)   /* max: the sign is agg's, see run_backward */
+            r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
         if (c->model->config.agg == DAR_AGG_MAX)
             r->argmax = arena_alloc(c->arena, sizeof(int32_t) * (size_t)(N * H > 0 ? N * H : 1));
     }
@@ -673,7 +674,8 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         float *msg = c->backward ? af(c, A * H) : r0;   /* without backward r0 is dead: reuse */
         linear_forward_transposed(msg, r->r1, net->l2.weight_t, net->l2.bias, A, H, H);
         relu_forward(msg, msg, A * H);
-        positive_bytes(r->msign, msg, A * H);
+        if (r->msign)
+            positive_bytes(r->msign, msg, A * H);
         switch (c->model->config.agg) {
         case DAR_AGG_MAX: aggregate_max_forward(r->agg, r->argmax, msg, r->recv, A, N, H); break;
         case DAR_AGG_MEAN: aggregate_mean_forward(r->agg, msg, r->recv, r->in_degree, A, N, H); break;
@@ -919,11 +921,18 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
     // messages
     float *dm = azf(c, A * H);
     switch (c->model->config.agg) {
-    case DAR_AGG_MAX: aggregate_max_backward(dm, dagg, r->argmax, N, H); break;
+    case DAR_AGG_MAX:
+        // only the winning messages get a gradient, and a winner's value is
+        // the aggregate's: relu passes it where agg > 0 (no mask pass)
+        for (int64_t i = 0; i < N * H; i++)
+            if (r->argmax[i] >= 0 && r->agg[i] > 0.0f)
+                dm[(int64_t)r->argmax[i] * H + i % H] += dagg[i];
+        break;
     case DAR_AGG_MEAN: aggregate_mean_backward(dm, dagg, r->recv, r->in_degree, A, H); break;
     case DAR_AGG_SUM: aggregate_sum_backward(dm, dagg, r->recv, A, H); break;
     }
-    mask_by_bytes(dm, r->msign, A * H);
+    if (r->msign)
+        mask_by_bytes(dm, r->msign, A * H);
     float *dr1 = azf(c, A * H);
     linear_backward(dr1, net->l2.dweight, net->l2.dbias, dm, r->r1, net->l2.weight, A, H, H);
     mask_by_positive(dr1, r->r1, A * H);
