@@ -592,10 +592,8 @@ static void messages_streamed(struct ctx *c, struct run *r, const float *z)
     for (int64_t a0 = 0; a0 < A; a0 += STREAM_ARCS) {
         int64_t a1 = a0 + STREAM_ARCS < A ? a0 + STREAM_ARCS : A;
         message_rows(c, r, r0, An, Bn, a0, a1);
-        linear_forward_transposed(r1, r0, net->l1.weight_t, net->l1.bias, a1 - a0, H, H);
-        relu_forward(r1, r1, (a1 - a0) * H);
-        linear_forward_transposed(r0, r1, net->l2.weight_t, net->l2.bias, a1 - a0, H, H);
-        relu_forward(r0, r0, (a1 - a0) * H);
+        linear_relu_forward_transposed(r1, r0, net->l1.weight_t, net->l1.bias, a1 - a0, H, H);
+        linear_relu_forward_transposed(r0, r1, net->l2.weight_t, net->l2.bias, a1 - a0, H, H);
         aggregate_rows(r->agg, r0, r->recv, a0, a1, kind, H);
     }
     for (int64_t v = 0; v < N; v++) {
@@ -669,11 +667,9 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     } else {
         float *r0 = c->backward ? r->r0 : af(c, A * H);
         message_input(c, r, r0, z);
-        linear_forward_transposed(r->r1, r0, net->l1.weight_t, net->l1.bias, A, H, H);
-        relu_forward(r->r1, r->r1, A * H);
+        linear_relu_forward_transposed(r->r1, r0, net->l1.weight_t, net->l1.bias, A, H, H);
         float *msg = c->backward ? af(c, A * H) : r0;   /* without backward r0 is dead: reuse */
-        linear_forward_transposed(msg, r->r1, net->l2.weight_t, net->l2.bias, A, H, H);
-        relu_forward(msg, msg, A * H);
+        linear_relu_forward_transposed(msg, r->r1, net->l2.weight_t, net->l2.bias, A, H, H);
         if (r->msign)
             positive_bytes(r->msign, msg, A * H);
         switch (c->model->config.agg) {

@@ -11,9 +11,9 @@
 #include <immintrin.h>
 #include <math.h>
 
-void gemm_chain_naive(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
-                      const float *B, int64_t ldb, const float *bias, int64_t M, int N, int64_t K,
-                      bool accumulate)
+static void chain_naive(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
+                        const float *B, int64_t ldb, const float *bias, int64_t M, int N, int64_t K,
+                        bool accumulate, bool relu)
 {
     // C is (M,N) with row stride ldc, A(i,k) = A[i*a_row + k*a_col], B is (K,N) with row stride ldb
     for (int64_t i = 0; i < M; i++)
@@ -23,8 +23,23 @@ void gemm_chain_naive(float *C, int64_t ldc, const float *A, int64_t a_row, int6
                 sum = accumulate ? sum + bias[j] : bias[j];
             for (int64_t k = 0; k < K; k++)
                 sum = fmaf(A[i * a_row + k * a_col], B[k * ldb + j], sum);
-            C[i * ldc + j] = sum;
+            C[i * ldc + j] = relu ? (sum > 0.0f ? sum : 0.0f) : sum;
         }
+}
+
+void gemm_chain_naive(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
+                      const float *B, int64_t ldb, const float *bias, int64_t M, int N, int64_t K,
+                      bool accumulate)
+{
+    // C is (M,N) with row stride ldc, A(i,k) = A[i*a_row + k*a_col], B is (K,N) with row stride ldb
+    chain_naive(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate, false);
+}
+
+void gemm_chain_relu_naive(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
+                           const float *B, int64_t ldb, const float *bias, int64_t M, int N,
+                           int64_t K, bool accumulate)
+{
+    chain_naive(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate, true);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -37,7 +52,7 @@ void gemm_chain_naive(float *C, int64_t ldc, const float *A, int64_t a_row, int6
 
 INLINE T512 void tile512(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                          const float *B, int64_t ldb, const float *bias, int64_t K, bool accumulate,
-                         const int R, const int V, __mmask16 tail)
+                         bool relu, const int R, const int V, __mmask16 tail)
 {
     __m512 c[4][5], b[5];
 #pragma GCC unroll 8
@@ -73,15 +88,16 @@ INLINE T512 void tile512(float *C, int64_t ldc, const float *A, int64_t a_row, i
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 8
         for (int v = 0; v < V; v++)
-            _mm512_mask_storeu_ps(C + r * ldc + 16 * v, v == V - 1 ? tail : 0xffff, c[r][v]);
+            _mm512_mask_storeu_ps(C + r * ldc + 16 * v, v == V - 1 ? tail : 0xffff,
+                                  relu ? _mm512_max_ps(c[r][v], _mm512_setzero_ps()) : c[r][v]);
 }
 
 #define TILE512(R, V) \
-    tile512(C, ldc, A, a_row, a_col, B, ldb, bias, K, accumulate, R, V, tail)
+    tile512(C, ldc, A, a_row, a_col, B, ldb, bias, K, accumulate, relu, R, V, tail)
 
 static T512 void block512(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                           const float *B, int64_t ldb, const float *bias, int64_t K,
-                          bool accumulate, int R, int V, int width)
+                          bool accumulate, bool relu, int R, int V, int width)
 {
     __mmask16 tail = (__mmask16)(width - 16 * (V - 1) >= 16 ? 0xffff
                                                            : (1u << (width - 16 * (V - 1))) - 1);
@@ -97,7 +113,7 @@ static T512 void block512(float *C, int64_t ldc, const float *A, int64_t a_row, 
 
 static T512 void gemm512(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                          const float *B, int64_t ldb, const float *bias, int64_t M, int N,
-                         int64_t K, bool accumulate)
+                         int64_t K, bool accumulate, bool relu)
 {
     // columns in blocks of at most 5 vectors, as even as can be
     int vectors = (N + 15) / 16;
@@ -108,7 +124,7 @@ static T512 void gemm512(float *C, int64_t ldc, const float *A, int64_t a_row, i
         for (int64_t i = 0; i < M; i += 4) {
             int R = M - i < 4 ? (int)(M - i) : 4;
             block512(C + i * ldc + j0, ldc, A + i * a_row, a_row, a_col, B + j0, ldb,
-                     bias ? bias + j0 : NULL, K, accumulate, R, V, width);
+                     bias ? bias + j0 : NULL, K, accumulate, relu, R, V, width);
         }
         v0 += V;
     }
@@ -125,7 +141,7 @@ INLINE T256 __m256i mask256(int lanes)
 
 INLINE T256 void tile256(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                          const float *B, int64_t ldb, const float *bias, int64_t K, bool accumulate,
-                         const int R, const int V, __m256i tail)
+                         bool relu, const int R, const int V, __m256i tail)
 {
     __m256 c[4][3], b[3];
     const __m256i all = _mm256_set1_epi32(-1);
@@ -162,15 +178,16 @@ INLINE T256 void tile256(float *C, int64_t ldc, const float *A, int64_t a_row, i
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 8
         for (int v = 0; v < V; v++)
-            _mm256_maskstore_ps(C + r * ldc + 8 * v, v == V - 1 ? tail : all, c[r][v]);
+            _mm256_maskstore_ps(C + r * ldc + 8 * v, v == V - 1 ? tail : all,
+                                relu ? _mm256_max_ps(c[r][v], _mm256_setzero_ps()) : c[r][v]);
 }
 
 #define TILE256(R, V) \
-    tile256(C, ldc, A, a_row, a_col, B, ldb, bias, K, accumulate, R, V, tail)
+    tile256(C, ldc, A, a_row, a_col, B, ldb, bias, K, accumulate, relu, R, V, tail)
 
 static T256 void block256(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                           const float *B, int64_t ldb, const float *bias, int64_t K,
-                          bool accumulate, int R, int V, int width)
+                          bool accumulate, bool relu, int R, int V, int width)
 {
     __m256i tail = mask256(width - 8 * (V - 1));
     switch (R * 8 + V) {
@@ -185,7 +202,7 @@ static T256 void block256(float *C, int64_t ldc, const float *A, int64_t a_row, 
 
 static T256 void gemm256(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                          const float *B, int64_t ldb, const float *bias, int64_t M, int N,
-                         int64_t K, bool accumulate)
+                         int64_t K, bool accumulate, bool relu)
 {
     int vectors = (N + 7) / 8;
     int blocks = (vectors + 2) / 3;
@@ -195,7 +212,7 @@ static T256 void gemm256(float *C, int64_t ldc, const float *A, int64_t a_row, i
         for (int64_t i = 0; i < M; i += 4) {
             int R = M - i < 4 ? (int)(M - i) : 4;
             block256(C + i * ldc + j0, ldc, A + i * a_row, a_row, a_col, B + j0, ldb,
-                     bias ? bias + j0 : NULL, K, accumulate, R, V, width);
+                     bias ? bias + j0 : NULL, K, accumulate, relu, R, V, width);
         }
         v0 += V;
     }
@@ -238,18 +255,33 @@ const char *gemm_kernel_name(void)
     return names[isa()];
 }
 
+static void chain(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
+                  const float *B, int64_t ldb, const float *bias, int64_t M, int N, int64_t K,
+                  bool accumulate, bool relu)
+{
+    if (M <= 0 || N <= 0)
+        return;
+#if defined(__x86_64__) && defined(__GNUC__)
+    switch (isa()) {
+    case 2: gemm512(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate, relu); return;
+    case 1: gemm256(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate, relu); return;
+    }
+#endif
+    chain_naive(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate, relu);
+}
+
 void gemm_chain(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                 const float *B, int64_t ldb, const float *bias, int64_t M, int N, int64_t K,
                 bool accumulate)
 {
     // C is (M,N) with row stride ldc, A(i,k) = A[i*a_row + k*a_col], B is (K,N) with row stride ldb
-    if (M <= 0 || N <= 0)
-        return;
-#if defined(__x86_64__) && defined(__GNUC__)
-    switch (isa()) {
-    case 2: gemm512(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate); return;
-    case 1: gemm256(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate); return;
-    }
-#endif
-    gemm_chain_naive(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate);
+    chain(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate, false);
+}
+
+void gemm_chain_relu(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
+                     const float *B, int64_t ldb, const float *bias, int64_t M, int N, int64_t K,
+                     bool accumulate)
+{
+    // as gemm_chain, then C = C > 0 ? C : 0 on the way out
+    chain(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate, true);
 }

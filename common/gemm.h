@@ -32,5 +32,13 @@ void gemm_chain(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_
 void gemm_chain_naive(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                       const float *B, int64_t ldb, const float *bias, int64_t M, int N, int64_t K,
                       bool accumulate);
+/* gemm_chain then relu (C = C > 0 ? C : 0, NaN and −0 giving +0) as each
+ * element is stored: one pass over C instead of two. */
+void gemm_chain_relu(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
+                     const float *B, int64_t ldb, const float *bias, int64_t M, int N, int64_t K,
+                     bool accumulate);
+void gemm_chain_relu_naive(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
+                           const float *B, int64_t ldb, const float *bias, int64_t M, int N,
+                           int64_t K, bool accumulate);
 
 #endif

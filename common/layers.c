@@ -185,6 +185,7 @@ struct linear_job {
     int64_t N, first_chunk;
     int C, OC;
     float beta;                 /* forward: 1 to add to out */
+    bool relu;                  /* forward: relu on the way out */
     float *partials;            /* backward: [chunks of this round][OC·C] */
 };
 
@@ -310,9 +311,10 @@ static void chain_forward_chunk(void *context, int64_t chunk, int worker)
     const struct linear_job *j = context;
     int64_t n0 = chunk * LINEAR_CHUNK_ROWS;
     int64_t rows = j->N - n0 < LINEAR_CHUNK_ROWS ? j->N - n0 : LINEAR_CHUNK_ROWS;
-    // out rows += in rows · Wᵀ, with j->weight holding Wᵀ (C×OC)
-    gemm_chain(j->out + n0 * j->OC, j->OC, j->in + n0 * j->C, j->C, 1, j->weight, j->OC,
-               j->bias, rows, j->OC, j->C, j->beta != 0.0f);
+    // out rows (+)= in rows · Wᵀ (+ b), with j->weight holding Wᵀ (C×OC)
+    (j->relu ? gemm_chain_relu : gemm_chain)(j->out + n0 * j->OC, j->OC, j->in + n0 * j->C, j->C,
+                                             1, j->weight, j->OC, j->bias, rows, j->OC, j->C,
+                                             j->beta != 0.0f);
 }
 
 static void chain_forward(float *out, const float *in, const float *weight, const float *bias,
@@ -426,14 +428,16 @@ void linear_forward_accumulate(float *out, const float *in, const float *weight,
 /* out (= or +=) in·weight_t + b with weight_t (C×OC): the three paths of
  * linear_forward, reading W transposed. */
 static void linear_forward_t_any(float *out, const float *in, const float *weight_t,
-                                 const float *bias, int64_t N, int C, int OC, int accumulate)
+                                 const float *bias, int64_t N, int C, int OC, int accumulate,
+                                 bool relu)
 {
     uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC);
     switch (linear_path(N, C, OC)) {
     case LINEAR_CHAIN: {
         struct linear_job j = {.out = out, .in = in, .weight = weight_t, .bias = bias, .N = N,
-                               .C = C, .OC = OC, .beta = accumulate ? 1.0f : 0.0f};
+                               .C = C, .OC = OC, .beta = accumulate ? 1.0f : 0.0f, .relu = relu};
         workers_run(chunk_count(N), chain_forward_chunk, &j);
+        relu = false;
         break;
     }
     case LINEAR_BLAS:
@@ -466,6 +470,8 @@ static void linear_forward_t_any(float *out, const float *in, const float *weigh
             }
         break;
     }
+    if (relu)
+        relu_forward(out, out, N * OC);
     count_time(start);
 }
 
@@ -473,14 +479,21 @@ void linear_forward_transposed(float *out, const float *in, const float *weight_
                                const float *bias, int64_t N, int C, int OC)
 {
     // out is (N,OC), in is (N,C), weight_t is (C,OC), bias is (OC) or NULL
-    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 0);
+    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 0, false);
+}
+
+void linear_relu_forward_transposed(float *out, const float *in, const float *weight_t,
+                                    const float *bias, int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight_t is (C,OC), bias is (OC) or NULL
+    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 0, true);
 }
 
 void linear_forward_transposed_accumulate(float *out, const float *in, const float *weight_t,
                                           const float *bias, int64_t N, int C, int OC)
 {
     // out is (N,OC), in is (N,C), weight_t is (C,OC), bias is (OC) or NULL
-    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 1);
+    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 1, false);
 }
 
 void linear_backward(float *din, float *dweight, float *dbias, const float *dout,

@@ -80,6 +80,11 @@ void linear_forward_transposed(float *out, const float *in, const float *weight_
                                const float *bias, int64_t N, int C, int OC);
 void linear_forward_transposed_accumulate(float *out, const float *in, const float *weight_t,
                                           const float *bias, int64_t N, int C, int OC);
+/* out = relu(in·W + b), W given transposed: the relu is applied as the
+ * product is stored (the same bits as linear_forward_transposed then
+ * relu_forward). */
+void linear_relu_forward_transposed(float *out, const float *in, const float *weight_t,
+                                    const float *bias, int64_t N, int C, int OC);
 
 void linear_forward_naive(float *out, const float *in, const float *weight, const float *bias,
                           int64_t N, int C, int OC);

@@ -245,11 +245,21 @@ static void test_gemm_chain(void)
             mismatches += memcmp(got, want, sizeof(float) * (size_t)(M * N)) != 0;
             cases++;
         }
+        // the relu on the way out: the chain's values, negatives (and -0) as +0
+        for (int64_t i = 0; i < M * N; i++)
+            want[i] = want[i] > 0.0f ? want[i] : 0.0f;
+        for (int level = 2; level >= 0; level--) {
+            gemm_limit_isa(level);
+            memcpy(got, start, sizeof(float) * (size_t)(M * N));
+            gemm_chain_relu(got, N, A, a_row, a_col, B, N, with_bias ? bias : NULL, M, N, K, accumulate);
+            mismatches += memcmp(got, want, sizeof(float) * (size_t)(M * N)) != 0;
+            cases++;
+        }
         free(A); free(B); free(bias); free(start); free(want); free(got);
     }
     gemm_limit_isa(saved);
-    CHECK(mismatches == 0, "gemm_chain equals its naive fma chain bit for bit with AVX-512, AVX2 "
-          "and none (%d of %d differ; this CPU: %s)", mismatches, cases, gemm_kernel_name());
+    CHECK(mismatches == 0, "gemm_chain and gemm_chain_relu equal the naive fma chain bit for bit "
+          "with AVX-512, AVX2 and none (%d of %d differ; this CPU: %s)", mismatches, cases, gemm_kernel_name());
 }
 
 /* ---- elementwise ------------------------------------------------------------ */
