@@ -920,9 +920,13 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
     case DAR_AGG_MAX:
         // only the winning messages get a gradient, and a winner's value is
         // the aggregate's: relu passes it where agg > 0 (no mask pass)
-        for (int64_t i = 0; i < N * H; i++)
-            if (r->argmax[i] >= 0 && r->agg[i] > 0.0f)
-                dm[(int64_t)r->argmax[i] * H + i % H] += dagg[i];
+        for (int64_t v = 0; v < N; v++) {
+            const int32_t *winner = r->argmax + v * H;
+            const float *value = r->agg + v * H, *d = dagg + v * H;
+            for (int h = 0; h < H; h++)
+                if (winner[h] >= 0 && value[h] > 0.0f)
+                    dm[(int64_t)winner[h] * H + h] += d[h];
+        }
         break;
     case DAR_AGG_MEAN: aggregate_mean_backward(dm, dagg, r->recv, r->in_degree, A, H); break;
     case DAR_AGG_SUM: aggregate_sum_backward(dm, dagg, r->recv, A, H); break;
