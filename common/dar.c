@@ -1660,11 +1660,40 @@ struct batch_job {
     struct scales scales;
     struct sums *sums;                  /* [groups] */
     const struct outputs *out;
+    const int *order;                   /* [groups]: task i runs group order[i] */
 };
 
-static void group_task(void *context, int64_t g, int worker)
+/* About the work of a group: steps times nodes and arcs, summed. */
+static double group_cost(struct dar_graph *const *graphs, int B, int g, bool pgn)
+{
+    double cost = 0;
+    for (int b = g * GROUP_GRAPHS; b < B && b < (g + 1) * GROUP_GRAPHS; b++) {
+        double n = graphs[b]->g.n, arcs = pgn ? 2.0 * graphs[b]->g.m + n : n * n;
+        cost += (graphs[b]->steps + 1.0) * (n + arcs);
+    }
+    return cost;
+}
+
+/* The groups, costliest first, so that no thread is left with a big one at
+ * the end (which thread runs a group never changes its result). */
+static void group_order(int *order, struct dar_graph *const *graphs, int B, int groups, bool pgn)
+{
+    double cost[groups > 0 ? groups : 1];
+    for (int g = 0; g < groups; g++) {
+        cost[g] = group_cost(graphs, B, g, pgn);
+        int i = g;
+        while (i > 0 && cost[order[i - 1]] < cost[g]) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = g;
+    }
+}
+
+static void group_task(void *context, int64_t task, int worker)
 {
     const struct batch_job *j = context;
+    int64_t g = j->order[task];
     int first = (int)g * GROUP_GRAPHS;
     int count = j->B - first < GROUP_GRAPHS ? j->B - first : GROUP_GRAPHS;
     struct dar_model view;
@@ -1714,12 +1743,14 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
     ws->hprev_cursor = 0;
     struct sums group_sums[groups > 0 ? groups : 1];
     memset(group_sums, 0, sizeof group_sums);
+    int order[groups > 0 ? groups : 1];
+    group_order(order, graphs, B, groups, model->config.processor == DAR_PGN);
     struct dar_model view;
     model_with_transposed_weights(&view, model, ws);
     model = &view;
     struct batch_job job = {model, ws, graphs, B, teacher, teacher_len, backward, training,
                             batch_scales(model, graphs, B, out && out->embed == DAR_EMBED_FIRST),
-                            group_sums, out};
+                            group_sums, out, order};
     if (ws->hprev_mode == DAR_HPREV_LIVE) {
         workers_run(groups, group_task, &job);
     } else {    /* the recorded h_prev are in group order */
