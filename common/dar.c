@@ -619,7 +619,7 @@ static void hd_to_z(float *z, const float *hd, int64_t N, int H)
 
 /* Encoders and processor: fills hd (x, h_prev given in hprev (N×H, NULL =
  * zero), h) and the saved activations. */
-static void net_forward(struct ctx *c, struct run *r, const float *hprev)
+CLONES static void net_forward(struct ctx *c, struct run *r, const float *hprev)
 {
     const struct dar_net *net = r->net;
     int H = c->H;
@@ -644,11 +644,8 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         const float *f = r->node + v * NODE_FEATURES;
         memset(x, 0, sizeof(float) * (size_t)H);
         for (int p = 0; p < 4; p++)
-            if (net->encodes[node_feature[p]] && f[p] != 0.0f) {
-                const float *a = net->enc[node_feature[p]];
-                for (int h = 0; h < H; h++)
-                    x[h] += f[p] * a[h];
-            }
+            if (net->encodes[node_feature[p]] && f[p] != 0.0f)
+                row_axpy(x, f[p], net->enc[node_feature[p]], H);
         if (net->encodes[DAR_F_CUT] && (f[4] != 0.0f || f[5] != 0.0f)) {
             const float *W = net->enc[DAR_F_CUT];   /* H×2 */
             for (int h = 0; h < H; h++)
@@ -890,22 +887,17 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
             if (!st->dh_pending)
                 continue;
             int n = c->gd[r->gi[k]].n;
-            for (int v = 0; v < n; v++) {
-                float *d = dhd + (r->noff[k] + v) * 3 * H + 2 * H;
-                const float *s = st->dh + (int64_t)v * H;
-                for (int h = 0; h < H; h++)
-                    d[h] += s[h];
-            }
+            for (int v = 0; v < n; v++)
+                row_add(dhd + (r->noff[k] + v) * 3 * H + 2 * H, st->dh + (int64_t)v * H, H);
             st->dh_pending = false;
         }
 
     // h = relu(O1 z + O2 agg)
     float *dt = azf(c, N * H);
     for (int64_t v = 0; v < N; v++) {
-        const float *h = r->hd + v * 3 * H + 2 * H, *d = dhd + v * 3 * H + 2 * H;
         float *o = dt + v * H;
-        for (int j = 0; j < H; j++)
-            o[j] = h[j] > 0.0f ? d[j] : 0.0f;
+        memcpy(o, dhd + v * 3 * H + 2 * H, sizeof(float) * (size_t)H);
+        mask_by_positive(o, r->hd + v * 3 * H + 2 * H, H);
     }
     float *z = af(c, N * 2 * H), *dz = af(c, N * 2 * H);
     hd_to_z(z, r->hd, N, H);
@@ -969,11 +961,8 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
         const float *dx = dz + v * 2 * H;
         const float *f = r->node + v * NODE_FEATURES;
         for (int p = 0; p < 4; p++)
-            if (net->encodes[node_feature[p]] && f[p] != 0.0f) {
-                float *da = net->denc[node_feature[p]];
-                for (int h = 0; h < H; h++)
-                    da[h] += f[p] * dx[h];
-            }
+            if (net->encodes[node_feature[p]] && f[p] != 0.0f)
+                row_axpy(net->denc[node_feature[p]], f[p], dx, H);
         if (net->encodes[DAR_F_CUT] && (f[4] != 0.0f || f[5] != 0.0f)) {
             float *dW = net->denc[DAR_F_CUT];
             for (int h = 0; h < H; h++) {
