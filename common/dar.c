@@ -6,6 +6,7 @@
 #include "rows.h"
 #include "die.h"
 #include "layers.h"
+#include "workers.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +82,35 @@ static void arena_free(struct arena *a)
 }
 
 struct dar_workspace {
-    struct arena arena;
+    struct arena *arenas;       /* [groups]: one per group of the batch */
+    int groups;
+    float *grads;               /* [groups][grads_count]: each group's gradient */
+    int64_t grads_count;
+    float *weights_t;           /* [model count]: every weight transposed, for the call */
+    int64_t weights_t_count;
+    float *heads;               /* per network: the fused decoders' Wᵀ then biases */
+    int64_t heads_room;
     enum dar_hprev_mode hprev_mode;
     float *hprev;               /* recorded h_prev of P_F, in call order */
-    int64_t hprev_count, hprev_room;
+    int64_t hprev_count, hprev_room, hprev_cursor;
 };
+
+/* Room for `groups` groups of a model with `count` parameters. */
+static void workspace_reserve(struct dar_workspace *ws, int groups, int64_t count)
+{
+    if (groups > ws->groups) {
+        ws->arenas = xrealloc(ws->arenas, sizeof *ws->arenas * (size_t)groups);
+        memset(ws->arenas + ws->groups, 0, sizeof *ws->arenas * (size_t)(groups - ws->groups));
+    }
+    if (groups > ws->groups || count != ws->grads_count) {
+        int most = groups > ws->groups ? groups : ws->groups;
+        free(ws->grads);
+        ws->grads = xmalloc(sizeof(float) * (size_t)(most * count + 1));
+        ws->grads_count = count;
+    }
+    if (groups > ws->groups)
+        ws->groups = groups;
+}
 
 void dar_workspace_hprev_mode(struct dar_workspace *ws, enum dar_hprev_mode mode)
 {
@@ -98,17 +123,37 @@ void dar_workspace_free(struct dar_workspace *ws)
 {
     if (!ws)
         return;
-    arena_free(&ws->arena);
+    for (int g = 0; g < ws->groups; g++)
+        arena_free(&ws->arenas[g]);
+    free(ws->arenas);
+    free(ws->grads);
+    free(ws->weights_t);
+    free(ws->heads);
     free(ws->hprev);
     free(ws);
 }
 
-size_t dar_workspace_bytes(const struct dar_workspace *ws) { return ws->arena.bytes; }
+size_t dar_workspace_bytes(const struct dar_workspace *ws)
+{
+    size_t bytes = sizeof(float) * (size_t)(ws->groups * ws->grads_count);
+    for (int g = 0; g < ws->groups; g++)
+        bytes += ws->arenas[g].bytes;
+    return bytes;
+}
 
 /* Row helpers (vec8, load8, store8, row_sum3, row_axpy, row_add, row_dot): rows.h */
 
+/* gcc lowers an 8-wide compare to scalar code on baseline x86-64: these
+ * loops get an AVX2 clone, chosen at load time (a compare and a mask give
+ * the same bits on either). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CLONES
+#endif
+
 /* d[i] = keep[i] ? d[i] : 0 */
-static void mask_by_bytes(float *d, const uint8_t *keep, int64_t count)
+CLONES static void mask_by_bytes(float *d, const uint8_t *keep, int64_t count)
 {
     int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -123,7 +168,7 @@ static void mask_by_bytes(float *d, const uint8_t *keep, int64_t count)
 }
 
 /* out[i] = x[i] > 0 */
-static void positive_bytes(uint8_t *out, const float *x, int64_t count)
+CLONES static void positive_bytes(uint8_t *out, const float *x, int64_t count)
 {
     int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -135,7 +180,7 @@ static void positive_bytes(uint8_t *out, const float *x, int64_t count)
 }
 
 /* d[i] = x[i] > 0 ? d[i] : 0 */
-static void mask_by_positive(float *d, const float *x, int64_t count)
+CLONES static void mask_by_positive(float *d, const float *x, int64_t count)
 {
     int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -213,6 +258,7 @@ struct run {
     float *hd;                  /* [N*3H] = [x; h_prev; h] */
     float *agg;                 /* [N*H] */
     int32_t *argmax;            /* [N*H] max only */
+    float *r0;                  /* [A*H] first message activation (backward only) */
     float *r1;                  /* [A*H] second message activation */
     uint8_t *msign;             /* [A*H] third activation > 0 */
     /* heads */
@@ -235,7 +281,6 @@ struct netcache {
 struct ctx {
     struct dar_model *model;
     struct dar_workspace *ws;
-    int64_t hprev_cursor;
     struct arena *arena;
     int H;
     bool backward;
@@ -471,13 +516,13 @@ static void message_nodes(struct ctx *c, const struct run *r, float *An, float *
     // An and Bn are (N,H), z is (N,2H)
     const struct dar_net *net = r->net;
     int H = c->H;
-    linear_forward(An, z, net->m1.weight, net->m1.bias, r->N, 2 * H, H);
-    linear_forward(Bn, z, net->m2.weight, net->m2.bias, r->N, 2 * H, H);
+    linear_forward_transposed(An, z, net->m1.weight_t, net->m1.bias, r->N, 2 * H, H);
+    linear_forward_transposed(Bn, z, net->m2.weight_t, net->m2.bias, r->N, 2 * H, H);
 }
 
 /* First message layer of arcs a0..a1-1, relu'd:
  * r0[a] = relu(An[recv a] + Bn[send a] + b_me + Σ_φ f_aφ k_φ) */
-static void message_rows(struct ctx *c, const struct run *r, float *r0, const float *An,
+CLONES static void message_rows(struct ctx *c, const struct run *r, float *r0, const float *An,
                          const float *Bn, int64_t a0, int64_t a1)
 {
     // r0 is (a1-a0,H), An and Bn are (N,H)
@@ -547,10 +592,8 @@ static void messages_streamed(struct ctx *c, struct run *r, const float *z)
     for (int64_t a0 = 0; a0 < A; a0 += STREAM_ARCS) {
         int64_t a1 = a0 + STREAM_ARCS < A ? a0 + STREAM_ARCS : A;
         message_rows(c, r, r0, An, Bn, a0, a1);
-        linear_forward(r1, r0, net->l1.weight, net->l1.bias, a1 - a0, H, H);
-        relu_forward(r1, r1, (a1 - a0) * H);
-        linear_forward(r0, r1, net->l2.weight, net->l2.bias, a1 - a0, H, H);
-        relu_forward(r0, r0, (a1 - a0) * H);
+        linear_relu_forward_transposed(r1, r0, net->l1.weight_t, net->l1.bias, a1 - a0, H, H);
+        linear_relu_forward_transposed(r0, r1, net->l2.weight_t, net->l2.bias, a1 - a0, H, H);
         aggregate_rows(r->agg, r0, r->recv, a0, a1, kind, H);
     }
     for (int64_t v = 0; v < N; v++) {
@@ -576,7 +619,7 @@ static void hd_to_z(float *z, const float *hd, int64_t N, int H)
 
 /* Encoders and processor: fills hd (x, h_prev given in hprev (N×H, NULL =
  * zero), h) and the saved activations. */
-static void net_forward(struct ctx *c, struct run *r, const float *hprev)
+CLONES static void net_forward(struct ctx *c, struct run *r, const float *hprev)
 {
     const struct dar_net *net = r->net;
     int H = c->H;
@@ -584,8 +627,11 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     bool streamed = !c->backward && A > STREAM_ARCS;
     r->agg = af(c, N * H);
     if (!streamed) {
+        if (c->backward)
+            r->r0 = af(c, A * H);
         r->r1 = af(c, A * H);
-        r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
+        if (c->model->config.agg != DAR_AGG_MAX)   /* max: the sign is agg's, see run_backward */
+            r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
         if (c->model->config.agg == DAR_AGG_MAX)
             r->argmax = arena_alloc(c->arena, sizeof(int32_t) * (size_t)(N * H > 0 ? N * H : 1));
     }
@@ -598,11 +644,8 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         const float *f = r->node + v * NODE_FEATURES;
         memset(x, 0, sizeof(float) * (size_t)H);
         for (int p = 0; p < 4; p++)
-            if (net->encodes[node_feature[p]] && f[p] != 0.0f) {
-                const float *a = net->enc[node_feature[p]];
-                for (int h = 0; h < H; h++)
-                    x[h] += f[p] * a[h];
-            }
+            if (net->encodes[node_feature[p]] && f[p] != 0.0f)
+                row_axpy(x, f[p], net->enc[node_feature[p]], H);
         if (net->encodes[DAR_F_CUT] && (f[4] != 0.0f || f[5] != 0.0f)) {
             const float *W = net->enc[DAR_F_CUT];   /* H×2 */
             for (int h = 0; h < H; h++)
@@ -619,14 +662,13 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     if (streamed) {
         messages_streamed(c, r, z);
     } else {
-        float *r0 = af(c, A * H);
+        float *r0 = c->backward ? r->r0 : af(c, A * H);
         message_input(c, r, r0, z);
-        linear_forward(r->r1, r0, net->l1.weight, net->l1.bias, A, H, H);
-        relu_forward(r->r1, r->r1, A * H);
-        float *msg = r0;    /* r0 is dead: reuse */
-        linear_forward(msg, r->r1, net->l2.weight, net->l2.bias, A, H, H);
-        relu_forward(msg, msg, A * H);
-        positive_bytes(r->msign, msg, A * H);
+        linear_relu_forward_transposed(r->r1, r0, net->l1.weight_t, net->l1.bias, A, H, H);
+        float *msg = c->backward ? af(c, A * H) : r0;   /* without backward r0 is dead: reuse */
+        linear_relu_forward_transposed(msg, r->r1, net->l2.weight_t, net->l2.bias, A, H, H);
+        if (r->msign)
+            positive_bytes(r->msign, msg, A * H);
         switch (c->model->config.agg) {
         case DAR_AGG_MAX: aggregate_max_forward(r->agg, r->argmax, msg, r->recv, A, N, H); break;
         case DAR_AGG_MEAN: aggregate_mean_forward(r->agg, msg, r->recv, r->in_degree, A, N, H); break;
@@ -634,34 +676,31 @@ static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         }
     }
     float *o = af(c, N * H);
-    linear_forward(o, z, net->o1.weight, net->o1.bias, N, 2 * H, H);
-    linear_forward_accumulate(o, r->agg, net->o2.weight, net->o2.bias, N, H, H);
+    linear_forward_transposed(o, z, net->o1.weight_t, net->o1.bias, N, 2 * H, H);
+    linear_forward_transposed_accumulate(o, r->agg, net->o2.weight_t, net->o2.bias, N, H, H);
     relu_forward(o, o, N * H);
     for (int64_t v = 0; v < N; v++)
         memcpy(r->hd + v * 3 * H + 2 * H, o + v * H, sizeof(float) * (size_t)H);
     arena_release(c->arena, mark);
 }
 
-/* F_e = cap_e · tanh(q1·(hd_u − hd_v) + q2·(hd_v − hd_u) + Σ_φ kq_φ (f_aφ − f_a'φ)) */
-static void flow_head_forward(struct ctx *c, const struct run *r, const struct dar_linear *q,
-                              const float *kq, float *t_out, float *F_out)
+/* F_e = cap_e · tanh(q1·(hd_u − hd_v) + q2·(hd_v − hd_u) + Σ_φ kq_φ (f_aφ − f_a'φ)),
+ * with q1·hd and q2·hd of node v at p1[v·stride], p2[v·stride]. */
+static void flow_head_forward(struct ctx *c, const struct run *r, const float *kq,
+                              const float *p1, const float *p2, int64_t stride, float *t_out,
+                              float *F_out)
 {
-    int H = c->H;
     const struct dar_net *net = r->net;
-    struct arena_mark mark = arena_mark(c->arena);
-    float *p1 = af(c, r->N), *p2 = af(c, r->N);
-    linear_forward(p1, r->hd, q[0].weight, NULL, r->N, 3 * H, 1);
-    linear_forward(p2, r->hd, q[1].weight, NULL, r->N, 3 * H, 1);
     for (int k = 0; k < r->ng; k++) {
         const struct gdata *gd = &c->gd[r->gi[k]];
         const struct graph *g = &gd->dg->g;
         const float *arc = r->arc + r->aoff[k] * ARC_FEATURES;
-        const float *q1 = p1 + r->noff[k], *q2 = p2 + r->noff[k];
+        const float *q1 = p1 + r->noff[k] * stride, *q2 = p2 + r->noff[k] * stride;
         for (int e = 0; e < gd->m; e++) {
-            int u = g->src[e], v = g->dst[e];
+            int64_t u = g->src[e], v = g->dst[e];
             const float *fa = arc + (int64_t)gd->arc_fwd[e] * ARC_FEATURES;
             const float *fb = arc + (int64_t)gd->arc_bwd[e] * ARC_FEATURES;
-            float D = (q1[u] - q1[v]) + (q2[v] - q2[u]);
+            float D = (q1[u * stride] - q1[v * stride]) + (q2[v * stride] - q2[u * stride]);
             for (int p = 0; p < ARC_FEATURES; p++)
                 if (net->encodes[arc_feature[p]])
                     D += kq[p] * (fa[p] - fb[p]);
@@ -670,11 +709,19 @@ static void flow_head_forward(struct ctx *c, const struct run *r, const struct d
             F_out[r->eoff[k] + e] = g->cap[e] * t;
         }
     }
-    arena_release(c->arena, mark);
 }
 
-/* The decoders the network has, on all graphs of the run; the d-buffers
- * are zeroed here for the loss code to fill. */
+/* Columns [col, col + width) of the fused product's rows into dst (N×width). */
+static void take_columns(float *dst, const float *all, int64_t stride, int col, int width, int64_t N)
+{
+    for (int64_t v = 0; v < N; v++)
+        memcpy(dst + v * width, all + v * stride + col, sizeof(float) * (size_t)width);
+}
+
+/* The decoders the network has, on all graphs of the run: one product of hd
+ * for all of them (net->heads_t, columns in decoder_list's order), then the
+ * pointer logits and the flow heads; the d-buffers are zeroed here for the
+ * loss code to fill. */
 static void heads_forward(struct ctx *c, struct run *r)
 {
     const struct dar_net *net = r->net;
@@ -684,44 +731,70 @@ static void heads_forward(struct ctx *c, struct run *r)
     bool bw = c->backward;
     if (net->mask.weight) {
         r->mask_logit = af(c, N);
-        linear_forward(r->mask_logit, r->hd, net->mask.weight, net->mask.bias, N, 3 * H, 1);
         if (bw) r->dmask = azf(c, N);
     }
     if (net->pi1.weight) {
         r->p1h = af(c, N * H);
         r->p2h = af(c, N * H);
-        linear_forward(r->p1h, r->hd, net->pi1.weight, net->pi1.bias, N, 3 * H, H);
-        linear_forward(r->p2h, r->hd, net->pi2.weight, net->pi2.bias, N, 3 * H, H);
         r->pi_logit = af(c, r->P);
-        for (int k = 0; k < r->ng; k++) {
-            int n = c->gd[r->gi[k]].n;
-            linear_forward(r->pi_logit + r->poff[k], r->p1h + r->noff[k] * H,
-                           r->p2h + r->noff[k] * H, NULL, n, H, n);
-        }
         if (bw) r->dpi = azf(c, r->P);
     }
     if (net->flow_hint[0].weight) {
         r->fh_t = af(c, r->E);
         r->fh_F = af(c, r->E);
-        flow_head_forward(c, r, net->flow_hint, nc->kq_fh, r->fh_t, r->fh_F);
         if (bw) r->fh_dF = azf(c, r->E);
     }
     if (net->cut_hint.weight) {
         r->ch_logit = af(c, N * 2);
-        linear_forward(r->ch_logit, r->hd, net->cut_hint.weight, net->cut_hint.bias, N, 3 * H, 2);
         if (bw) r->dch = azf(c, N * 2);
     }
     if (net->flow[0].weight) {
         r->f_t = af(c, r->E);
         r->f_F = af(c, r->E);
-        flow_head_forward(c, r, net->flow, nc->kq_f, r->f_t, r->f_F);
         if (bw) r->f_dF = azf(c, r->E);
     }
     if (net->cut.weight) {
         r->c_logit = af(c, N * 2);
-        linear_forward(r->c_logit, r->hd, net->cut.weight, net->cut.bias, N, 3 * H, 2);
         if (bw) r->dc = azf(c, N * 2);
     }
+    struct arena_mark mark = arena_mark(c->arena);
+    int out = net->heads_out;
+    float *all = af(c, N * out);
+    linear_forward_transposed(all, r->hd, net->heads_t, net->heads_bias, N, 3 * H, out);
+    int col = 0;
+    if (net->mask.weight) {
+        take_columns(r->mask_logit, all, out, col, 1, N);
+        col += 1;
+    }
+    if (net->pi1.weight) {
+        take_columns(r->p1h, all, out, col, H, N);
+        take_columns(r->p2h, all, out, col + H, H, N);
+        col += 2 * H;
+        for (int k = 0; k < r->ng; k++) {
+            int n = c->gd[r->gi[k]].n;
+            linear_forward(r->pi_logit + r->poff[k], r->p1h + r->noff[k] * H,
+                           r->p2h + r->noff[k] * H, NULL, n, H, n);
+        }
+    }
+    if (net->flow_hint[0].weight) {
+        flow_head_forward(c, r, nc->kq_fh, all + col, all + col + 1, out, r->fh_t, r->fh_F);
+        col += 2;
+    }
+    if (net->cut_hint.weight) {
+        take_columns(r->ch_logit, all, out, col, 2, N);
+        col += 2;
+    }
+    if (net->flow[0].weight) {
+        flow_head_forward(c, r, nc->kq_f, all + col, all + col + 1, out, r->f_t, r->f_F);
+        col += 2;
+    }
+    if (net->cut.weight) {
+        take_columns(r->c_logit, all, out, col, 2, N);
+        col += 2;
+    }
+    if (col != out)
+        die(EX_SOFTWARE, "BUG: the fused decoders have %d columns, %d read", out, col);
+    arena_release(c->arena, mark);
 }
 
 /* ---- one network: backward ---------------------------------------------------- */
@@ -771,7 +844,7 @@ static void flow_head_backward(struct ctx *c, const struct run *r, const struct 
  * later steps), processor, encoders.  consume_carry: add the gradient of h
  * left by the next step's run; produce_carry: leave d(h_prev) for the
  * previous step's run, for graphs with carry_in. */
-static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool produce_carry)
+CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool produce_carry)
 {
     const struct dar_net *net = r->net;
     struct netcache *nc = &c->nc[net_index(c->model, net)];
@@ -814,22 +887,17 @@ static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool 
             if (!st->dh_pending)
                 continue;
             int n = c->gd[r->gi[k]].n;
-            for (int v = 0; v < n; v++) {
-                float *d = dhd + (r->noff[k] + v) * 3 * H + 2 * H;
-                const float *s = st->dh + (int64_t)v * H;
-                for (int h = 0; h < H; h++)
-                    d[h] += s[h];
-            }
+            for (int v = 0; v < n; v++)
+                row_add(dhd + (r->noff[k] + v) * 3 * H + 2 * H, st->dh + (int64_t)v * H, H);
             st->dh_pending = false;
         }
 
     // h = relu(O1 z + O2 agg)
     float *dt = azf(c, N * H);
     for (int64_t v = 0; v < N; v++) {
-        const float *h = r->hd + v * 3 * H + 2 * H, *d = dhd + v * 3 * H + 2 * H;
         float *o = dt + v * H;
-        for (int j = 0; j < H; j++)
-            o[j] = h[j] > 0.0f ? d[j] : 0.0f;
+        memcpy(o, dhd + v * 3 * H + 2 * H, sizeof(float) * (size_t)H);
+        mask_by_positive(o, r->hd + v * 3 * H + 2 * H, H);
     }
     float *z = af(c, N * 2 * H), *dz = af(c, N * 2 * H);
     hd_to_z(z, r->hd, N, H);
@@ -841,16 +909,26 @@ static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool 
     // messages
     float *dm = azf(c, A * H);
     switch (c->model->config.agg) {
-    case DAR_AGG_MAX: aggregate_max_backward(dm, dagg, r->argmax, N, H); break;
+    case DAR_AGG_MAX:
+        // only the winning messages get a gradient, and a winner's value is
+        // the aggregate's: relu passes it where agg > 0 (no mask pass)
+        for (int64_t v = 0; v < N; v++) {
+            const int32_t *winner = r->argmax + v * H;
+            const float *value = r->agg + v * H, *d = dagg + v * H;
+            for (int h = 0; h < H; h++)
+                if (winner[h] >= 0 && value[h] > 0.0f)
+                    dm[(int64_t)winner[h] * H + h] += d[h];
+        }
+        break;
     case DAR_AGG_MEAN: aggregate_mean_backward(dm, dagg, r->recv, r->in_degree, A, H); break;
     case DAR_AGG_SUM: aggregate_sum_backward(dm, dagg, r->recv, A, H); break;
     }
-    mask_by_bytes(dm, r->msign, A * H);
+    if (r->msign)
+        mask_by_bytes(dm, r->msign, A * H);
     float *dr1 = azf(c, A * H);
     linear_backward(dr1, net->l2.dweight, net->l2.dbias, dm, r->r1, net->l2.weight, A, H, H);
     mask_by_positive(dr1, r->r1, A * H);
-    float *r0 = af(c, A * H);
-    message_input(c, r, r0, z);
+    const float *r0 = r->r0;
     float *dpre = dm;   /* dm is dead: reuse */
     memset(dpre, 0, sizeof(float) * (size_t)(A * H));
     linear_backward(dpre, net->l1.dweight, net->l1.dbias, dr1, r0, net->l1.weight, A, H, H);
@@ -883,11 +961,8 @@ static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool 
         const float *dx = dz + v * 2 * H;
         const float *f = r->node + v * NODE_FEATURES;
         for (int p = 0; p < 4; p++)
-            if (net->encodes[node_feature[p]] && f[p] != 0.0f) {
-                float *da = net->denc[node_feature[p]];
-                for (int h = 0; h < H; h++)
-                    da[h] += f[p] * dx[h];
-            }
+            if (net->encodes[node_feature[p]] && f[p] != 0.0f)
+                row_axpy(net->denc[node_feature[p]], f[p], dx, H);
         if (net->encodes[DAR_F_CUT] && (f[4] != 0.0f || f[5] != 0.0f)) {
             float *dW = net->denc[DAR_F_CUT];
             for (int h = 0; h < H; h++) {
@@ -1109,10 +1184,10 @@ static void hprev_test_hook(struct ctx *c, float *h, int64_t count)
         memcpy(ws->hprev + ws->hprev_count, h, sizeof(float) * (size_t)count);
         ws->hprev_count += count;
     } else if (ws->hprev_mode == DAR_HPREV_REPLAY) {
-        if (c->hprev_cursor + count > ws->hprev_count)
+        if (ws->hprev_cursor + count > ws->hprev_count)
             die(EX_SOFTWARE, "BUG: replayed h_prev of another batch");
-        memcpy(h, ws->hprev + c->hprev_cursor, sizeof(float) * (size_t)count);
-        c->hprev_cursor += count;
+        memcpy(h, ws->hprev + ws->hprev_cursor, sizeof(float) * (size_t)count);
+        ws->hprev_cursor += count;
     }
 }
 
@@ -1123,17 +1198,39 @@ static void mask_target(float *out, const uint8_t *mask, int n)
         out[v] = mask[v];
 }
 
-static double dar_run(struct dar_model *model, struct dar_workspace *ws,
+/* The loss normalisers of the whole batch (model.md §5): every group's
+ * losses are scaled by them. */
+static struct scales batch_scales(const struct dar_model *model, struct dar_graph *const *graphs,
+                                  int B, bool embed_first)
+{
+    struct scales sc = {0};
+    sc.n_hints = model->config.variant == DAR_PRIMAL ? 3 : 4;
+    for (int b = 0; b < B; b++) {
+        const struct dar_graph *dg = graphs[b];
+        int T = embed_first ? 2 : dg->steps;
+        const uint8_t *phase = embed_first ? (const uint8_t[2]){0, 1} : dg->phase;
+        sc.sum_adj += 2.0 * dg->g.m + dg->g.n;
+        sc.sum_nodes += dg->g.n;
+        for (int i = 0; i + 1 < T; i++) {
+            sc.count_mask++;
+            if (phase[i]) sc.count_pi++;
+            else sc.count_fh++;
+        }
+    }
+    return sc;
+}
+
+/* One group of graphs of the batch, start to end: forward, losses into
+ * *sum, backward into the gradients model's dweight pointers lead to. */
+static void run_group(struct dar_model *model, struct dar_workspace *ws, struct arena *arena,
                       struct dar_graph *const *graphs, int B, const uint8_t *teacher,
-                      int teacher_len, bool backward, bool training, struct dar_losses *losses,
-                      const struct outputs *out)
+                      int teacher_len, bool backward, bool training, const struct scales *batch,
+                      struct sums *sum_out, const struct outputs *out)
 {
     struct ctx cx = {0}, *c = &cx;
     c->model = model;
     c->ws = ws;
-    c->arena = &ws->arena;
-    if (ws->hprev_mode == DAR_HPREV_RECORD)
-        ws->hprev_count = 0;
+    c->arena = arena;
     c->H = model->config.hidden;
     c->backward = backward;
     c->B = B;
@@ -1156,18 +1253,7 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
     netcache_init(c);
     state_init(c);
 
-    struct scales sc = {0};
-    sc.n_hints = variant == DAR_PRIMAL ? 3 : 4;
-    for (int b = 0; b < B; b++) {
-        const struct gdata *gd = &c->gd[b];
-        sc.sum_adj += 2.0 * gd->m + gd->n;
-        sc.sum_nodes += gd->n;
-        for (int i = 0; i + 1 < gd->T; i++) {
-            sc.count_mask++;
-            if (gd->phase[i]) sc.count_pi++;
-            else sc.count_fh++;
-        }
-    }
+    struct scales sc = *batch;
     struct sums sum = {0};
     struct sums *S = training ? &sum : NULL;
 
@@ -1431,6 +1517,250 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
             recurrent_backward(c, net_runs, net_steps);
         netcache_backward(c);
     }
+    *sum_out = sum;
+}
+
+/* The model as a group sees it: the same parameters, gradients into grads
+ * (laid out as model->grads). */
+static void model_with_grads(struct dar_model *view, const struct dar_model *model, float *grads)
+{
+    *view = *model;
+    view->grads = grads;
+#define REBASE(p) do { if (p) (p) = grads + ((p) - model->grads); } while (0)
+    for (int i = 0; i < view->nparams; i++)
+        REBASE(view->params[i].grad);
+    for (int j = 0; j < view->nnets; j++) {
+        struct dar_net *net = &view->nets[j];
+        for (int f = 0; f < DAR_F_COUNT; f++)
+            REBASE(net->denc[f]);
+        struct dar_linear *layers[] = {&net->m1, &net->m2, &net->me, &net->l1, &net->l2, &net->o1,
+                                       &net->o2, &net->mask, &net->pi1, &net->pi2, &net->cut_hint,
+                                       &net->cut, &net->flow_hint[0], &net->flow_hint[1],
+                                       &net->flow_hint[2], &net->flow[0], &net->flow[1],
+                                       &net->flow[2]};
+        for (size_t k = 0; k < sizeof layers / sizeof *layers; k++) {
+            REBASE(layers[k]->dweight);
+            REBASE(layers[k]->dbias);
+        }
+    }
+#undef REBASE
+}
+
+/* The decoders that read hd, in the order of their columns in the fused
+ * product (heads_forward reads them in this order); returns how many. */
+static int decoder_list(const struct dar_net *net, const struct dar_linear *const **out)
+{
+    static _Thread_local const struct dar_linear *list[9];
+    const struct dar_linear *all[9] = {&net->mask, &net->pi1, &net->pi2, &net->flow_hint[0],
+                                       &net->flow_hint[1], &net->cut_hint, &net->flow[0],
+                                       &net->flow[1], &net->cut};
+    int count = 0;
+    for (int k = 0; k < 9; k++)
+        if (all[k]->weight)
+            list[count++] = all[k];
+    *out = list;
+    return count;
+}
+
+/* The model for one call: weight_t of every dense layer set to its weight
+ * transposed (in×out, in ws), which the forward products read. */
+static void model_with_transposed_weights(struct dar_model *view, const struct dar_model *model,
+                                          struct dar_workspace *ws)
+{
+    *view = *model;
+    if (ws->weights_t_count != model->count) {
+        free(ws->weights_t);
+        ws->weights_t = xmalloc(sizeof(float) * (size_t)(model->count + 1));
+        ws->weights_t_count = model->count;
+    }
+    for (int j = 0; j < view->nnets; j++) {
+        struct dar_net *net = &view->nets[j];
+        struct dar_linear *layers[] = {&net->m1, &net->m2, &net->me, &net->l1, &net->l2, &net->o1,
+                                       &net->o2, &net->mask, &net->pi1, &net->pi2, &net->cut_hint,
+                                       &net->cut, &net->flow_hint[0], &net->flow_hint[1],
+                                       &net->flow_hint[2], &net->flow[0], &net->flow[1],
+                                       &net->flow[2]};
+        for (size_t k = 0; k < sizeof layers / sizeof *layers; k++) {
+            struct dar_linear *L = layers[k];
+            if (!L->weight)
+                continue;
+            if (L->weight < model->values || L->weight >= model->values + model->count)
+                die(EX_SOFTWARE, "BUG: a weight outside the model's storage");
+            float *t = ws->weights_t + (L->weight - model->values);
+            for (int o = 0; o < L->out; o++)
+                for (int i = 0; i < L->in; i++)
+                    t[(int64_t)i * L->out + o] = L->weight[(int64_t)o * L->in + i];
+            L->weight_t = t;
+        }
+    }
+    // the decoders on hd as one product: one pass over hd instead of one a
+    // decoder, and no product of one or two columns (a vector per column)
+    int64_t need = 0;
+    for (int j = 0; j < view->nnets; j++) {
+        const struct dar_linear *const *heads;
+        int count = decoder_list(&view->nets[j], &heads);
+        int out = 0;
+        for (int k = 0; k < count; k++)
+            out += heads[k]->out;
+        need += (int64_t)(3 * view->config.hidden + 1) * out;
+    }
+    if (need > ws->heads_room) {
+        free(ws->heads);
+        ws->heads_room = need;
+        ws->heads = xmalloc(sizeof(float) * (size_t)need);
+    }
+    float *next = ws->heads;
+    for (int j = 0; j < view->nnets; j++) {
+        struct dar_net *net = &view->nets[j];
+        const struct dar_linear *const *heads;
+        int count = decoder_list(net, &heads);
+        int out = 0;
+        for (int k = 0; k < count; k++)
+            out += heads[k]->out;
+        int C = 3 * view->config.hidden;
+        float *wt = next, *bias = next + (int64_t)C * out;
+        next = bias + out;
+        for (int k = 0, col = 0; k < count; col += heads[k]->out, k++)
+            for (int o = 0; o < heads[k]->out; o++) {
+                for (int i = 0; i < C; i++)
+                    wt[(int64_t)i * out + col + o] = heads[k]->weight_t[(int64_t)i * heads[k]->out + o];
+                bias[col + o] = heads[k]->bias ? heads[k]->bias[o] : 0.0f;
+            }
+        net->heads_t = wt;
+        net->heads_bias = bias;
+        net->heads_out = out;
+    }
+}
+
+/* Graphs per group.  The batch is cut into groups of this many consecutive
+ * graphs, run as tasks of the worker pool, each with its own gradient; the
+ * gradients are added in group order.  A constant: it fixes how the sums of
+ * dW are grouped, so the bits do not depend on the thread count. */
+enum { GROUP_GRAPHS = 2 };
+
+struct batch_job {
+    struct dar_model *model;
+    struct dar_workspace *ws;
+    struct dar_graph *const *graphs;
+    int B;
+    const uint8_t *teacher;
+    int teacher_len;
+    bool backward, training;
+    struct scales scales;
+    struct sums *sums;                  /* [groups] */
+    const struct outputs *out;
+    const int *order;                   /* [groups]: task i runs group order[i] */
+};
+
+/* About the work of a group: steps times nodes and arcs, summed. */
+static double group_cost(struct dar_graph *const *graphs, int B, int g, bool pgn)
+{
+    double cost = 0;
+    for (int b = g * GROUP_GRAPHS; b < B && b < (g + 1) * GROUP_GRAPHS; b++) {
+        double n = graphs[b]->g.n, arcs = pgn ? 2.0 * graphs[b]->g.m + n : n * n;
+        cost += (graphs[b]->steps + 1.0) * (n + arcs);
+    }
+    return cost;
+}
+
+/* The groups, costliest first, so that no thread is left with a big one at
+ * the end (which thread runs a group never changes its result). */
+static void group_order(int *order, struct dar_graph *const *graphs, int B, int groups, bool pgn)
+{
+    double cost[groups > 0 ? groups : 1];
+    for (int g = 0; g < groups; g++) {
+        cost[g] = group_cost(graphs, B, g, pgn);
+        int i = g;
+        while (i > 0 && cost[order[i - 1]] < cost[g]) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = g;
+    }
+}
+
+static void group_task(void *context, int64_t task, int worker)
+{
+    const struct batch_job *j = context;
+    int64_t g = j->order[task];
+    int first = (int)g * GROUP_GRAPHS;
+    int count = j->B - first < GROUP_GRAPHS ? j->B - first : GROUP_GRAPHS;
+    struct dar_model view;
+    struct dar_model *model = j->model;
+    if (j->backward) {
+        float *grads = j->ws->grads + g * j->model->count;
+        memset(grads, 0, sizeof(float) * (size_t)j->model->count);
+        model_with_grads(&view, j->model, grads);
+        model = &view;
+    }
+    struct outputs out;
+    if (j->out) {
+        out = *j->out;
+        if (out.pred)
+            out.pred += first;
+    }
+    run_group(model, j->ws, &j->ws->arenas[g], j->graphs + first, count, j->teacher,
+              j->teacher_len, j->backward, j->training, &j->scales, &j->sums[g],
+              j->out ? &out : NULL);
+}
+
+/* Entries of the gradient per task when the groups' gradients are added. */
+enum { GRADIENT_SPAN = 8192 };
+
+struct gradient_sum { float *grads; const float *groups; int64_t count; int ngroups; };
+
+static void gradient_sum_span(void *context, int64_t span, int worker)
+{
+    const struct gradient_sum *j = context;
+    int64_t i0 = span * GRADIENT_SPAN, i1 = i0 + GRADIENT_SPAN < j->count ? i0 + GRADIENT_SPAN : j->count;
+    for (int g = 0; g < j->ngroups; g++) {
+        const float *src = j->groups + g * j->count;
+        for (int64_t i = i0; i < i1; i++)
+            j->grads[i] += src[i];
+    }
+}
+
+static double dar_run(struct dar_model *model, struct dar_workspace *ws,
+                      struct dar_graph *const *graphs, int B, const uint8_t *teacher,
+                      int teacher_len, bool backward, bool training, struct dar_losses *losses,
+                      const struct outputs *out)
+{
+    int groups = (B + GROUP_GRAPHS - 1) / GROUP_GRAPHS;
+    workspace_reserve(ws, groups, model->count);
+    if (ws->hprev_mode == DAR_HPREV_RECORD)
+        ws->hprev_count = 0;
+    ws->hprev_cursor = 0;
+    struct sums group_sums[groups > 0 ? groups : 1];
+    memset(group_sums, 0, sizeof group_sums);
+    int order[groups > 0 ? groups : 1];
+    group_order(order, graphs, B, groups, model->config.processor == DAR_PGN);
+    struct dar_model view;
+    model_with_transposed_weights(&view, model, ws);
+    model = &view;
+    struct batch_job job = {model, ws, graphs, B, teacher, teacher_len, backward, training,
+                            batch_scales(model, graphs, B, out && out->embed == DAR_EMBED_FIRST),
+                            group_sums, out, order};
+    if (ws->hprev_mode == DAR_HPREV_LIVE) {
+        workers_run(groups, group_task, &job);
+    } else {    /* the recorded h_prev are in group order */
+        for (int g = 0; g < groups; g++)
+            group_task(&job, g, 0);
+    }
+    if (backward) {
+        struct gradient_sum gs = {model->grads, ws->grads, model->count, groups};
+        workers_run((model->count + GRADIENT_SPAN - 1) / GRADIENT_SPAN, gradient_sum_span, &gs);
+    }
+    struct sums sum = {0};
+    for (int g = 0; g < groups; g++) {
+        sum.mask += group_sums[g].mask;
+        sum.pi += group_sums[g].pi;
+        sum.fh += group_sums[g].fh;
+        sum.ch += group_sums[g].ch;
+        sum.f += group_sums[g].f;
+        sum.c += group_sums[g].c;
+    }
+    enum dar_variant variant = model->config.variant;
+    struct scales sc = job.scales;
 
     double total = 0.0;
     if (losses) {

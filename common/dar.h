@@ -6,7 +6,10 @@
  * records), dar_graph.c (a graph record as the model sees it), dar.c (the
  * computation: encoders, processor, decoders, the step loop, the losses).
  *
- * Batching.  A call takes B graphs.  At every step the graphs whose
+ * Batching.  A call takes B graphs, cut into groups of a fixed number of
+ * consecutive graphs (dar.c's GROUP_GRAPHS) that run as tasks of the worker
+ * pool (workers.h), each into its own gradient; the groups' gradients and
+ * losses are added in group order.  Within a group, at every step the graphs whose
  * trajectory is still running (step i < T_b − 1) are laid out one after
  * another (compact node and arc offsets per graph), and each linear layer of
  * each network runs as one sgemm over all their nodes or arcs; a graph whose
@@ -22,15 +25,15 @@
  *
  * Memory kept per step for backward: the decoder input hd (N×3H, which holds
  * z = [x; h_prev] and h), the aggregate (N×H) with its argmax for max, the
- * second message activation (A×H floats), the sign of the third (A×H bytes),
- * the pointer projections, and the loss gradients of the heads (formed in the
- * forward pass: every loss normaliser is known before the first step).  The
- * first message activation is recomputed in backward from hd and the arc
- * features.
+ * first and second message activations (A×H floats each), the sign of the
+ * third (A×H bytes), the pointer projections, and the loss gradients of the
+ * heads (formed in the forward pass: every loss normaliser is known before
+ * the first step).
  *
  * Determinism: every reduction runs in a fixed order (graphs in batch order,
- * nodes and arcs in index order), sgemm is bit-identical across thread
- * counts, so results are bit-identical across runs and OPENBLAS_NUM_THREADS. */
+ * groups in group order, nodes and arcs in index order) and the dense
+ * products are fixed-order chains (layers.h, gemm.h), so results are
+ * bit-identical across runs, thread counts and OPENBLAS_NUM_THREADS. */
 #ifndef DAR_DAR_H
 #define DAR_DAR_H
 #include <stdbool.h>
@@ -77,6 +80,7 @@ enum dar_feature { DAR_F_POS, DAR_F_S, DAR_F_T, DAR_F_MASK, DAR_F_CUT,
 struct dar_linear {
     float *weight, *bias, *dweight, *dbias;
     int in, out;
+    const float *weight_t;      /* weight transposed (in×out), set by dar.c for one call */
 };
 
 /* One encode-process-decode network (P_BF, P_F, the pipeline's mincut, or
@@ -88,6 +92,11 @@ struct dar_net {
     struct dar_linear m1, m2, me, l1, l2, o1, o2;
     struct dar_linear mask, pi1, pi2, cut_hint, cut;
     struct dar_linear flow_hint[3], flow[3];       /* q1, q2, q3 */
+    /* Set by dar.c for one call: the decoders that read hd (mask, pi1, pi2,
+     * flow_hint q1 q2, cut_hint, flow q1 q2, cut: those built) as one
+     * product, weights transposed (3H×heads_out) and biases (0 for q). */
+    const float *heads_t, *heads_bias;
+    int heads_out;
 };
 
 /* Shape and init of one parameter tensor, parallel to model.params. */

@@ -13,13 +13,18 @@
  *   only n×H arrays are the two networks' states;
  * - threads take units from a shared counter; since a unit's result does
  *   not depend on who computes it, nor on how the arcs are cut into units
- *   (every sgemm runs on blocks of exactly BLOCK rows, padded: OpenBLAS's
- *   result for a row depends on the call's row count below ~32 rows), the
- *   output is bit-identical for every --chunk and --threads.
+ *   (the dense products are gemm.h's fixed-order chains, whose result for a
+ *   row does not depend on the other rows of the call; without AVX2 every
+ *   sgemm runs on blocks of exactly BLOCK rows, padded, OpenBLAS's result
+ *   for a row depending on the call's row count), the output is
+ *   bit-identical for every --threads, and for every --chunk where the
+ *   CPU has AVX2 (OpenBLAS's result for a row may also depend on its
+ *   position in the call: its Haswell kernels' does).
  * Per arc the pre-activation is formed as dar.c does (An[v] + Bn[u] + b_me,
  * then f_φ·(Me a_φ) feature by feature), so results match dar_predict to
  * float rounding (sgemm shapes differ). */
 #include "edge_embed.h"
+#include "gemm.h"
 #include "rows.h"
 #include "die.h"
 #include "graph_bfs.h"
@@ -53,10 +58,16 @@ bool edge_node_parse(const char *s, enum edge_node *e)
  * BLOCK rows (a short tail is padded through the scratch buffers, each
  * BLOCK×max(C, OC) floats).  in has row stride ldin, W is OC×C with row
  * stride ldw. */
-static void block_linear(float *out, const float *in, int ldin, const float *W, int ldw,
-                         const float *bias, int64_t rows, int C, int OC, bool accumulate,
-                         float *pad_in, float *pad_out)
+static void block_linear(float *out, const float *in, int ldin, const float *W,
+                         const float *W_t, int ldw, const float *bias, int64_t rows, int C,
+                         int OC, bool accumulate, float *pad_in, float *pad_out)
 {
+    if (W_t) {
+        /* gemm.h: a row's result does not depend on the rows around it, so
+         * no padding is needed; W_t is Wᵀ (C×OC) */
+        gemm_chain(out, OC, in, ldin, 1, W_t, OC, bias, rows, OC, C, accumulate);
+        return;
+    }
     for (int64_t r0 = 0; r0 < rows; r0 += BLOCK) {
         int64_t nr = rows - r0 < BLOCK ? rows - r0 : BLOCK;
         const float *src = in + r0 * ldin;
@@ -148,6 +159,8 @@ enum { F_CAP, F_W, F_FLOW, F_PTR, F_LENGTH, F_DISTANCE, F_CURVENESS, F_COUNT };
 static const int arc_feature[F_COUNT] = {DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR,
                                          DAR_F_LENGTH, DAR_F_DISTANCE, DAR_F_CURVENESS};
 
+enum { WT_M1, WT_M2, WT_L1, WT_L2, WT_O1, WT_O2, WT_COUNT };
+
 struct job {
     const struct dar_model *model;
     const struct dar_net *net;
@@ -159,6 +172,7 @@ struct job {
     const float *hprev;         /* n×H or NULL (zero) */
     float *hout;                /* n×H */
     float *kme[F_COUNT];        /* Me·a_φ, NULL when not encoded */
+    float *weight_t[WT_COUNT];  /* the dense layers' Wᵀ, or NULL without gemm.h's kernels */
     int64_t nunits;
     int32_t *unit_start;        /* [nunits+1] receiver ranges */
     atomic_llong next;
@@ -193,7 +207,8 @@ static void message_block(const struct job *j, struct scratch *sc, int nb, int v
     int H = j->H;
     for (int a = 0; a < nb; a++)
         z_row(j, sc->bsend[a], sc->zs + (int64_t)a * 2 * H);
-    block_linear(sc->pre, sc->zs, 2 * H, net->m2.weight, 2 * H, net->m2.bias, nb, 2 * H, H, false,
+    block_linear(sc->pre, sc->zs, 2 * H, net->m2.weight, j->weight_t[WT_M2],
+                 2 * H, net->m2.bias, nb, 2 * H, H, false,
                  sc->pad_in, sc->pad_out);
     for (int a = 0; a < nb; a++) {
         float *out = sc->pre + (int64_t)a * H;
@@ -215,10 +230,12 @@ static void message_block(const struct job *j, struct scratch *sc, int nb, int v
                 row_axpy(out, f[p], j->kme[p], H);
     }
     relu_rows(sc->pre, (int64_t)nb * H);
-    block_linear(sc->r1, sc->pre, H, net->l1.weight, H, net->l1.bias, nb, H, H, false, sc->pad_in,
+    block_linear(sc->r1, sc->pre, H, net->l1.weight, j->weight_t[WT_L1],
+                 H, net->l1.bias, nb, H, H, false, sc->pad_in,
                  sc->pad_out);
     relu_rows(sc->r1, (int64_t)nb * H);
-    block_linear(sc->pre, sc->r1, H, net->l2.weight, H, net->l2.bias, nb, H, H, false, sc->pad_in,
+    block_linear(sc->pre, sc->r1, H, net->l2.weight, j->weight_t[WT_L2],
+                 H, net->l2.bias, nb, H, H, false, sc->pad_in,
                  sc->pad_out);
     relu_rows(sc->pre, (int64_t)nb * H);
     for (int a = 0; a < nb; a++) {
@@ -240,7 +257,8 @@ static void run_unit(struct job *j, struct scratch *sc, int64_t u)
     int64_t rows = v1 - v0;
     for (int64_t r = 0; r < rows; r++)
         z_row(j, (int)(v0 + r), sc->zr + r * 2 * H);
-    block_linear(sc->an, sc->zr, 2 * H, net->m1.weight, 2 * H, net->m1.bias, rows, 2 * H, H, false,
+    block_linear(sc->an, sc->zr, 2 * H, net->m1.weight, j->weight_t[WT_M1],
+                 2 * H, net->m1.bias, rows, 2 * H, H, false,
                  sc->pad_in, sc->pad_out);
     for (int64_t i = 0; i < rows * H; i++)
         sc->agg[i] = j->agg == DAR_AGG_MAX ? -INFINITY : 0.0f;
@@ -271,9 +289,11 @@ static void run_unit(struct job *j, struct scratch *sc, int64_t u)
                 out[h] /= degree;
         }
     }
-    block_linear(sc->ho, sc->zr, 2 * H, net->o1.weight, 2 * H, net->o1.bias, rows, 2 * H, H, false,
+    block_linear(sc->ho, sc->zr, 2 * H, net->o1.weight, j->weight_t[WT_O1],
+                 2 * H, net->o1.bias, rows, 2 * H, H, false,
                  sc->pad_in, sc->pad_out);
-    block_linear(sc->ho, sc->agg, H, net->o2.weight, H, net->o2.bias, rows, H, H, true, sc->pad_in,
+    block_linear(sc->ho, sc->agg, H, net->o2.weight, j->weight_t[WT_O2],
+                 H, net->o2.bias, rows, H, H, true, sc->pad_in,
                  sc->pad_out);
     relu_rows(sc->ho, rows * H);
     memcpy(j->hout + (int64_t)v0 * H, sc->ho, sizeof(float) * (size_t)(rows * H));
@@ -335,6 +355,18 @@ static void run_net(struct job *j, int threads)
             j->kme[p][o] = s;
         }
     }
+    const struct dar_linear *dense[WT_COUNT] = {&net->m1, &net->m2, &net->l1, &net->l2,
+                                                &net->o1, &net->o2};
+    for (int k = 0; k < WT_COUNT; k++) {
+        j->weight_t[k] = NULL;
+        if (!gemm_available())
+            continue;
+        const struct dar_linear *L = dense[k];
+        j->weight_t[k] = xmalloc(sizeof(float) * (size_t)((int64_t)L->in * L->out + 1));
+        for (int o = 0; o < L->out; o++)
+            for (int c = 0; c < L->in; c++)
+                j->weight_t[k][(int64_t)c * L->out + o] = L->weight[(int64_t)o * L->in + c];
+    }
     atomic_store(&j->next, 0);
     j->done = 0;
     if (threads <= 1) {
@@ -350,6 +382,8 @@ static void run_net(struct job *j, int threads)
     }
     for (int p = 0; p < F_COUNT; p++)
         free(j->kme[p]);
+    for (int k = 0; k < WT_COUNT; k++)
+        free(j->weight_t[k]);
 }
 
 void edge_embed_states(const struct dar_model *model, const struct graph *g, int s, int t,

@@ -9,12 +9,15 @@
  * allocation. */
 #include "layers.h"
 #include "die.h"
+#include "gemm.h"
 #include "workers.h"
 #include <cblas.h>
 #include <stdlib.h>
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 
 /* ---- row helpers ------------------------------------------------------------
@@ -96,10 +99,6 @@ static inline void row_max(float *best, int32_t *winner, const float *msg, int32
         }
 }
 
-static int use_blas(int64_t N, int C, int OC)
-{
-    return (double)N * C * OC >= LINEAR_BLAS_THRESHOLD;
-}
 
 /* ---- dense layer ------------------------------------------------------------ */
 
@@ -186,6 +185,7 @@ struct linear_job {
     int64_t N, first_chunk;
     int C, OC;
     float beta;                 /* forward: 1 to add to out */
+    bool relu;                  /* forward: relu on the way out */
     float *partials;            /* backward: [chunks of this round][OC·C] */
 };
 
@@ -287,28 +287,213 @@ static void linear_weight_grad_blas(float *dweight, const float *dout, const flo
     free(partials);
 }
 
-uint64_t linear_flops;
+/* ---- dense layer through the fixed-order kernels of gemm.h -----------------
+ * Each output element is one chain of fused multiply-adds in a fixed order
+ * (gemm.h), so neither tiling nor threads change a bit: forward and din are
+ * cut into chunks of rows, dW into blocks of its rows, each a task. */
+
+/* Rows of dW per task. */
+enum { WEIGHT_ROWS_PER_TASK = 16 };
+
+/* weight_t = Wᵀ (C×OC) */
+static void transpose_weight(float *weight_t, const float *weight, int C, int OC)
+{
+    for (int o = 0; o < OC; o++)
+        for (int c = 0; c < C; c++)
+            weight_t[(int64_t)c * OC + o] = weight[(int64_t)o * C + c];
+}
+
+/* Weights up to this many entries are transposed on the stack. */
+enum { STACK_WEIGHT = 16384 };
+
+static void chain_forward_chunk(void *context, int64_t chunk, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t n0 = chunk * LINEAR_CHUNK_ROWS;
+    int64_t rows = j->N - n0 < LINEAR_CHUNK_ROWS ? j->N - n0 : LINEAR_CHUNK_ROWS;
+    // out rows (+)= in rows · Wᵀ (+ b), with j->weight holding Wᵀ (C×OC)
+    (j->relu ? gemm_chain_relu : gemm_chain)(j->out + n0 * j->OC, j->OC, j->in + n0 * j->C, j->C,
+                                             1, j->weight, j->OC, j->bias, rows, j->OC, j->C,
+                                             j->beta != 0.0f);
+}
+
+static void chain_forward(float *out, const float *in, const float *weight, const float *bias,
+                          int64_t N, int C, int OC, int accumulate)
+{
+    int64_t size = (int64_t)C * OC;
+    float stack[size > 0 && size <= STACK_WEIGHT ? size : 1];
+    float *weight_t = size <= STACK_WEIGHT ? stack : xmalloc(sizeof(float) * (size_t)size);
+    transpose_weight(weight_t, weight, C, OC);
+    struct linear_job j = {.out = out, .in = in, .weight = weight_t, .bias = bias, .N = N,
+                           .C = C, .OC = OC, .beta = accumulate ? 1.0f : 0.0f};
+    workers_run(chunk_count(N), chain_forward_chunk, &j);
+    if (weight_t != stack)
+        free(weight_t);
+}
+
+static void chain_input_grad_chunk(void *context, int64_t chunk, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t n0 = chunk * LINEAR_CHUNK_ROWS;
+    int64_t rows = j->N - n0 < LINEAR_CHUNK_ROWS ? j->N - n0 : LINEAR_CHUNK_ROWS;
+    // din rows += dout rows · W
+    gemm_chain(j->din + n0 * j->C, j->C, j->dout + n0 * j->OC, j->OC, 1, j->weight, j->C, NULL,
+               rows, j->C, j->OC, true);
+}
+
+static void chain_weight_grad_rows(void *context, int64_t task, int worker)
+{
+    const struct linear_job *j = context;
+    int64_t o0 = task * WEIGHT_ROWS_PER_TASK;
+    int64_t rows = j->OC - o0 < WEIGHT_ROWS_PER_TASK ? j->OC - o0 : WEIGHT_ROWS_PER_TASK;
+    // dW rows o0.. += (dout columns o0..)ᵀ · in, one chain over all N rows
+    gemm_chain(j->dweight + o0 * j->C, j->C, j->dout + o0, 1, j->OC, j->in, j->C, NULL,
+               rows, j->C, j->N, true);
+}
+
+static void chain_backward(float *din, float *dweight, const float *dout, const float *in,
+                           const float *weight, int64_t N, int C, int OC)
+{
+    struct linear_job j = {.din = din, .dweight = dweight, .dout = dout, .in = in,
+                           .weight = weight, .N = N, .C = C, .OC = OC};
+    if (din)
+        workers_run(chunk_count(N), chain_input_grad_chunk, &j);
+    if (dweight)
+        workers_run((OC + WEIGHT_ROWS_PER_TASK - 1) / WEIGHT_ROWS_PER_TASK, chain_weight_grad_rows, &j);
+}
+
+enum linear_path { LINEAR_PLAIN, LINEAR_CHAIN, LINEAR_BLAS };
+
+/* By shape and CPU only, so the same on every run of a machine. */
+static enum linear_path linear_path(int64_t N, int C, int OC)
+{
+    double macs = (double)N * C * OC;
+    if (gemm_available() && macs < LINEAR_CHAIN_MAX_MACS)
+        return LINEAR_CHAIN;
+    return macs < LINEAR_BLAS_THRESHOLD ? LINEAR_PLAIN : LINEAR_BLAS;
+}
+
+_Atomic uint64_t linear_flops, linear_nanoseconds;
+bool linear_timing;
+
+static uint64_t clock_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Count a call's FLOPs and return its start time, when counting (shared
+ * counters would cost every call a contended cache line otherwise). */
+static uint64_t count_call(uint64_t flops)
+{
+    if (!linear_timing)
+        return 0;
+    atomic_fetch_add_explicit(&linear_flops, flops, memory_order_relaxed);
+    return clock_ns();
+}
+
+static void count_time(uint64_t start)
+{
+    if (linear_timing)
+        atomic_fetch_add_explicit(&linear_nanoseconds, clock_ns() - start, memory_order_relaxed);
+}
 
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
                     int64_t N, int C, int OC)
 {
     // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
-    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
-    if (use_blas(N, C, OC))
-        linear_forward_blas(out, in, weight, bias, N, C, OC, 0);
-    else
-        linear_forward_naive(out, in, weight, bias, N, C, OC);
+    uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC);
+    switch (linear_path(N, C, OC)) {
+    case LINEAR_CHAIN: chain_forward(out, in, weight, bias, N, C, OC, 0); break;
+    case LINEAR_BLAS: linear_forward_blas(out, in, weight, bias, N, C, OC, 0); break;
+    case LINEAR_PLAIN: linear_forward_naive(out, in, weight, bias, N, C, OC); break;
+    }
+    count_time(start);
 }
 
 void linear_forward_accumulate(float *out, const float *in, const float *weight,
                                const float *bias, int64_t N, int C, int OC)
 {
     // out is (N,OC), in is (N,C), weight is (OC,C), bias is (OC) or NULL
-    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC;
-    if (use_blas(N, C, OC))
-        linear_forward_blas(out, in, weight, bias, N, C, OC, 1);
-    else
-        linear_forward_accumulate_naive(out, in, weight, bias, N, C, OC);
+    uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC);
+    switch (linear_path(N, C, OC)) {
+    case LINEAR_CHAIN: chain_forward(out, in, weight, bias, N, C, OC, 1); break;
+    case LINEAR_BLAS: linear_forward_blas(out, in, weight, bias, N, C, OC, 1); break;
+    case LINEAR_PLAIN: linear_forward_accumulate_naive(out, in, weight, bias, N, C, OC); break;
+    }
+    count_time(start);
+}
+
+/* out (= or +=) in·weight_t + b with weight_t (C×OC): the three paths of
+ * linear_forward, reading W transposed. */
+static void linear_forward_t_any(float *out, const float *in, const float *weight_t,
+                                 const float *bias, int64_t N, int C, int OC, int accumulate,
+                                 bool relu)
+{
+    uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC);
+    switch (linear_path(N, C, OC)) {
+    case LINEAR_CHAIN: {
+        struct linear_job j = {.out = out, .in = in, .weight = weight_t, .bias = bias, .N = N,
+                               .C = C, .OC = OC, .beta = accumulate ? 1.0f : 0.0f, .relu = relu};
+        workers_run(chunk_count(N), chain_forward_chunk, &j);
+        relu = false;
+        break;
+    }
+    case LINEAR_BLAS:
+        blas_one_thread();
+        for (int64_t n0 = 0; n0 < N; n0 += LINEAR_CHUNK_ROWS) {
+            int rows = (int)(N - n0 < LINEAR_CHUNK_ROWS ? N - n0 : LINEAR_CHUNK_ROWS);
+            float *o = out + n0 * OC;
+            float beta = accumulate ? 1.0f : 0.0f;
+            if (bias) {
+                for (int n = 0; n < rows; n++) {
+                    if (accumulate)
+                        row_add(o + (int64_t)n * OC, bias, OC);
+                    else
+                        memcpy(o + (int64_t)n * OC, bias, (size_t)OC * sizeof(float));
+                }
+                beta = 1.0f;
+            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, OC, C, 1.0f,
+                        in + n0 * C, C, weight_t, OC, beta, o, OC);
+        }
+        break;
+    case LINEAR_PLAIN:
+        // linear_forward_naive's order, W read transposed
+        for (int64_t n = 0; n < N; n++)
+            for (int o = 0; o < OC; o++) {
+                float sum = bias ? bias[o] : 0.0f;
+                for (int i = 0; i < C; i++)
+                    sum += in[n * C + i] * weight_t[(int64_t)i * OC + o];
+                out[n * OC + o] = accumulate ? out[n * OC + o] + sum : sum;
+            }
+        break;
+    }
+    if (relu)
+        relu_forward(out, out, N * OC);
+    count_time(start);
+}
+
+void linear_forward_transposed(float *out, const float *in, const float *weight_t,
+                               const float *bias, int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight_t is (C,OC), bias is (OC) or NULL
+    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 0, false);
+}
+
+void linear_relu_forward_transposed(float *out, const float *in, const float *weight_t,
+                                    const float *bias, int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight_t is (C,OC), bias is (OC) or NULL
+    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 0, true);
+}
+
+void linear_forward_transposed_accumulate(float *out, const float *in, const float *weight_t,
+                                          const float *bias, int64_t N, int C, int OC)
+{
+    // out is (N,OC), in is (N,C), weight_t is (C,OC), bias is (OC) or NULL
+    linear_forward_t_any(out, in, weight_t, bias, N, C, OC, 1, false);
 }
 
 void linear_backward(float *din, float *dweight, float *dbias, const float *dout,
@@ -316,22 +501,30 @@ void linear_backward(float *din, float *dweight, float *dbias, const float *dout
 {
     // din is (N,C), dweight is (OC,C), dbias is (OC), each NULL if not wanted
     // dout is (N,OC), in is (N,C), weight is (OC,C)
-    linear_flops += 2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC * (uint64_t)((din != NULL) + (dweight != NULL));
-    if (!use_blas(N, C, OC)) {
+    uint64_t start = count_call(2 * (uint64_t)N * (uint64_t)C * (uint64_t)OC * (uint64_t)((din != NULL) + (dweight != NULL)));
+    switch (linear_path(N, C, OC)) {
+    case LINEAR_PLAIN:
         linear_backward_naive(din, dweight, dbias, dout, in, weight, N, C, OC);
+        count_time(start);
         return;
+    case LINEAR_CHAIN:
+        chain_backward(din, dweight, dout, in, weight, N, C, OC);
+        break;
+    case LINEAR_BLAS:
+        blas_one_thread();
+        if (din) {
+            struct linear_job j = {.din = din, .dout = dout, .weight = weight, .N = N, .C = C, .OC = OC};
+            workers_run(chunk_count(N), linear_input_grad_chunk, &j);
+        }
+        if (dweight)
+            linear_weight_grad_blas(dweight, dout, in, N, C, OC);
+        break;
     }
-    blas_one_thread();
-    if (din) {
-        struct linear_job j = {.din = din, .dout = dout, .weight = weight, .N = N, .C = C, .OC = OC};
-        workers_run(chunk_count(N), linear_input_grad_chunk, &j);
-    }
-    if (dweight)
-        linear_weight_grad_blas(dweight, dout, in, N, C, OC);
     // dbias is a column sum of dout, rows in order
     if (dbias)
         for (int64_t n = 0; n < N; n++)
             row_add(dbias, dout + n * OC, OC);
+    count_time(start);
 }
 
 /* ---- elementwise ------------------------------------------------------------ */

@@ -33,15 +33,21 @@
  *   followed by linear_forward_accumulate or gather_rows_forward_accumulate. */
 #ifndef DAR_LAYERS_H
 #define DAR_LAYERS_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "rng.h"
 
 /* ---- dense layer: out = in·Wᵀ (+ b), W stored (OC×C) ------------------------- */
 
-/* Below this many multiply-adds (N·C·OC) the plain loops are used, from it
- * on cblas_sgemm.  The choice depends on the shape only, so it is
- * deterministic.  Measured with one thread: sgemm already wins at 2×16×16
- * (0.18 µs against 0.29 µs) and the plain loops only below that. */
+/* Which code runs a product depends on its shape and the CPU only, so a
+ * machine gives the same bits on every run:
+ * - below LINEAR_CHAIN_MAX_MACS multiply-adds (N·C·OC), where the CPU has
+ *   AVX2+FMA or AVX-512, the fixed-order kernels of gemm.h (same bits on
+ *   every such CPU; they beat OpenBLAS on the model's shapes, which are too
+ *   small for its packing to pay);
+ * - otherwise cblas_sgemm, or the plain loops below LINEAR_BLAS_THRESHOLD
+ *   (sgemm already wins at 2×16×16). */
+#define LINEAR_CHAIN_MAX_MACS ((double)(1 << 25))
 #define LINEAR_BLAS_THRESHOLD 512
 
 /* Rows per sgemm call of a large dense layer: a task of the worker pool.  It
@@ -49,9 +55,14 @@
  * knob of the thread count. */
 #define LINEAR_CHUNK_ROWS 512
 
-/* Multiply-add FLOPs (2 per multiply-add) of every linear_* call so far, for
- * the benchmark's achieved GFLOP/s; callers are single-threaded. */
-extern uint64_t linear_flops;
+/* While linear_timing is set (benchmarks): linear_flops counts the
+ * multiply-add FLOPs (2 per multiply-add) of every linear_* call, for the
+ * achieved GFLOP/s, and linear_nanoseconds sums the calls' wall time (over
+ * threads: a share of the iteration, times the thread count).  Off, the
+ * calls touch no shared counter. */
+extern _Atomic uint64_t linear_flops;
+extern _Atomic uint64_t linear_nanoseconds;
+extern bool linear_timing;
 
 void linear_forward(float *out, const float *in, const float *weight, const float *bias,
                     int64_t N, int C, int OC);
@@ -60,6 +71,20 @@ void linear_forward_accumulate(float *out, const float *in, const float *weight,
                                const float *bias, int64_t N, int C, int OC);
 void linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                      const float *in, const float *weight, int64_t N, int C, int OC);
+/* The same two forward products with W given transposed: weight_t is
+ * (C×OC), Wᵀ kept by a caller that runs the layer many times (the model
+ * transposes its weights once per batch): a small product then pays no
+ * transpose.  The same bits as linear_forward with W on the fixed-order and
+ * plain paths; on the OpenBLAS path equal to rounding. */
+void linear_forward_transposed(float *out, const float *in, const float *weight_t,
+                               const float *bias, int64_t N, int C, int OC);
+void linear_forward_transposed_accumulate(float *out, const float *in, const float *weight_t,
+                                          const float *bias, int64_t N, int C, int OC);
+/* out = relu(in·W + b), W given transposed: the relu is applied as the
+ * product is stored (the same bits as linear_forward_transposed then
+ * relu_forward). */
+void linear_relu_forward_transposed(float *out, const float *in, const float *weight_t,
+                                    const float *bias, int64_t N, int C, int OC);
 
 void linear_forward_naive(float *out, const float *in, const float *weight, const float *bias,
                           int64_t N, int C, int OC);

@@ -147,6 +147,10 @@ int workers_threads(void)
 
 void workers_run(int64_t tasks, void (*task)(void *, int64_t, int), void *context)
 {
+    if (tasks == 1) {           /* its own products may still use the pool */
+        task(context, 0, this_worker);
+        return;
+    }
     bool expected = false;
     if (tasks <= 1 || tasks > UINT32_MAX / 2 || pool.threads <= 1 || inside_task ||
         !atomic_compare_exchange_strong(&pool.running, &expected, true)) {

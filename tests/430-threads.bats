@@ -34,6 +34,17 @@ same_at_every_thread_count() {
         --eval-every 3 --val "$T/val.mp" -q -i "$T/train.mp"
 }
 
+@test "dar-fit: primal, pipeline and no-algo: the same model bytes at 1, 2 and 3 threads" {
+    for v in primal pipeline no-algo; do
+        dar-fit --variant $v --hidden 12 --batch 8 --iters 3 --eval-every 3 --val "$T/val.mp" -q --no-cache \
+            -i "$T/train.mp" --threads 1 > "$T/$v-1.mp"
+        for j in 2 3; do
+            dar-fit --variant $v --hidden 12 --batch 8 --iters 3 --eval-every 3 --val "$T/val.mp" -q --no-cache \
+                -i "$T/train.mp" --threads $j | cmp - "$T/$v-1.mp" || fail "$v: --threads $j differs from 1"
+        done
+    done
+}
+
 @test "dar-fit: --threads is not part of the cache key" {
     fit() { dar-fit --hidden 8 --batch 4 --iters 2 -q -i "$T/train.mp" -v "$@"; }
     run -0 --separate-stderr fit --threads 1 -o "$T/a.mp"

@@ -11,6 +11,7 @@
 #include "optim.h"
 #include "rng.h"
 #include "die.h"
+#include "gemm.h"
 #include "workers.h"
 #include <cblas.h>
 #include <stdbool.h>
@@ -218,6 +219,47 @@ static void test_linear_threads(void)
     free(ref); free(dweight_ref);
     for (int t = 0; t < RUNS; t++) { free(out[t]); free(din[t]); free(dweight[t]); free(dbias[t]); }
     free(in); free(weight); free(bias); free(dout);
+}
+
+/* The fixed-order kernels: every instruction set gives the naive chain's
+ * bits, on shapes with tails of every width, A read straight or transposed,
+ * with and without bias and accumulation. */
+static void test_gemm_chain(void)
+{
+    int mismatches = 0, cases = 0;
+    int saved = gemm_limit_isa(2);
+    for (int t = 0; t < 300; t++) {
+        int64_t M = 1 + t % 11, K = (t * 7) % 150;
+        int N = 1 + (t * 13) % 170;
+        bool transposed_a = t % 2, accumulate = t % 3 == 0, with_bias = t % 5 < 2;
+        float *A = random_array(M * K + 1, -1, 1), *B = random_array(K * N + 1, -1, 1);
+        float *bias = random_array(N, -1, 1), *start = random_array(M * N, -1, 1);
+        float *want = xmalloc(sizeof(float) * (size_t)(M * N)), *got = xmalloc(sizeof(float) * (size_t)(M * N));
+        int64_t a_row = transposed_a ? 1 : K, a_col = transposed_a ? M : 1;
+        memcpy(want, start, sizeof(float) * (size_t)(M * N));
+        gemm_chain_naive(want, N, A, a_row, a_col, B, N, with_bias ? bias : NULL, M, N, K, accumulate);
+        for (int level = 2; level >= 0; level--) {
+            gemm_limit_isa(level);
+            memcpy(got, start, sizeof(float) * (size_t)(M * N));
+            gemm_chain(got, N, A, a_row, a_col, B, N, with_bias ? bias : NULL, M, N, K, accumulate);
+            mismatches += memcmp(got, want, sizeof(float) * (size_t)(M * N)) != 0;
+            cases++;
+        }
+        // the relu on the way out: the chain's values, negatives (and -0) as +0
+        for (int64_t i = 0; i < M * N; i++)
+            want[i] = want[i] > 0.0f ? want[i] : 0.0f;
+        for (int level = 2; level >= 0; level--) {
+            gemm_limit_isa(level);
+            memcpy(got, start, sizeof(float) * (size_t)(M * N));
+            gemm_chain_relu(got, N, A, a_row, a_col, B, N, with_bias ? bias : NULL, M, N, K, accumulate);
+            mismatches += memcmp(got, want, sizeof(float) * (size_t)(M * N)) != 0;
+            cases++;
+        }
+        free(A); free(B); free(bias); free(start); free(want); free(got);
+    }
+    gemm_limit_isa(saved);
+    CHECK(mismatches == 0, "gemm_chain and gemm_chain_relu equal the naive fma chain bit for bit "
+          "with AVX-512, AVX2 and none (%d of %d differ; this CPU: %s)", mismatches, cases, gemm_kernel_name());
 }
 
 /* ---- elementwise ------------------------------------------------------------ */
@@ -659,6 +701,7 @@ int main(void)
     test_linear_twins(64, 1, 1);
     test_linear_twins(100, 195, 1);             // a 3H→1 decoder
     test_linear_threads();
+    test_gemm_chain();
     test_elementwise();
     test_aggregation(AGG_MAX);
     test_aggregation(AGG_SUM);
