@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { INIT_BLOCK = 1024, UPDATE_BLOCK = 256, RADIX_BITS = 11 };
+enum { INIT_BLOCK = 1024, UPDATE_BLOCK = 256, RADIX_BITS = 12 };
 
 /* ---- walks ------------------------------------------------------------------ */
 
