@@ -192,6 +192,20 @@ static void sort_by_node(uint64_t *keys, uint64_t *scratch, int64_t count, int64
         memcpy(keys, from, sizeof *keys * (size_t)count);
 }
 
+/* Ask for the rows node u will read: its table and moment rows and its
+ * first slot, all in random places (unique nodes are sorted, but sparse). */
+static inline void prefetch_node(const struct train_job *j, int64_t u)
+{
+    size_t bytes = sizeof(float) * (size_t)j->dim;
+    uint64_t key = j->sorted[j->unique_begin[u]];
+    size_t at = (size_t)(key >> 32) * (size_t)j->dim;
+    const char *rows[4] = {(const char *)(j->table + at), (const char *)(j->m + at), (const char *)(j->v + at),
+                           (const char *)(j->grads + (size_t)(key & 0xffffffffu) * (size_t)j->dim)};
+    for (int r = 0; r < 4; r++)
+        for (size_t line = 0; line < bytes; line += 64)
+            __builtin_prefetch(rows[r] + line);
+}
+
 /* AVX2 clone as in sgns.c: the same bits, half the instructions. */
 __attribute__((target_clones("avx2", "default")))
 static void update_nodes(void *ctx, int worker, int workers)
@@ -199,8 +213,14 @@ static void update_nodes(void *ctx, int worker, int workers)
     struct train_job *j = ctx;
     int dim = j->dim;
     float *sum = j->sum + (size_t)worker * dim;
-    for (int64_t block = worker; block * UPDATE_BLOCK < j->unique; block += workers)
-        for (int64_t u = block * UPDATE_BLOCK; u < j->unique && u < (block + 1) * UPDATE_BLOCK; u++) {
+    enum { AHEAD = 3 };
+    for (int64_t block = worker; block * UPDATE_BLOCK < j->unique; block += workers) {
+        int64_t last = (block + 1) * UPDATE_BLOCK < j->unique ? (block + 1) * UPDATE_BLOCK : j->unique;
+        for (int64_t u = block * UPDATE_BLOCK; u < last && u < block * UPDATE_BLOCK + AHEAD; u++)
+            prefetch_node(j, u);
+        for (int64_t u = block * UPDATE_BLOCK; u < last; u++) {
+            if (u + AHEAD < last)
+                prefetch_node(j, u + AHEAD);
             int64_t begin = j->unique_begin[u], end = j->unique_begin[u + 1];
             uint64_t node = j->sorted[begin] >> 32;
             memcpy(sum, j->grads + (size_t)(j->sorted[begin] & 0xffffffffu) * dim, sizeof *sum * (size_t)dim);
@@ -209,6 +229,7 @@ static void update_nodes(void *ctx, int worker, int workers)
             size_t at = (size_t)node * dim;
             sparse_adam_row(j->table + at, j->m + at, j->v + at, sum, dim, j->step_size, 0.9f, 0.999f, 1e-8f);
         }
+    }
 }
 
 double node2vec_train(float *table, const struct line_graph *g, const struct node2vec_options *o,

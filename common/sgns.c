@@ -149,10 +149,43 @@ double sgns_walk_backward_naive(float *grad, const float *const *rows, int lengt
     return loss;
 }
 
+/* The square root of each lane: SSE's sqrtps where there is SSE (IEEE
+ * square roots are exact to the last bit, as sqrtf is), else sqrtf. */
+static inline void sqrt8(vec8 *x)      /* by pointer: see load8 in rows.h */
+{
+#ifdef __SSE__
+    typedef float vec4 __attribute__((vector_size(16)));
+    vec4 half[2];
+    memcpy(half, x, sizeof half);
+    half[0] = __builtin_ia32_sqrtps(half[0]);
+    half[1] = __builtin_ia32_sqrtps(half[1]);
+    memcpy(x, half, sizeof half);
+#else
+    for (int i = 0; i < 8; i++)
+        (*x)[i] = sqrtf((*x)[i]);
+#endif
+}
+
+/* Eight elements at a time, each with the scalar tail's operations in its
+ * order, so the bits do not depend on the path. */
+__attribute__((target_clones("avx2", "default")))
 void sparse_adam_row(float *param, float *m, float *v, const float *g, int dim,
                      float step_size, float beta1, float beta2, float eps)
 {
-    for (int h = 0; h < dim; h++) {
+    vec8 b1 = (vec8){0} + (1 - beta1), b2 = (vec8){0} + (1 - beta2), step = (vec8){0} + step_size,
+         e = (vec8){0} + eps;
+    int h = 0;
+    for (; h + 8 <= dim; h += 8) {
+        vec8 gh = load8(g + h), mh = load8(m + h), vh = load8(v + h);
+        mh += b1 * (gh - mh);
+        vh += b2 * (gh * gh - vh);
+        store8(m + h, mh);
+        store8(v + h, vh);
+        vec8 root = vh;
+        sqrt8(&root);
+        store8(param + h, load8(param + h) - step * (mh / (root + e)));
+    }
+    for (; h < dim; h++) {
         m[h] += (1 - beta1) * (g[h] - m[h]);
         v[h] += (1 - beta2) * (g[h] * g[h] - v[h]);
         param[h] -= step_size * (m[h] / (sqrtf(v[h]) + eps));
