@@ -138,6 +138,23 @@ static void init_rows(void *ctx, int worker, int workers)
         }
 }
 
+/* Draw task i's walk and negative walks into its slots, and ask for the
+ * rows they will read (random rows of a table far larger than the caches). */
+static void draw_task(const struct train_job *j, int64_t i)
+{
+    const struct node2vec_plan *plan = j->plan;
+    int64_t repetition = i / j->starts, position = j->first + i % j->starts;
+    int32_t *nodes = j->nodes + i * j->slots_per_task;
+    node2vec_walk(nodes, plan, j->epoch, repetition, position);
+    node2vec_negative_walks(nodes + plan->length, plan, j->epoch, repetition, position);
+    size_t bytes = sizeof(float) * (size_t)j->dim;
+    for (int64_t s = 0; s < j->slots_per_task; s++) {
+        const char *row = (const char *)(j->table + (size_t)nodes[s] * j->dim);
+        for (size_t line = 0; line < bytes; line += 64)
+            __builtin_prefetch(row + line);
+    }
+}
+
 static void walk_tasks(void *ctx, int worker, int workers)
 {
     struct train_job *j = ctx;
@@ -145,12 +162,14 @@ static void walk_tasks(void *ctx, int worker, int workers)
     int L = plan->length, dim = j->dim;
     const float **rows = j->rows + (size_t)worker * L;
     int64_t lo = j->tasks * worker / workers, hi = j->tasks * (worker + 1) / workers;
+    if (lo < hi)
+        draw_task(j, lo);
     for (int64_t i = lo; i < hi; i++) {
-        int64_t repetition = i / j->starts, position = j->first + i % j->starts;
+        /* the next task's rows arrive while this one computes */
+        if (i + 1 < hi)
+            draw_task(j, i + 1);
         int64_t base = i * j->slots_per_task;
-        int32_t *nodes = j->nodes + base;
-        node2vec_walk(nodes, plan, j->epoch, repetition, position);
-        node2vec_negative_walks(nodes + L, plan, j->epoch, repetition, position);
+        const int32_t *nodes = j->nodes + base;
         j->loss_positive[i] = j->loss_negative[i] = 0;
         for (int k = 0; k <= plan->negatives; k++) {
             for (int l = 0; l < L; l++)
