@@ -38,3 +38,6 @@ printf 'bench node2vec: one epoch, 2 threads: ours %.2f s (%.0f walks/s, %.1f M 
     "$peer_seconds" "$(echo "$peer_walks / $peer_seconds" | bc -l)" "$(echo "$peer_pairs / $peer_seconds / 1000000" | bc -l)" \
     "$(echo "($ours_pairs / $ours_train_seconds) / ($peer_pairs / $peer_seconds)" | bc -l)" \
     "$(echo "($ours_walks / $ours_train_seconds) / ($peer_walks / $peer_seconds)" | bc -l)"
+printf 'bench node2vec: CPU time (both threads; steadier than wall time on a shared machine): ours %.2f s, gensim %.2f s; pair updates per CPU second ours/gensim %.2fx\n' \
+    "$ours_train_cpu_seconds" "$peer_cpu_seconds" \
+    "$(echo "($ours_pairs / $ours_train_cpu_seconds) / ($peer_pairs / $peer_cpu_seconds)" | bc -l)"
