@@ -13,7 +13,7 @@
  * No addition depends on which thread made it, so the table is the same
  * bits at any thread count.  Memory: the table and Adam's two moments
  * (3 n dim floats; untouched pages of the moments are never written), and
- * the slots of one batch (node2vec_batch_bytes: 105 MB at the defaults). */
+ * the slots of one batch (node2vec_batch_bytes: 110 MB at the defaults). */
 #include "node2vec.h"
 #include "cpus.h"
 #include "die.h"
@@ -97,7 +97,9 @@ void node2vec_negative_walks(int32_t *walks, const struct node2vec_plan *plan, i
 
 int64_t node2vec_batch_bytes(const struct node2vec_options *o)
 {
-    return NODE2VEC_BATCH * o->walks_per_node * (1 + o->negatives) * o->walk_length * (o->dim * 4 + 8 + 4);
+    /* per slot: its gradient row, its node, its sort key, the sort's
+     * scratch copy and (at most) one unique-node entry */
+    return NODE2VEC_BATCH * o->walks_per_node * (1 + o->negatives) * o->walk_length * (o->dim * 4 + 4 + 8 + 8 + 8);
 }
 
 /* ---- training ---------------------------------------------------------------- */

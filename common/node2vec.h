@@ -59,13 +59,13 @@ void node2vec_negative_walks(int32_t *walks, const struct node2vec_plan *plan, i
                              int64_t repetition, int64_t position);
 
 /* Train: table [g->n, dim] receives the embedding.
- * Returns the last epoch's mean batch loss (NaN unless the
- * progress line is shown: the logarithms cost a fifth of the time). */
+ * Returns the last epoch's mean batch loss when the progress line is
+ * shown, else NaN (the logarithms are then skipped). */
 double node2vec_train(float *table, const struct line_graph *g, const struct node2vec_options *o,
                       struct workers *pool);
 
-/* Bytes of the per-batch gradient slots for these options (the tool
- * refuses settings above NODE2VEC_MAX_BATCH_BYTES). */
+/* Bytes of a batch's gradient slots and their bookkeeping for these
+ * options (the tool refuses settings above NODE2VEC_MAX_BATCH_BYTES). */
 #define NODE2VEC_MAX_BATCH_BYTES ((int64_t)4 << 30)
 int64_t node2vec_batch_bytes(const struct node2vec_options *o);
 
