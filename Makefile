@@ -132,11 +132,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 2
 
 fuzz-build:
-	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+	@$(MAKE) --no-print-directory -s -j2 BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
 	    CFLAGS='$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libdar.a
-	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -s -j2 $(FUZZ_BINS)
 
-$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(wildcard common/*.h)
+$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(wildcard common/*.h) $(FUZZ_BUILD)/libdar.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libdar.a $(LDLIBS) -o $@
 
