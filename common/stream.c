@@ -98,54 +98,65 @@ static void reader_guard_start(struct reader *rd)
 static void reader_guard_scan(struct reader *rd, long index)
 {
     struct reader_guard *g = &rd->guard;
-    const msgpack_unpacker *u = &rd->u;
-    while (g->depth >= 0) {
-        if (g->left[g->depth] == 0) {
-            g->depth--;
+    /* stream offset x is at base[x], for the buffered x < fed */
+    const unsigned char *base = (const unsigned char *)rd->u.buffer + rd->u.used - rd->fed;
+    uint64_t pos = g->pos, fed = rd->fed;
+    int depth = g->depth;
+    while (depth >= 0) {
+        if (g->left[depth] == 0) {
+            depth--;
             continue;
         }
-        if (g->pos >= rd->fed)
-            return;
-        /* stream offset pos is at u->buffer[u->used - (fed - pos)] */
-        const unsigned char *p = (const unsigned char *)u->buffer + u->used - (rd->fed - g->pos);
-        unsigned b = p[0];
+        if (pos >= fed)
+            break;
+        unsigned b = base[pos];
+        /* most tokens of a record: small ints and short keys */
+        if (b <= 0x7f || b >= 0xe0) {
+            pos++;
+            g->left[depth]--;
+            continue;
+        }
+        if (b >= 0xa0 && b <= 0xbf) {
+            pos += 1 + (b & 0x1f);
+            g->left[depth]--;
+            continue;
+        }
         int header = 0;
         uint64_t payload = 0, items = 0;
-        if (b <= 0x7f || b >= 0xe0 || (b >= 0xc0 && b <= 0xc3)) {
-        } else if (b <= 0x8f) {
+        if (b <= 0x8f) {
             items = 2 * (uint64_t)(b & 0x0f);
         } else if (b <= 0x9f) {
             items = b & 0x0f;
-        } else if (b <= 0xbf) {
-            payload = b & 0x1f;
-        } else {
+        } else if (b >= 0xc4) {
             header = header_sizes[b - 0xc4];
-            if (g->pos + 1 + (uint64_t)header > rd->fed)
-                return;
-            uint64_t n = big_endian(p + 1, header <= 4 ? header : 0);
+            if (pos + 1 + (uint64_t)header > fed)
+                break;
+            uint64_t n = big_endian(base + pos + 1, header <= 4 ? header : 0);
             if ((b >= 0xc4 && b <= 0xc6) || (b >= 0xd9 && b <= 0xdb))
                 payload = n;
             else if (b >= 0xc7 && b <= 0xc9)
                 payload = n + 1;            /* the ext's type byte */
             else if (b >= 0xdc)
                 items = b <= 0xdd ? n : 2 * n;
-        }
-        g->pos += 1 + (uint64_t)header + payload;
-        g->left[g->depth]--;
+        }                                   /* else 0xc0..0xc3: nil, never used, false, true */
+        pos += 1 + (uint64_t)header + payload;
+        g->left[depth]--;
         if (items > 0) {
             /* every item takes at least a byte */
-            uint64_t end = g->pos + items;
-            bool map = (b >= 0x80 && b <= 0x8f) || b >= 0xde;
+            uint64_t end = pos + items;
+            bool map = b <= 0x8f || b >= 0xde;
             if (end - g->start > rd->max_record)
                 die_record(index, "a length header asks for %llu %s, more than a record of at most %zu bytes holds",
                            (unsigned long long)(map ? items / 2 : items), map ? "keys" : "items", rd->max_record);
             if (end > g->need)
                 g->need = end;
-            if (g->depth == READER_MAX_DEPTH)
+            if (depth == READER_MAX_DEPTH)
                 die_record(index, "containers nested more than %d deep", READER_MAX_DEPTH);
-            g->left[++g->depth] = items;
+            g->left[++depth] = items;
         }
     }
+    g->pos = pos;
+    g->depth = depth;
 }
 
 bool reader_next(struct reader *rd, struct record *rec)
