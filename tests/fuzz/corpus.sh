@@ -2,8 +2,9 @@
 # Regenerate the seed corpora tests/fuzz/corpus/<harness>/ and the fixtures
 # tests/fuzz/fixtures/ from the tools in bin/ (make all first): valid records
 # of every kind, small, and the bad inputs the bats tests and the first fuzz
-# sweep found.  Inputs that crashed a harness are kept apart, in
-# tests/fuzz/crashes/<harness>/, and never regenerated here.
+# sweep found.  Files are overwritten, never removed: seeds added by hand
+# (inputs a fuzzing run found interesting) stay.  Inputs that crashed a
+# harness are kept apart, in tests/fuzz/crashes/<harness>/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PWD/bin:$PATH" DAR_CACHE=off OPENBLAS_NUM_THREADS=1
@@ -12,7 +13,6 @@ C=tests/fuzz/corpus
 F=tests/fuzz/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-rm -rf "$C" "$F"
 mkdir -p "$F"
 for h in record tensor graph-fftrace graph-flowfix graph-metrics graph-darstep traced-darfit \
          model-load model-resume metric-table jsonl vesselgraph-csv cache-entry; do
