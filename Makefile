@@ -31,7 +31,7 @@ TESTTOOL_SRC  := $(sort $(wildcard tests/tools/*.c))
 TESTTOOL_BINS := $(TESTTOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 LIB        := $(BUILD)/libdar.a
 
-.PHONY: all deps demo test test-unit test-bats test-asan bench clean
+.PHONY: all deps demo test test-unit test-bats test-asan bench clean fuzz fuzz-build test-fuzz
 # Objects are not intermediate files to throw away: keep them so a rebuild is
 # incremental and concurrent makes never see one vanish.
 .SECONDARY: $(COMMON_OBJ) $(TOOLS:%=$(BUILD)/bin/%.o)
@@ -99,7 +99,7 @@ deps:
 	@bash scripts/deps.sh $(DEB_PACKAGES) $(DEB_EXTRA)
 
 # ---- tests -------------------------------------------------------------------
-test: all test-unit test-bats test-asan
+test: all test-unit test-bats test-asan test-fuzz
 
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do ./$$t || exit 1; done
@@ -116,6 +116,37 @@ test-asan:
 	$(ASAN_ENV) $(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin CFLAGS='$(ASAN_FLAGS) -Wall -std=gnu11' \
 	    LDFLAGS='-fsanitize=address,undefined' all test-unit
 	$(ASAN_ENV) DAR_BIN=$(abspath build/asan/bin) DAR_TOOLS=$(abspath build/asan/tools) DAR_ASAN=1 bats --tap --jobs $(BATS_JOBS) tests/
+
+# ---- fuzzing (tests/fuzz/README.md) -------------------------------------------
+# libFuzzer harnesses, one per input surface, built with clang under
+# build/fuzz (their own libdar.a, instrumented): `make fuzz FUZZ_SECONDS=N`
+# runs each for N seconds, two at a time; `make test-fuzz` replays every
+# corpus file and saved crash through its harness (part of `make test`).
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -O1 -g $(FUZZ_SAN) -Wall -std=gnu11
+FUZZ_NAMES   := $(sort $(basename $(notdir $(wildcard tests/fuzz/*.c))))
+FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz/%)
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 2
+
+fuzz-build:
+	@$(MAKE) --no-print-directory -s -j2 BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+	    CFLAGS='$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libdar.a
+	@$(MAKE) --no-print-directory -s -j2 $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(wildcard common/*.h) $(FUZZ_BUILD)/libdar.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libdar.a $(LDLIBS) -o $@
+
+fuzz: fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) bash tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_NAMES)
+
+test-fuzz:
+	@if ! command -v $(FUZZ_CC) >/dev/null; then echo "ok 1 # skip fuzz replay: no $(FUZZ_CC)"; exit 0; fi
+	@$(MAKE) --no-print-directory -s fuzz-build >/dev/null
+	@FUZZ_BUILD=$(FUZZ_BUILD) bash tests/fuzz/run.sh replay 0 $(FUZZ_JOBS) $(FUZZ_NAMES)
 
 bench: all
 	@for b in tests/bench/*.sh; do [ -e "$$b" ] || continue; bash "$$b"; done

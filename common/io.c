@@ -67,6 +67,10 @@ const char *io_input_name(const char *path)
 
 FILE *io_open_output(const char *path, int binary, int force)
 {
+    /* A file-size limit (ulimit -f) fails the write, as a full disk does
+     * (exit 74, temp files removed), instead of killing the process by
+     * SIGXFSZ with a partial output and cache temp file left behind. */
+    signal(SIGXFSZ, SIG_IGN);
     FILE *f;
     if (is_stdio(path))
         f = stdout;

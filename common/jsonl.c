@@ -181,6 +181,18 @@ static bool json_number(json_t *v, double *x)
     return false;
 }
 
+/* The range of an integer dtype, for the values a JSON tensor may give. */
+static bool dtype_integer_range(enum dtype type, double *low, double *high)
+{
+    switch (type) {
+    case DT_I32: *low = INT32_MIN; *high = INT32_MAX; return true;
+    case DT_I64: *low = -0x1p63; *high = 0x1p63; return true;   /* high excluded below */
+    case DT_U8: *low = 0; *high = 255; return true;
+    case DT_BOOL: *low = 0; *high = 1; return true;
+    default: return false;
+    }
+}
+
 /* An object with exactly dtype, shape and data is a tensor. */
 static bool json_tensor(struct writer *w, json_t *o, long line)
 {
@@ -202,7 +214,8 @@ static bool json_tensor(struct writer *w, json_t *o, long line)
         if (!json_is_integer(x) || json_integer_value(x) < 0)
             die_record(line, "tensor shape entry %d is not a non-negative integer", d);
         shp[d] = json_integer_value(x);
-        count *= shp[d];
+        if (__builtin_mul_overflow(count, shp[d], &count))
+            die_record(line, "tensor shape asks for more values than exist");
     }
     if ((int64_t)json_array_size(data) != count)
         die_record(line, "tensor has %zu values, expected %lld for its shape", json_array_size(data), (long long)count);
@@ -213,10 +226,20 @@ static bool json_tensor(struct writer *w, json_t *o, long line)
         double v;
         if (!json_number(x, &v))
             die_record(line, "tensor value %lld is not a number", (long long)i);
+        /* an integer dtype holds integers of its range: anything else
+         * would be truncated or wrap (or be undefined, for NaN) */
+        double low, high;
+        if (dtype_integer_range(type, &low, &high) && !json_is_integer(x) &&
+            !(v >= low && v <= high && v == floor(v) && !(type == DT_I64 && v == high)))
+            die_record(line, "tensor value %lld is %.17g, not an integer a %s holds", (long long)i, v, dtype_name(type));
+        if (dtype_integer_range(type, &low, &high) && json_is_integer(x) && type != DT_I64 &&
+            (json_integer_value(x) < (json_int_t)low || json_integer_value(x) > (json_int_t)high))
+            die_record(line, "tensor value %lld is %lld, not an integer a %s holds", (long long)i,
+                       (long long)json_integer_value(x), dtype_name(type));
         switch (type) {
         case DT_F32: ((float *)t.data)[i] = (float)v; break;
         case DT_F64: ((double *)t.data)[i] = v; break;
-        case DT_I32: ((int32_t *)t.data)[i] = (int32_t)v; break;
+        case DT_I32: ((int32_t *)t.data)[i] = (int32_t)v; break;   /* in range, checked above */
         case DT_I64: ((int64_t *)t.data)[i] = json_is_integer(x) ? json_integer_value(x) : (int64_t)v; break;
         case DT_U8: case DT_BOOL: ((uint8_t *)t.data)[i] = (uint8_t)v; break;
         default: break;

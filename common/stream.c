@@ -31,6 +31,7 @@ void reader_init(struct reader *rd, FILE *f, const char *name)
         die(EX_SOFTWARE, "out of memory");
     msgpack_unpacked_init(&rd->r);
     rd->scan.left[0] = 1;
+    rd->guard.depth = -1;
     msgpack_sbuffer_init(&rd->repacked);
 }
 
@@ -60,6 +61,7 @@ static size_t reader_fill(struct reader *rd, long next)
     if (n == 0 && ferror(rd->f))
         die(EX_IOERR, "read error on '%s':", rd->name);
     msgpack_unpacker_buffer_consumed(&rd->u, n);
+    rd->fed += n;
     return n;
 }
 
@@ -75,10 +77,103 @@ static void record_check(const msgpack_object *o, long index)
     }
 }
 
+static uint64_t big_endian(const unsigned char *p, int bytes);
+static const signed char header_sizes[];
+
+/* The guard starts on the record msgpack-c parses next, at the first byte
+ * it has not read (each reader_next() call begins on a record boundary). */
+static void reader_guard_start(struct reader *rd)
+{
+    struct reader_guard *g = &rd->guard;
+    g->start = g->pos = g->need = rd->fed - (rd->u.used - rd->u.off);
+    g->depth = 0;
+    g->left[0] = 1;
+}
+
+/* Step the guard over the buffered bytes of that record (see struct
+ * reader_guard).  A header is read once all of it is buffered; a string's
+ * or bin's payload is stepped over, not read, so the cost is per msgpack
+ * token.  Dies when a header asks for more items than a record of the
+ * size limit holds, or nesting passes msgpack-c's limit. */
+static void reader_guard_scan(struct reader *rd, long index)
+{
+    struct reader_guard *g = &rd->guard;
+    /* stream offset x is at base[x], for the buffered x < fed */
+    const unsigned char *base = (const unsigned char *)rd->u.buffer + rd->u.used - rd->fed;
+    uint64_t pos = g->pos, fed = rd->fed;
+    int depth = g->depth;
+    while (depth >= 0) {
+        if (g->left[depth] == 0) {
+            depth--;
+            continue;
+        }
+        if (pos >= fed)
+            break;
+        unsigned b = base[pos];
+        /* most tokens of a record: small ints and short keys */
+        if (b <= 0x7f || b >= 0xe0) {
+            pos++;
+            g->left[depth]--;
+            continue;
+        }
+        if (b >= 0xa0 && b <= 0xbf) {
+            pos += 1 + (b & 0x1f);
+            g->left[depth]--;
+            continue;
+        }
+        int header = 0;
+        uint64_t payload = 0, items = 0;
+        if (b <= 0x8f) {
+            items = 2 * (uint64_t)(b & 0x0f);
+        } else if (b <= 0x9f) {
+            items = b & 0x0f;
+        } else if (b >= 0xc4) {
+            header = header_sizes[b - 0xc4];
+            if (pos + 1 + (uint64_t)header > fed)
+                break;
+            uint64_t n = big_endian(base + pos + 1, header <= 4 ? header : 0);
+            if ((b >= 0xc4 && b <= 0xc6) || (b >= 0xd9 && b <= 0xdb))
+                payload = n;
+            else if (b >= 0xc7 && b <= 0xc9)
+                payload = n + 1;            /* the ext's type byte */
+            else if (b >= 0xdc)
+                items = b <= 0xdd ? n : 2 * n;
+        }                                   /* else 0xc0..0xc3: nil, never used, false, true */
+        pos += 1 + (uint64_t)header + payload;
+        g->left[depth]--;
+        if (items > 0) {
+            /* every item takes at least a byte */
+            uint64_t end = pos + items;
+            bool map = b <= 0x8f || b >= 0xde;
+            if (end - g->start > rd->max_record)
+                die_record(index, "a length header asks for %llu %s, more than a record of at most %zu bytes holds",
+                           (unsigned long long)(map ? items / 2 : items), map ? "keys" : "items", rd->max_record);
+            if (end > g->need)
+                g->need = end;
+            if (depth == READER_MAX_DEPTH)
+                die_record(index, "containers nested more than %d deep", READER_MAX_DEPTH);
+            g->left[++depth] = items;
+        }
+    }
+    g->pos = pos;
+    g->depth = depth;
+}
+
 bool reader_next(struct reader *rd, struct record *rec)
 {
     long next = rd->index + 1;
+    reader_guard_start(rd);
     for (;;) {
+        /* msgpack-c reads the buffered bytes only once every container
+         * header among them has the bytes its count promises */
+        reader_guard_scan(rd, next);
+        if (rd->guard.need > rd->fed) {
+            if (rd->eof)
+                die_record(next, "truncated record at end of input");
+            if (reader_fill(rd, next) == 0)
+                rd->eof = true;
+            continue;
+        }
         /* Parsed even after the end of input: bytes that reader_next_raw()
          * hands over then are parsed here for the first time. */
         msgpack_unpack_return ret = msgpack_unpacker_next(&rd->u, &rd->r);
@@ -108,6 +203,13 @@ bool reader_next(struct reader *rd, struct record *rec)
 /* Containers this big are not measured (nor nesting past RAW_MAX_DEPTH,
  * stream.h): a record's containers are a few keys and a tensor's shape. */
 #define RAW_MAX_ITEMS 65535
+
+/* Bytes after the type byte of 0xc4..0xdf: a length, or a fixed-size value. */
+static const signed char header_sizes[] = {
+    /* c4 bin8..c6 bin32 */ 1, 2, 4, /* c7 ext8..c9 ext32 */ 1, 2, 4,
+    /* ca float32, cb float64 */ 4, 8, /* cc..cf uint */ 1, 2, 4, 8, /* d0..d3 int */ 1, 2, 4, 8,
+    /* d4..d8 fixext */ 2, 3, 5, 9, 17, /* d9..db str */ 1, 2, 4,
+    /* dc, dd array */ 2, 4, /* de, df map */ 2, 4};
 
 static uint64_t big_endian(const unsigned char *p, int bytes)
 {
@@ -146,12 +248,7 @@ static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t a
             return -1;
         } else {
             /* 0xc4..0xdf: a length or value of 1, 2, 4 or 8 bytes follows */
-            static const signed char sizes[] = {
-                /* c4 bin8..c6 bin32 */ 1, 2, 4, /* c7 ext8..c9 ext32 */ 1, 2, 4,
-                /* ca float32, cb float64 */ 4, 8, /* cc..cf uint */ 1, 2, 4, 8, /* d0..d3 int */ 1, 2, 4, 8,
-                /* d4..d8 fixext */ 2, 3, 5, 9, 17, /* d9..db str */ 1, 2, 4,
-                /* dc, dd array */ 2, 4, /* de, df map */ 2, 4};
-            header = sizes[b - 0xc4];
+            header = header_sizes[b - 0xc4];
             if (sc->pos + 1 + (size_t)header > avail)
                 return 0;
             uint64_t n = big_endian(p + sc->pos + 1, header <= 4 ? header : 0);

@@ -6,7 +6,10 @@
  * the next reader_next() call; copy out what must live longer (the record_*
  * getters below copy tensors).  Every malformed input is fatal with exit 65
  * and the record index: bad bytes, a record that is not a map, a non-string
- * key, a record larger than the size limit, truncation at end of input.
+ * key, a record larger than the size limit, a container header asking for
+ * more items than the bytes that follow could hold (refused before
+ * msgpack-c allocates them), nesting deeper than READER_MAX_DEPTH,
+ * truncation at end of input (formats/stream.md, "Limits").
  *
  * Writing: a writer packs onto a FILE through io_write(), so a write error
  * never has to be checked by the caller: it is fatal.  Filters "enrich": they
@@ -33,6 +36,17 @@ struct raw_scan {
     uint64_t left[RAW_MAX_DEPTH];
 };
 
+/* What reader_next() has checked of the record msgpack-c parses next: every
+ * container header up to pos (a stream offset) asks for no more items than
+ * bytes follow it, need being the offset the largest such promise reaches
+ * (msgpack-c allocates a container's objects when it reads the header). */
+#define READER_MAX_DEPTH 32        /* msgpack-c's own limit of nesting */
+struct reader_guard {
+    uint64_t start, pos, need;
+    int depth;                     /* -1: the record is complete */
+    uint64_t left[READER_MAX_DEPTH + 1];
+};
+
 struct reader {
     FILE *f;
     const char *name;          /* for messages: path or "<stdin>" */
@@ -45,6 +59,8 @@ struct reader {
     bool parse_all;            /* reader_next_raw() hands every record to msgpack-c */
     msgpack_sbuffer repacked;  /* ... and repacks it here; before that, a read's
                                 * scratch (the start of a record kept aside) */
+    uint64_t fed;              /* bytes read into the unpacker so far */
+    struct reader_guard guard; /* reader_next() */
 };
 
 struct record {

@@ -1,0 +1,34 @@
+/* graph-fftrace: graph records as ff-trace reads them (fftrace_stream,
+ * one thread, with the trace and with --no-hints). */
+#include "harness.h"
+#include "fftrace.h"
+
+struct input {
+    const uint8_t *data;
+    size_t size;
+    bool hints;
+};
+
+static void run(void *ctx)
+{
+    struct input *p = ctx;
+    FILE *in = harness_input(p->data, p->size);
+    struct fftrace_options o = {p->hints, PROGRESS_OFF, 1};
+    fftrace_stream(in, "<fuzz>", harness_sink(), &o);
+    fclose(in);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    harness_quiet();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct input in = {data, size, true};
+    harness_expect(harness_run(run, &in), 0);
+    in.hints = false;
+    harness_expect(harness_run(run, &in), 0);
+    return 0;
+}

@@ -1,0 +1,30 @@
+/* graph-flowfix: records with a predicted flow as flow-fix reads them
+ * (flowfix_stream, the default key pred_flow). */
+#include "harness.h"
+#include "flowfix_filter.h"
+
+struct input {
+    const uint8_t *data;
+    size_t size;
+};
+
+static void run(void *ctx)
+{
+    struct input *p = ctx;
+    FILE *in = harness_input(p->data, p->size);
+    flowfix_stream(in, "<fuzz>", harness_sink(), "pred_flow");
+    fclose(in);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    harness_quiet();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct input in = {data, size};
+    harness_expect(harness_run(run, &in), 0);
+    return 0;
+}
