@@ -540,8 +540,8 @@ CLONES static void message_rows(struct ctx *c, const struct run *r, float *r0, c
         for (int p = 0; p < ARC_FEATURES; p++)
             if (use[p] && f[p] != 0.0f)
                 row_axpy(out, f[p], nc->kme[p], H);
+        relu_forward(out, out, H);      /* while the row is in cache */
     }
-    relu_forward(r0, r0, (a1 - a0) * H);
 }
 
 static void message_input(struct ctx *c, const struct run *r, float *r0, const float *z)
@@ -632,7 +632,7 @@ CLONES static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         r->r1 = af(c, A * H);
         if (c->model->config.agg != DAR_AGG_MAX)   /* max: the sign is agg's, see run_backward */
             r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
-        if (c->model->config.agg == DAR_AGG_MAX)
+        if (c->model->config.agg == DAR_AGG_MAX && c->backward)   /* inference: no argmax */
             r->argmax = arena_alloc(c->arena, sizeof(int32_t) * (size_t)(N * H > 0 ? N * H : 1));
     }
     struct arena_mark mark = arena_mark(c->arena);

@@ -1,12 +1,12 @@
 /* layers.c - forward and backward kernels of the models (see layers.h).
  *
  * The optimised kernels are the naive ones with the loops reordered for
- * memory order and run four features at a time, plus cblas_sgemm for the
- * dense layers.  Large dense layers are cut into fixed chunks of rows run on
+ * memory order and run four features at a time; the dense layers run on
+ * gemm.h's fixed-order kernels, or cblas_sgemm for large products and CPUs
+ * without AVX2.  Dense layers of many rows are cut into fixed chunks run on
  * the worker pool (workers.h); no sum is ordered by the thread count, so a
- * run is reproducible bit for bit.  This file
- * is not a general tensor library: no strides, no broadcasting, no
- * allocation. */
+ * run is reproducible bit for bit.  This file is not a general tensor
+ * library: no strides, no broadcasting; only large products allocate. */
 #include "layers.h"
 #include "die.h"
 #include "gemm.h"

@@ -1,5 +1,6 @@
-/* layers.h - the numeric kernels the models are built from: dense layers on
- * OpenBLAS, elementwise activations, message aggregation over an edge list,
+/* layers.h - the numeric kernels the models are built from: dense layers (the
+ * fixed-order kernels of gemm.h, OpenBLAS for large products), elementwise
+ * activations, message aggregation over an edge list,
  * row gathers, losses and parameter init.  float32 throughout.
  *
  * Conventions (llm.c's, see DESIGN.md §7):

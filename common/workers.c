@@ -12,6 +12,7 @@
 #include <cblas.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -135,9 +136,19 @@ void workers_start(int threads)
     pthread_cond_init(&pool.wake, NULL);
     pthread_cond_init(&pool.finished, NULL);
     pool.helpers = xmalloc(sizeof *pool.helpers * (size_t)(threads - 1));
+    // the signals that end a tool are the caller's thread's to handle (die.h's
+    // cleanup): the helpers start with them blocked
+    sigset_t ending, saved;
+    sigemptyset(&ending);
+    sigaddset(&ending, SIGINT);
+    sigaddset(&ending, SIGTERM);
+    sigaddset(&ending, SIGHUP);
+    sigaddset(&ending, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &ending, &saved);
     for (int i = 0; i < threads - 1; i++)
         if (pthread_create(&pool.helpers[i], NULL, helper_main, (void *)(intptr_t)(i + 1)))
             die(EX_OSERR, "cannot start a thread:");
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 int workers_threads(void)
