@@ -282,6 +282,8 @@ static void json_value(struct writer *w, json_t *v, long line)
         json_t *bin = json_object_get(v, "$bin");
         if (json_object_size(v) == 1 && json_is_string(bin)) {
             const char *hex = json_string_value(bin);
+            if (strlen(hex) % 2)
+                die_record(line, "'$bin' is not hexadecimal");
             size_t n = strlen(hex) / 2;
             char *bytes = xmalloc(n + 1);
             for (size_t i = 0; i < n; i++) {
@@ -329,6 +331,13 @@ void jsonl_to_stream(FILE *in, const char *name, struct writer *w)
             json_decref(j);
             free(line);
             die(EX_DATAERR, "%s: line %ld: record %ld is not a JSON object", name, lineno, index);
+        }
+        /* {"$bin": ...} stands for a bin: it would be written as a record
+         * that is no map (found by fuzzing) */
+        if (json_object_size(j) == 1 && json_is_string(json_object_get(j, "$bin"))) {
+            json_decref(j);
+            free(line);
+            die(EX_DATAERR, "%s: line %ld: record %ld is a '$bin' object, not a record", name, lineno, index);
         }
         json_value(w, j, index);
         json_decref(j);

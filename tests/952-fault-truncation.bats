@@ -86,3 +86,15 @@ load test_helper
     mpcat --to-msgpack < "$T/ok.jsonl" | mpcat > "$T/back.jsonl"
     cmp <(jq -c . "$T/ok.jsonl") "$T/back.jsonl"
 }
+
+@test "mpcat --to-msgpack: a line that is a {\"\$bin\"} object is refused, not written as a record that is no map (found by fuzzing)" {
+    printf '{"kind": "x"}\n{"$bin": "00"}\n' > "$T/bin.jsonl"
+    run -65 --separate-stderr mpcat --to-msgpack < "$T/bin.jsonl"
+    [ "$stderr" = "mpcat: <stdin>: line 2: record 1 is a '\$bin' object, not a record" ] || fail "$stderr"
+    printf '{"a": {"$bin": "0"}}\n' > "$T/odd.jsonl"
+    run -65 --separate-stderr mpcat --to-msgpack < "$T/odd.jsonl"
+    [ "$stderr" = "mpcat: record 0: '\$bin' is not hexadecimal" ] || fail "$stderr"
+    # inside a record it stays a bin, and round-trips
+    printf '{"a":{"$bin":"00ff"}}\n' > "$T/ok.jsonl"
+    mpcat --to-msgpack < "$T/ok.jsonl" | mpcat | cmp - "$T/ok.jsonl"
+}
