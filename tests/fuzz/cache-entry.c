@@ -64,6 +64,15 @@ static bool valid_entry(const uint8_t *data, size_t size, const char *key_hex)
     return length == size - 40 && sum == XXH3_64bits(data, size - 40);
 }
 
+static void remove_cache(void)
+{
+    char command[400];
+    snprintf(command, sizeof command, "rm -rf '%s'", root);
+    if (system(command) != 0) {
+        /* a directory left in /dev/shm or /tmp is harmless */
+    }
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     harness_quiet();
@@ -71,6 +80,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *base = stat("/dev/shm", &st) == 0 ? "/dev/shm" : "/tmp";
     snprintf(root, sizeof root, "%s/dar-fuzz-cache.%d", base, (int)getpid());
     setenv("DAR_CACHE", root, 1);
+    atexit(remove_cache);
     return 0;
 }
 

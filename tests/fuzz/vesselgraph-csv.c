@@ -27,6 +27,13 @@ static void run(void *ctx)
     vessel_free(&v);
 }
 
+static void remove_directory(void)
+{
+    unlink(nodes_path);
+    unlink(edges_path);
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     harness_quiet();
@@ -37,6 +44,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         abort();
     snprintf(nodes_path, sizeof nodes_path, "%s/fuzz_nodes_processed.csv", dir);
     snprintf(edges_path, sizeof edges_path, "%s/fuzz_edges_processed.csv", dir);
+    atexit(remove_directory);
     return 0;
 }
 
