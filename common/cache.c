@@ -346,6 +346,21 @@ static bool hash_payload(int fd, uint64_t length, XXH64_hash_t *out)
     return ok;
 }
 
+/* All n bytes at off, or false with errno set (a short write is retried, so
+ * a full disk reports itself). */
+static bool write_at(int fd, const void *buf, size_t n, off_t off)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t k = pwrite(fd, (const char *)buf + done, n - done, off + (off_t)done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        done += (size_t)k;
+    }
+    return true;
+}
+
 /* Copy the first length bytes of fd to out; false if fd ended early. */
 static bool copy_payload(int fd, uint64_t length, FILE *out)
 {
@@ -462,6 +477,48 @@ static void fsync_parent(const char *path)
     close(fd);
 }
 
+/* The miss's temp file is written through this cookie: while the cache's
+ * disk takes the bytes they go to the file; the first write it refuses (a
+ * full disk, a quota, a file-size limit, an I/O error) diverts the stream:
+ * what the file holds so far is copied to the tool's output, then this write
+ * and every later one go there too, and the entry is never published.  So a
+ * cache that fills while the tool computes costs the cache, not the run. */
+static ssize_t temp_write(void *cookie, const char *buf, size_t size)
+{
+    struct cache *c = cookie;
+    size_t want = size;
+    if (c->dropping)
+        return (ssize_t)want;
+    if (!c->diverted) {
+        size_t done = 0;
+        while (done < size) {
+            ssize_t n = write(c->tmp_fd, buf + done, size - done);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+            c->tmp_length += (uint64_t)n;
+        }
+        if (done == size)
+            return (ssize_t)want;
+        int refused = errno;
+        c->diverted = true;
+        if (!copy_payload(c->tmp_fd, c->tmp_length, c->final_out))
+            die(EX_IOERR, "cache: cannot read back '%s':", c->tmp_path);
+        io_write(c->final_out, buf + done, size - done);
+        /* An output on the same full disk fails here, with its one error
+         * line; only an output that takes the bytes earns the warning. */
+        if (fflush(c->final_out) != 0)
+            io_write_failed();
+        errno = refused;
+        cannot_store(c, c->tmp_path);
+        return (ssize_t)want;
+    }
+    io_write(c->final_out, buf, size);
+    return (ssize_t)want;
+}
+
 /* The miss's temp file, beside the final entry so rename() is atomic. */
 static FILE *open_temp(struct cache *c)
 {
@@ -491,7 +548,10 @@ static FILE *open_temp(struct cache *c)
     if (fchmod(fd, 0666 & ~mask) != 0) {
         /* harmless: the entry is still readable by its owner */
     }
-    FILE *f = fdopen(fd, "wb");
+    c->tmp_fd = fd;
+    c->tmp_length = 0;
+    c->diverted = c->dropping = false;
+    FILE *f = fopencookie(c, "wb", (cookie_io_functions_t){.write = temp_write});
     if (!f)
         die(EX_SOFTWARE, "out of memory");
     return f;
@@ -543,11 +603,16 @@ void cache_commit(struct cache *c)
     errno = 0;
     if (fflush(f) != 0 || ferror(f))
         die(EX_IOERR, "cache: write error on '%s':", c->tmp_path);
-    int fd = fileno(f);
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        die(EX_IOERR, "cache: cannot stat '%s':", c->tmp_path);
-    uint64_t length = (uint64_t)st.st_size;
+    fclose(f);
+    int fd = c->tmp_fd;
+    if (c->diverted) {
+        /* the output went out as it was made (temp_write): nothing to store */
+        close(fd);
+        unlink(c->tmp_path);
+        cleanup_forget(c->tmp_path);
+        return;
+    }
+    uint64_t length = c->tmp_length;
     XXH64_hash_t sum;
     if (!hash_payload(fd, length, &sum))
         die(EX_IOERR, "cache: cannot read back '%s':", c->tmp_path);
@@ -563,10 +628,9 @@ void cache_commit(struct cache *c)
     int keep = dup(fd);
     if (keep < 0)
         die(EX_SOFTWARE, "cache: dup:");
-    bool sealed = fwrite(trailer, 1, TRAILER_SIZE, f) == TRAILER_SIZE &&
-                  fflush(f) == 0 && !ferror(f) && fsync(fd) == 0;
+    bool sealed = write_at(fd, trailer, TRAILER_SIZE, (off_t)length) && fsync(fd) == 0;
     int saved = errno;
-    if (fclose(f) != 0 && sealed) {
+    if (close(fd) != 0 && sealed) {
         sealed = false;
         saved = errno;
     }
@@ -595,7 +659,9 @@ void cache_end(struct cache *c)
 {
     if (c->tmp) {
         /* Never committed: the computation gave up without dying. */
+        c->dropping = true;      /* what is still buffered is dropped, not written out */
         fclose(c->tmp);
+        close(c->tmp_fd);
         unlink(c->tmp_path);
         cleanup_forget(c->tmp_path);
         c->tmp = NULL;

@@ -51,7 +51,11 @@ struct cache {
     char key_hex[33];
     char entry_path[4200];
     char tmp_path[4200];
-    FILE *tmp;               /* the miss's temporary output */
+    FILE *tmp;               /* the miss's temporary output (a cookie over tmp_fd) */
+    int tmp_fd;
+    uint64_t tmp_length;     /* bytes in the temp file */
+    bool diverted;           /* the cache's disk refused a write: output goes straight out */
+    bool dropping;           /* abandoned: buffered bytes are thrown away */
     FILE *final_out;         /* where the result goes after commit */
     FILE *spools[CACHE_MAX_SPOOLS];
     int n_spools;
