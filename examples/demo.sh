@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: the paper's central comparison on the demo profile, Tables 1 and
 # 2 with the paper's values beside ours: dual, primal and no-algo PGN-max
-# trained 1000 iterations each and the random baseline, scored on 32 graphs
+# trained 3000 iterations each and the random baseline, scored on 32 graphs
 # of 64 nodes of both families.  One line per finished step on stderr, then
 # the tables, the files written and the total time.  Trained models are
 # cached (DAR_CACHE), so a second demo prints at once.
