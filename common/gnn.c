@@ -1,0 +1,271 @@
+/* gnn.c - GCN / GraphSAGE forward and backward (gnn.h).
+ *
+ * Memory of a training pass: the L activations h_l [n, H] and two scratch
+ * buffers [n, max(C, H)].  The backward pass walks the layers down, turning
+ * h_l's buffer into the gradient of conv l's pre-activation (h_l is only
+ * needed for its relu/dropout mask, read in the same sweep), so it needs no
+ * buffer of its own; the SAGE aggregate M h_{l-1} is recomputed rather than
+ * stored. */
+#include "gnn.h"
+#include "die.h"
+#include "layers.h"
+#include "rng.h"
+#include "sparse.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DROP_BLOCK = 1024 };
+
+static struct param *add_param(struct gnn_model *m, const char *name, int64_t rows, int64_t cols)
+{
+    int64_t count = cols ? rows * cols : rows;
+    if (m->nparams == GNN_MAX_PARAMS)
+        die(EX_SOFTWARE, "too many parameters");
+    int k = m->nparams++;
+    snprintf(m->names[k], sizeof m->names[k], "%s", name);
+    struct param *p = &m->params[k];
+    p->name = m->names[k];
+    p->count = count;
+    m->shape[k][0] = rows;
+    m->shape[k][1] = cols;
+    p->value = xcalloc((size_t)(count ? count : 1), sizeof(float));
+    p->grad = xcalloc((size_t)(count ? count : 1), sizeof(float));
+    return p;
+}
+
+struct param *gnn_param(struct gnn_model *m, const char *name)
+{
+    for (int k = 0; k < m->nparams; k++)
+        if (!strcmp(m->names[k], name))
+            return &m->params[k];
+    return NULL;
+}
+
+static const float *value_of(const struct gnn_model *m, const char *name)
+{
+    return gnn_param((struct gnn_model *)m, name)->value;
+}
+
+void gnn_model_init(struct gnn_model *m, const struct gnn_config *cfg, uint64_t seed)
+{
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    if (cfg->layers < 1 || cfg->layers > GNN_MAX_LAYERS)
+        die(EX_SOFTWARE, "%d layers, expected 1 to %d", cfg->layers, GNN_MAX_LAYERS);
+    struct rng r;
+    rng_init(&r, seed, rng_stream_id("gnn-init"), 0);
+    int H = cfg->hidden;
+    char name[32];
+    for (int l = 1; l <= cfg->layers; l++) {
+        int C = l == 1 ? cfg->inputs : H;
+        if (cfg->conv == GNN_SAGE) {
+            snprintf(name, sizeof name, "conv%d.lin_l.weight", l);
+            struct param *w = add_param(m, name, H, C);
+            snprintf(name, sizeof name, "conv%d.lin_l.bias", l);
+            struct param *b = add_param(m, name, H, 0);
+            linear_init(w->value, b->value, C, H, &r);
+            snprintf(name, sizeof name, "conv%d.lin_r.weight", l);
+            w = add_param(m, name, H, C);
+            linear_init(w->value, NULL, C, H, &r);
+        } else {
+            snprintf(name, sizeof name, "conv%d.weight", l);
+            struct param *w = add_param(m, name, H, C);
+            double bound = sqrt(6.0 / (double)(C + H));
+            for (int64_t i = 0; i < w->count; i++)
+                w->value[i] = (float)((2.0 * rng_uniform(&r) - 1.0) * bound);
+            snprintf(name, sizeof name, "conv%d.bias", l);
+            add_param(m, name, H, 0);
+        }
+    }
+    int fan_in = H + cfg->embed;
+    struct param *wh = add_param(m, "head.weight_h", GNN_CLASSES, H);
+    param_init_uniform(wh->value, wh->count, fan_in, &r);
+    if (cfg->embed > 0) {
+        struct param *we = add_param(m, "head.weight_e", GNN_CLASSES, cfg->embed);
+        param_init_uniform(we->value, we->count, fan_in, &r);
+    }
+    struct param *b = add_param(m, "head.bias", GNN_CLASSES, 0);
+    param_init_uniform(b->value, b->count, fan_in, &r);
+}
+
+void gnn_model_free(struct gnn_model *m)
+{
+    for (int k = 0; k < m->nparams; k++) {
+        free(m->params[k].value);
+        free(m->params[k].grad);
+    }
+    memset(m, 0, sizeof *m);
+}
+
+void gnn_work_alloc(struct gnn_work *w, const struct gnn_config *cfg, int64_t n)
+{
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    size_t rows = (size_t)(n ? n : 1), H = (size_t)cfg->hidden;
+    size_t wide = (size_t)(cfg->inputs > cfg->hidden ? cfg->inputs : cfg->hidden);
+    for (int l = 1; l <= cfg->layers; l++)
+        w->h[l] = xmalloc(sizeof(float) * rows * H);
+    w->a = xmalloc(sizeof(float) * rows * wide);
+    w->b = xmalloc(sizeof(float) * rows * wide);
+    w->logits = xmalloc(sizeof(float) * rows * GNN_CLASSES);
+    w->dlogits = xmalloc(sizeof(float) * rows * GNN_CLASSES);
+}
+
+void gnn_work_free(struct gnn_work *w)
+{
+    for (int l = 0; l <= GNN_MAX_LAYERS; l++)
+        free(w->h[l]);
+    free(w->a);
+    free(w->b);
+    free(w->logits);
+    free(w->dlogits);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---- relu + dropout ------------------------------------------------------------- */
+
+void relu_dropout_forward(float *h, int64_t n, int H, float p, uint64_t seed, int64_t step, int layer)
+{
+    int64_t count = n * H;
+    if (p <= 0) {
+        relu_forward(h, h, count);
+        return;
+    }
+    float keep = 1.0f / (1.0f - p);
+    for (int64_t lo = 0, block = 0; lo < n; lo += DROP_BLOCK, block++) {
+        struct rng r;
+        rng_init(&r, seed, rng_stream_id("gnn-dropout"), (((uint64_t)step * 64 + (uint64_t)layer) << 24) + (uint64_t)block);
+        int64_t hi = lo + DROP_BLOCK < n ? lo + DROP_BLOCK : n;
+        for (int64_t i = lo * H; i < hi * H; i++) {
+            float u = rng_uniform_f32(&r);
+            h[i] = u < p || !(h[i] > 0) ? 0.0f : h[i] * keep;
+        }
+    }
+}
+
+void relu_dropout_backward(float *dz, const float *dh, const float *h, int64_t count, float p)
+{
+    float keep = p > 0 ? 1.0f / (1.0f - p) : 1.0f;
+    for (int64_t i = 0; i < count; i++)
+        dz[i] = h[i] > 0 ? dh[i] * keep : 0.0f;
+}
+
+/* ---- forward ------------------------------------------------------------------------ */
+
+static void add_bias_rows(float *z, const float *b, int64_t n, int H)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int c = 0; c < H; c++)
+            z[i * H + c] += b[c];
+}
+
+void gnn_forward(struct gnn_work *w, const struct gnn_model *m, const struct gnn_graph *gr, bool training,
+                 uint64_t seed, int64_t step, int threads)
+{
+    const struct gnn_config *cfg = &m->cfg;
+    int64_t n = gr->g->n;
+    int H = cfg->hidden;
+    char name[32];
+    const float *in = gr->x;
+    for (int l = 1; l <= cfg->layers; l++) {
+        int C = l == 1 ? cfg->inputs : H;
+        float *out = w->h[l];
+        if (cfg->conv == GNN_SAGE) {
+            sparse_mean_forward(w->a, in, gr->g, C, threads);
+            snprintf(name, sizeof name, "conv%d.lin_l.weight", l);
+            const float *wl = value_of(m, name);
+            snprintf(name, sizeof name, "conv%d.lin_l.bias", l);
+            const float *bl = value_of(m, name);
+            snprintf(name, sizeof name, "conv%d.lin_r.weight", l);
+            const float *wr = value_of(m, name);
+            linear_forward(out, w->a, wl, bl, n, C, H);
+            linear_forward_accumulate(out, in, wr, NULL, n, C, H);
+        } else {
+            snprintf(name, sizeof name, "conv%d.weight", l);
+            linear_forward(w->a, in, value_of(m, name), NULL, n, C, H);
+            sparse_gcn_forward(out, w->a, gr->scale, gr->g, H, threads);
+            snprintf(name, sizeof name, "conv%d.bias", l);
+            add_bias_rows(out, value_of(m, name), n, H);
+        }
+        relu_dropout_forward(out, n, H, training ? cfg->dropout : 0.0f, seed, step, l);
+        in = out;
+    }
+    linear_forward(w->logits, in, value_of(m, "head.weight_h"), value_of(m, "head.bias"), n, H, GNN_CLASSES);
+    if (cfg->embed > 0)
+        linear_forward_accumulate(w->logits, gr->e, value_of(m, "head.weight_e"), NULL, n, cfg->embed, GNN_CLASSES);
+}
+
+/* ---- loss and backward -------------------------------------------------------------- */
+
+double gnn_loss_backward(struct gnn_work *w, struct gnn_model *m, const struct gnn_graph *gr, const int32_t *label,
+                         const float *row_weight, bool backward, int threads)
+{
+    const struct gnn_config *cfg = &m->cfg;
+    int64_t n = gr->g->n;
+    int H = cfg->hidden, L = cfg->layers;
+    double total = 0;
+    for (int64_t i = 0; i < n; i++)
+        total += row_weight[i];
+    if (!(total > 0))
+        return 0;
+    float *dlogits = backward ? w->dlogits : NULL;
+    if (dlogits)
+        memset(dlogits, 0, sizeof(float) * (size_t)n * GNN_CLASSES);
+    double loss = softmax_cross_entropy(dlogits, w->logits, label, row_weight, (float)(1.0 / total), n, GNN_CLASSES);
+    if (!backward)
+        return loss;
+    float p = cfg->dropout;
+    /* head: dh_L into b, then dz_L = mask(dh_L) into h_L's buffer */
+    memset(w->b, 0, sizeof(float) * (size_t)n * H);
+    linear_backward(w->b, gnn_param(m, "head.weight_h")->grad, gnn_param(m, "head.bias")->grad, dlogits, w->h[L],
+                    gnn_param(m, "head.weight_h")->value, n, H, GNN_CLASSES);
+    if (cfg->embed > 0)
+        linear_backward(NULL, gnn_param(m, "head.weight_e")->grad, NULL, dlogits, gr->e,
+                        gnn_param(m, "head.weight_e")->value, n, cfg->embed, GNN_CLASSES);
+    relu_dropout_backward(w->h[L], w->b, w->h[L], (int64_t)n * H, p);
+    char name[32];
+    for (int l = L; l >= 1; l--) {
+        int C = l == 1 ? cfg->inputs : H;
+        float *dz = w->h[l];
+        const float *in = l == 1 ? gr->x : w->h[l - 1];
+        float *din = l > 1 ? w->b : NULL;     /* no gradient for x */
+        if (din)
+            memset(din, 0, sizeof(float) * (size_t)n * C);
+        if (cfg->conv == GNN_SAGE) {
+            snprintf(name, sizeof name, "conv%d.lin_l.weight", l);
+            struct param *wl = gnn_param(m, name);
+            snprintf(name, sizeof name, "conv%d.lin_l.bias", l);
+            struct param *bl = gnn_param(m, name);
+            snprintf(name, sizeof name, "conv%d.lin_r.weight", l);
+            struct param *wr = gnn_param(m, name);
+            sparse_mean_forward(w->a, in, gr->g, C, threads);          /* the aggregate again */
+            linear_backward(NULL, wl->grad, bl->grad, dz, w->a, wl->value, n, C, H);
+            linear_backward(din, wr->grad, NULL, dz, in, wr->value, n, C, H);
+            if (din) {
+                memset(w->a, 0, sizeof(float) * (size_t)n * C);
+                linear_backward(w->a, NULL, NULL, dz, in, wl->value, n, C, H);   /* d(M h) */
+                sparse_mean_backward(din, w->a, gr->g, C, threads);
+            }
+        } else {
+            snprintf(name, sizeof name, "conv%d.weight", l);
+            struct param *wt = gnn_param(m, name);
+            snprintf(name, sizeof name, "conv%d.bias", l);
+            struct param *bias = gnn_param(m, name);
+            double *sum = xcalloc((size_t)H, sizeof *sum);    /* millions of rows: sum in double */
+            for (int64_t i = 0; i < n; i++)
+                for (int c = 0; c < H; c++)
+                    sum[c] += dz[i * H + c];
+            for (int c = 0; c < H; c++)
+                bias->grad[c] += (float)sum[c];
+            free(sum);
+            memset(w->a, 0, sizeof(float) * (size_t)n * H);
+            sparse_gcn_backward(w->a, dz, gr->scale, gr->g, H, threads);  /* d(h Wᵀ) = Â dz */
+            linear_backward(din, wt->grad, NULL, w->a, in, wt->value, n, C, H);
+        }
+        if (din)
+            relu_dropout_backward(w->h[l - 1], din, w->h[l - 1], (int64_t)n * C, p);
+    }
+    return loss;
+}
