@@ -9,6 +9,7 @@
 #include "gnn.h"
 #include "die.h"
 #include "layers.h"
+#include "parallel.h"
 #include "rng.h"
 #include "sparse.h"
 #include <math.h>
@@ -126,23 +127,45 @@ void gnn_work_free(struct gnn_work *w)
 
 /* ---- relu + dropout ------------------------------------------------------------- */
 
-void relu_dropout_forward(float *h, int64_t n, int H, float p, uint64_t seed, int64_t step, int layer)
+struct dropout_job {
+    float *h;
+    int64_t n;
+    int H;
+    float p;
+    uint64_t seed, stream;
+};
+
+/* Blocks [lo, hi) of DROP_BLOCK rows; two 32-bit draws per rng_u64 call:
+ * unit i is dropped when its draw is below p · 2^32. */
+static void dropout_blocks(void *ctx, int64_t lo, int64_t hi)
 {
-    int64_t count = n * H;
-    if (p <= 0) {
-        relu_forward(h, h, count);
-        return;
-    }
-    float keep = 1.0f / (1.0f - p);
-    for (int64_t lo = 0, block = 0; lo < n; lo += DROP_BLOCK, block++) {
+    const struct dropout_job *j = ctx;
+    float keep = 1.0f / (1.0f - j->p);
+    uint64_t threshold = (uint64_t)((double)j->p * 4294967296.0);
+    for (int64_t block = lo; block < hi; block++) {
         struct rng r;
-        rng_init(&r, seed, rng_stream_id("gnn-dropout"), (((uint64_t)step * 64 + (uint64_t)layer) << 24) + (uint64_t)block);
-        int64_t hi = lo + DROP_BLOCK < n ? lo + DROP_BLOCK : n;
-        for (int64_t i = lo * H; i < hi * H; i++) {
-            float u = rng_uniform_f32(&r);
-            h[i] = u < p || !(h[i] > 0) ? 0.0f : h[i] * keep;
+        rng_init(&r, j->seed, rng_stream_id("gnn-dropout"), j->stream + (uint64_t)block);
+        int64_t first = block * DROP_BLOCK * j->H;
+        int64_t last = (block + 1) * DROP_BLOCK < j->n ? (block + 1) * DROP_BLOCK * j->H : j->n * j->H;
+        uint64_t bits = 0;
+        for (int64_t i = first; i < last; i++) {
+            if ((i - first) % 2 == 0)
+                bits = rng_u64(&r);
+            uint64_t draw = (i - first) % 2 ? bits >> 32 : bits & 0xffffffffu;
+            float v = j->h[i];
+            j->h[i] = draw < threshold || !(v > 0) ? 0.0f : v * keep;
         }
     }
+}
+
+void relu_dropout_forward(float *h, int64_t n, int H, float p, uint64_t seed, int64_t step, int layer, int threads)
+{
+    if (p <= 0) {
+        relu_forward(h, h, n * H);
+        return;
+    }
+    struct dropout_job j = {h, n, H, p, seed, ((uint64_t)step * 64 + (uint64_t)layer) << 24};
+    parallel_rows(threads, (n + DROP_BLOCK - 1) / DROP_BLOCK, 8, dropout_blocks, &j);
 }
 
 void relu_dropout_backward(float *dz, const float *dh, const float *h, int64_t count, float p)
@@ -189,7 +212,7 @@ void gnn_forward(struct gnn_work *w, const struct gnn_model *m, const struct gnn
             snprintf(name, sizeof name, "conv%d.bias", l);
             add_bias_rows(out, value_of(m, name), n, H);
         }
-        relu_dropout_forward(out, n, H, training ? cfg->dropout : 0.0f, seed, step, l);
+        relu_dropout_forward(out, n, H, training ? cfg->dropout : 0.0f, seed, step, l, threads);
         in = out;
     }
     linear_forward(w->logits, in, value_of(m, "head.weight_h"), value_of(m, "head.bias"), n, H, GNN_CLASSES);

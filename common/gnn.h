@@ -99,8 +99,10 @@ double gnn_loss_backward(struct gnn_work *w, struct gnn_model *m, const struct g
                          const float *row_weight, bool backward, int threads);
 
 /* In place: h = relu(h), then inverted dropout with the mask of (seed,
- * step, layer) when p > 0.  [n, H] */
-void relu_dropout_forward(float *h, int64_t n, int H, float p, uint64_t seed, int64_t step, int layer);
+ * step, layer) when p > 0: per block of DROP_BLOCK rows, two 32-bit draws
+ * per rng_u64, a unit dropped when its draw is below p · 2^32; blocks split
+ * over threads.  [n, H] */
+void relu_dropout_forward(float *h, int64_t n, int H, float p, uint64_t seed, int64_t step, int layer, int threads);
 /* dz = dh / (1 − p) where the forward output h > 0, else 0.  dz may be h
  * (the activation is not needed after).  [n, H] */
 void relu_dropout_backward(float *dz, const float *dh, const float *h, int64_t count, float p);

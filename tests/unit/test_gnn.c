@@ -123,9 +123,9 @@ static void test_relu_dropout(void)
     memcpy(b, a, sizeof(float) * (size_t)(n * H));
     float *orig = malloc(sizeof(float) * (size_t)(n * H));
     memcpy(orig, a, sizeof(float) * (size_t)(n * H));
-    relu_dropout_forward(a, n, H, 0.25f, 7, 3, 2);
-    relu_dropout_forward(b, n, H, 0.25f, 7, 3, 2);
-    CHECK(!memcmp(a, b, sizeof(float) * (size_t)(n * H)), "dropout: the same mask for the same seed, step and layer");
+    relu_dropout_forward(a, n, H, 0.25f, 7, 3, 2, 1);
+    relu_dropout_forward(b, n, H, 0.25f, 7, 3, 2, 3);
+    CHECK(!memcmp(a, b, sizeof(float) * (size_t)(n * H)), "dropout: the same mask for the same seed, step and layer, on 1 and 3 threads");
     int64_t positive = 0, kept = 0;
     bool scaled = true;
     for (int64_t i = 0; i < n * H; i++)
@@ -140,7 +140,7 @@ static void test_relu_dropout(void)
     double rate = (double)kept / (double)positive;
     CHECK(rate > 0.72 && rate < 0.78 && scaled, "dropout 0.25 keeps %.3f of the positive units, scaled by 1/0.75; relu zeroes the rest", rate);
     memcpy(b, orig, sizeof(float) * (size_t)(n * H));
-    relu_dropout_forward(b, n, H, 0.25f, 7, 4, 2);
+    relu_dropout_forward(b, n, H, 0.25f, 7, 4, 2, 1);
     CHECK(memcmp(a, b, sizeof(float) * (size_t)(n * H)), "another step, another mask");
     float *d = random_matrix(n * H, 6), *dz = malloc(sizeof(float) * (size_t)(n * H));
     relu_dropout_backward(dz, d, a, n * H, 0.25f);
