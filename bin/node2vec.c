@@ -1,0 +1,76 @@
+/* node2vec - Node2Vec embeddings of the vessels (the nodes of the line graph). */
+#include "cache.h"
+#include "cli.h"
+#include "die.h"
+#include "io.h"
+#include "node2vec.h"
+#include <stdlib.h>
+
+static const char *key = "n2v", *input = "-", *output = "-";
+static int64_t dim = 128, walk_length = 40, context = 15, walks_per_node = 10, epochs = 5, negatives = 1, seed = 0,
+               threads = 0;
+static double p = 1, q = 1, lr = 0.01;
+static bool no_cache, verbose, force, quiet, progress;
+
+static const struct cli_option options[] = {
+    {"key", 0, CLI_STRING, &key, "KEY", "output key of the f32[m,dim] embedding", CLI_KEY, NULL, 0, 0},
+    {"dim", 0, CLI_INT, &dim, "D", "embedding width", CLI_KEY, NULL, 1, 1024},
+    {"walk-length", 0, CLI_INT, &walk_length, "L", "nodes per walk, the start included", CLI_KEY, NULL, 2, 1000},
+    {"context", 0, CLI_INT, &context, "C", "window: a node and the C-1 nodes after it (at most --walk-length)", CLI_KEY, NULL, 2, 1000},
+    {"walks-per-node", 0, CLI_INT, &walks_per_node, "W", "walks from every node an epoch", CLI_KEY, NULL, 1, 100},
+    {"epochs", 0, CLI_INT, &epochs, "E", "passes over the nodes", CLI_KEY, NULL, 1, 10000},
+    {"p", 0, CLI_DOUBLE, &p, "P", "return parameter: weight 1/P to step back", CLI_KEY, NULL, 1e-6, 1e6},
+    {"q", 0, CLI_DOUBLE, &q, "Q", "in-out parameter: weight 1/Q to move away from the previous node", CLI_KEY, NULL, 1e-6, 1e6},
+    {"lr", 0, CLI_DOUBLE, &lr, "LR", "SparseAdam step size", CLI_KEY, NULL, 1e-9, 10},
+    {"negatives", 0, CLI_INT, &negatives, "K", "negative walks per walk (uniform random nodes)", CLI_KEY, NULL, 1, 20},
+    {"seed", 0, CLI_INT, &seed, "S", "seed of the initial table, the walks and the negatives", CLI_KEY, NULL, 0, 0},
+    {"threads", 0, CLI_INT, &threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 1024},
+    CLI_INPUT(input), CLI_OUTPUT(output), CLI_NO_CACHE(no_cache), CLI_VERBOSE(verbose), CLI_FORCE(force),
+    CLI_PROGRESS(progress), CLI_QUIET(quiet),
+    {0},
+};
+
+static const struct cli_spec spec = {
+    "node2vec", "[options] < vessel.mp > embedded.mp",
+    "Node2Vec on the line graph of every graph record (one node per edge, i.e.\n"
+    "per vessel; adjacent when two vessels share an endpoint), as PyG 1.7.2\n"
+    "trains it for the brain-vessel benchmark: p/q-biased walks from every node,\n"
+    "skip-gram over forward windows with uniform negative walks on one table,\n"
+    "SparseAdam on batches of 256 start nodes.  Adds f32[m, dim] under --key\n"
+    "(formats/node2vec.md).  Same bytes at any --threads; cached by content.",
+    "gen-graphs --family vessel --edges 20000 --seed 1 | node2vec | lc-train --inputs length,distance,curveness,n2v",
+    options,
+};
+
+int main(int argc, char **argv)
+{
+    int first = cli_parse(&spec, argc, argv);
+    if (first < argc)
+        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
+    if (!*key)
+        cli_usage_error(&spec, "--key: an empty name");
+    if (context > walk_length)
+        cli_usage_error(&spec, "--context %lld is longer than --walk-length %lld", (long long)context, (long long)walk_length);
+    struct node2vec_options o = {key, dim, walk_length, context, walks_per_node, epochs, negatives, seed, p, q, lr,
+                                 (int)threads, progress_mode_of(quiet, progress, true)};
+    if (node2vec_batch_bytes(&o) > NODE2VEC_MAX_BATCH_BYTES)
+        cli_usage_error(&spec, "a batch would need %.1f GB of gradient slots (256 x --walks-per-node x (1 + --negatives) "
+                        "x --walk-length x --dim): at most %.1f", node2vec_batch_bytes(&o) / 1e9, NODE2VEC_MAX_BATCH_BYTES / 1e9);
+    cleanup_install_signals();
+    FILE *in = io_open_input(input);
+    FILE *out = io_open_output(output, 1, force);
+    struct cache c;
+    char *args = cli_canonical_args(&spec);
+    const char *name = io_input_name(input);
+    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
+    FILE *data = cache_add_input(&c, in, name);
+    FILE *dest = cache_lookup(&c, out);
+    if (dest) {
+        node2vec_stream(data, name, dest, &o);
+        cache_commit(&c);
+    }
+    cache_end(&c);
+    free(args);
+    io_close_output(out);
+    return 0;
+}
