@@ -9,6 +9,7 @@ set key top right
 set grid
 set xlabel "Adam step"
 set ylabel "reconstruction loss / initial loss"
+set format y "%g"
 first(v) = system(sprintf("awk -F'\t' 'NR == 2 {print $8}' %s/recon-%s.tsv", logs, v)) + 0
 do for [fmt in "png svg"] {
     if (fmt eq "png") { set terminal pngcairo size 1000,600 noenhanced } else { set terminal svg size 1000,600 noenhanced }
