@@ -1,11 +1,12 @@
 /* gnn.c - GCN / GraphSAGE forward and backward (gnn.h).
  *
- * Memory of a training pass: the L activations h_l [n, H] and two scratch
- * buffers [n, max(C, H)].  The backward pass walks the layers down, turning
- * h_l's buffer into the gradient of conv l's pre-activation (h_l is only
- * needed for its relu/dropout mask, read in the same sweep), so it needs no
- * buffer of its own; the SAGE aggregate M h_{l-1} is recomputed rather than
- * stored. */
+ * Memory of a training pass: the L activations h_l [n, H], one scratch
+ * buffer [n, max(C, H)] and a bit mask of the same count.  The backward pass
+ * walks the layers down and writes every gradient over the activation it
+ * belongs to: once conv l's weight gradients have read h_{l-1}, its
+ * relu/dropout mask is saved as bits and h_{l-1}'s buffer receives dh_{l-1},
+ * masked in place into dz_{l-1}.  The SAGE aggregate M h_{l-1} is recomputed
+ * rather than stored. */
 #include "gnn.h"
 #include "die.h"
 #include "layers.h"
@@ -109,7 +110,7 @@ void gnn_work_alloc(struct gnn_work *w, const struct gnn_config *cfg, int64_t n)
     for (int l = 1; l <= cfg->layers; l++)
         w->h[l] = xmalloc(sizeof(float) * rows * H);
     w->a = xmalloc(sizeof(float) * rows * wide);
-    w->b = xmalloc(sizeof(float) * rows * wide);
+    w->mask = xmalloc(sizeof(uint64_t) * ((rows * wide + 63) / 64));
     w->logits = xmalloc(sizeof(float) * rows * GNN_CLASSES);
     w->dlogits = xmalloc(sizeof(float) * rows * GNN_CLASSES);
 }
@@ -119,7 +120,7 @@ void gnn_work_free(struct gnn_work *w)
     for (int l = 0; l <= GNN_MAX_LAYERS; l++)
         free(w->h[l]);
     free(w->a);
-    free(w->b);
+    free(w->mask);
     free(w->logits);
     free(w->dlogits);
     memset(w, 0, sizeof *w);
@@ -173,6 +174,24 @@ void relu_dropout_backward(float *dz, const float *dh, const float *h, int64_t c
     float keep = p > 0 ? 1.0f / (1.0f - p) : 1.0f;
     for (int64_t i = 0; i < count; i++)
         dz[i] = h[i] > 0 ? dh[i] * keep : 0.0f;
+}
+
+/* bits[i] = h[i] > 0: the relu/dropout mask of a stored activation, kept
+ * while its buffer is overwritten by its gradient. */
+static void mask_pack(uint64_t *bits, const float *h, int64_t count)
+{
+    memset(bits, 0, sizeof *bits * (size_t)((count + 63) / 64));
+    for (int64_t i = 0; i < count; i++)
+        if (h[i] > 0)
+            bits[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+/* dz = dh / (1 - p) where the bit is set, else 0, in place: relu_dropout_backward from the bits. */
+static void mask_apply(float *dz, const uint64_t *bits, int64_t count, float p)
+{
+    float keep = p > 0 ? 1.0f / (1.0f - p) : 1.0f;
+    for (int64_t i = 0; i < count; i++)
+        dz[i] = bits[i / 64] >> (i % 64) & 1 ? dz[i] * keep : 0.0f;
 }
 
 /* ---- forward ------------------------------------------------------------------------ */
@@ -240,22 +259,24 @@ double gnn_loss_backward(struct gnn_work *w, struct gnn_model *m, const struct g
     if (!backward)
         return loss;
     float p = cfg->dropout;
-    /* head: dh_L into b, then dz_L = mask(dh_L) into h_L's buffer */
-    memset(w->b, 0, sizeof(float) * (size_t)n * H);
-    linear_backward(w->b, gnn_param(m, "head.weight_h")->grad, gnn_param(m, "head.bias")->grad, dlogits, w->h[L],
-                    gnn_param(m, "head.weight_h")->value, n, H, GNN_CLASSES);
-    if (cfg->embed > 0)
-        linear_backward(NULL, gnn_param(m, "head.weight_e")->grad, NULL, dlogits, gr->e,
-                        gnn_param(m, "head.weight_e")->value, n, cfg->embed, GNN_CLASSES);
-    relu_dropout_backward(w->h[L], w->b, w->h[L], (int64_t)n * H, p);
+    /* head: its weight gradients read h_L; then h_L's buffer receives dh_L,
+     * masked by relu/dropout (the mask saved as bits first) into dz_L */
+    struct param *wh = gnn_param(m, "head.weight_h"), *bh = gnn_param(m, "head.bias");
+    linear_backward(NULL, wh->grad, bh->grad, dlogits, w->h[L], wh->value, n, H, GNN_CLASSES);
+    if (cfg->embed > 0) {
+        struct param *we = gnn_param(m, "head.weight_e");
+        linear_backward(NULL, we->grad, NULL, dlogits, gr->e, we->value, n, cfg->embed, GNN_CLASSES);
+    }
+    mask_pack(w->mask, w->h[L], (int64_t)n * H);
+    memset(w->h[L], 0, sizeof(float) * (size_t)n * H);
+    linear_backward(w->h[L], NULL, NULL, dlogits, NULL, wh->value, n, H, GNN_CLASSES);
+    mask_apply(w->h[L], w->mask, (int64_t)n * H, p);
     char name[32];
     for (int l = L; l >= 1; l--) {
         int C = l == 1 ? cfg->inputs : H;
         float *dz = w->h[l];
         const float *in = l == 1 ? gr->x : w->h[l - 1];
-        float *din = l > 1 ? w->b : NULL;     /* no gradient for x */
-        if (din)
-            memset(din, 0, sizeof(float) * (size_t)n * C);
+        float *din = l > 1 ? w->h[l - 1] : NULL;     /* no gradient for x; else over h_{l-1} once read */
         if (cfg->conv == GNN_SAGE) {
             snprintf(name, sizeof name, "conv%d.lin_l.weight", l);
             struct param *wl = gnn_param(m, name);
@@ -263,12 +284,15 @@ double gnn_loss_backward(struct gnn_work *w, struct gnn_model *m, const struct g
             struct param *bl = gnn_param(m, name);
             snprintf(name, sizeof name, "conv%d.lin_r.weight", l);
             struct param *wr = gnn_param(m, name);
+            linear_backward(NULL, wr->grad, NULL, dz, in, wr->value, n, C, H);
             sparse_mean_forward(w->a, in, gr->g, C, threads);          /* the aggregate again */
             linear_backward(NULL, wl->grad, bl->grad, dz, w->a, wl->value, n, C, H);
-            linear_backward(din, wr->grad, NULL, dz, in, wr->value, n, C, H);
             if (din) {
                 memset(w->a, 0, sizeof(float) * (size_t)n * C);
-                linear_backward(w->a, NULL, NULL, dz, in, wl->value, n, C, H);   /* d(M h) */
+                linear_backward(w->a, NULL, NULL, dz, NULL, wl->value, n, C, H);   /* d(M h) */
+                mask_pack(w->mask, in, (int64_t)n * C);
+                memset(din, 0, sizeof(float) * (size_t)n * C);
+                linear_backward(din, NULL, NULL, dz, NULL, wr->value, n, C, H);
                 sparse_mean_backward(din, w->a, gr->g, C, threads);
             }
         } else {
@@ -285,10 +309,15 @@ double gnn_loss_backward(struct gnn_work *w, struct gnn_model *m, const struct g
             free(sum);
             memset(w->a, 0, sizeof(float) * (size_t)n * H);
             sparse_gcn_backward(w->a, dz, gr->scale, gr->g, H, threads);  /* d(h Wᵀ) = Â dz */
-            linear_backward(din, wt->grad, NULL, w->a, in, wt->value, n, C, H);
+            linear_backward(NULL, wt->grad, NULL, w->a, in, wt->value, n, C, H);
+            if (din) {
+                mask_pack(w->mask, in, (int64_t)n * C);
+                memset(din, 0, sizeof(float) * (size_t)n * C);
+                linear_backward(din, NULL, NULL, w->a, NULL, wt->value, n, C, H);
+            }
         }
         if (din)
-            relu_dropout_backward(w->h[l - 1], din, w->h[l - 1], (int64_t)n * C, p);
+            mask_apply(din, w->mask, (int64_t)n * C, p);
     }
     return loss;
 }

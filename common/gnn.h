@@ -79,7 +79,8 @@ struct gnn_graph {
 struct gnn_work {
     int64_t n;
     float *h[GNN_MAX_LAYERS + 1];   /* h[1..L] [n, H] (h[0] is the graph's x) */
-    float *a, *b;                   /* [n, max(C, H)] scratch */
+    float *a;                       /* [n, max(C, H)] scratch */
+    uint64_t *mask;                 /* [n max(C, H) / 64] relu/dropout mask bits */
     float *logits, *dlogits;        /* [n, 3] */
 };
 void gnn_work_alloc(struct gnn_work *w, const struct gnn_config *cfg, int64_t n);

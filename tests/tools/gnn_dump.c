@@ -8,7 +8,8 @@
  * labels, and row weights (a class weight on about 80% of the rows, 0
  * elsewhere); initialises the model as gnn-train does and writes one record:
  * offsets, neighbors, x, e, label, row_weight, loss (f64), params and grads
- * (maps name -> f32 tensor), with dropout 0 so the twin needs no masks. */
+ * (maps name -> f32 tensor), dropout, and masks (u8[m, H] per layer: 1 where
+ * the unit survived relu and dropout), so the twin applies the same masks. */
 #include "cli.h"
 #include "die.h"
 #include "gnn.h"
@@ -23,6 +24,7 @@
 
 static const char *conv = "sage";
 static int64_t layers = 2, hidden = 8, embed = 0, seed = 0, threads = 1;
+static double dropout = 0;
 
 static const struct cli_option options[] = {
     {"conv", 0, CLI_CHOICE, &conv, "C", "convolution", 0, "sage|gcn", 0, 0},
@@ -31,6 +33,7 @@ static const struct cli_option options[] = {
     {"embed", 0, CLI_INT, &embed, "D", "embedding width (0: none)", 0, NULL, 0, 4096},
     {"seed", 0, CLI_INT, &seed, "S", "seed of the model and the drawn data", 0, NULL, 0, 0},
     {"threads", 'j', CLI_INT, &threads, "N", "threads of the sparse products", 0, NULL, 1, 64},
+    {"dropout", 0, CLI_DOUBLE, &dropout, "P", "dropout; the masks drawn are written as 'masks' for the twin", 0, NULL, 0, 0.9},
     {0},
 };
 
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
         label[i] = u < 0.7 ? 0 : u < 0.9 ? 1 : 2;
         row_weight[i] = rng_uniform(&r) < 0.8 ? class_weight[label[i]] : 0.0f;
     }
-    struct gnn_config cfg = {strcmp(conv, "gcn") ? GNN_SAGE : GNN_GCN, (int)layers, (int)hidden, 3, D, 0.0f};
+    struct gnn_config cfg = {strcmp(conv, "gcn") ? GNN_SAGE : GNN_GCN, (int)layers, (int)hidden, 3, D, (float)dropout};
     struct gnn_model mdl;
     gnn_model_init(&mdl, &cfg, (uint64_t)seed);
     float *scale = xmalloc(sizeof *scale * (size_t)m);
@@ -97,11 +100,15 @@ int main(int argc, char **argv)
     gnn_work_alloc(&work, &cfg, m);
     params_zero_grad(mdl.params, mdl.nparams);
     gnn_forward(&work, &mdl, &gr, true, (uint64_t)seed, 0, (int)threads);
+    uint8_t *masks = xmalloc((size_t)layers * (size_t)m * (size_t)hidden);
+    for (int l = 1; l <= layers; l++)
+        for (int64_t i = 0; i < m * hidden; i++)
+            masks[(l - 1) * m * hidden + i] = work.h[l][i] > 0;
     double loss = gnn_loss_backward(&work, &mdl, &gr, label, row_weight, true, (int)threads);
 
     struct writer w;
     writer_init(&w, stdout);
-    mp_map(&w, 12);
+    mp_map(&w, 14);
     mp_key(&w, "conv");       mp_str(&w, conv);
     mp_key(&w, "layers");     mp_int(&w, layers);
     mp_key(&w, "hidden");     mp_int(&w, hidden);
@@ -114,6 +121,8 @@ int main(int argc, char **argv)
     mp_key(&w, "loss");       mp_double(&w, loss);
     mp_key(&w, "params");     write_params(&w, &mdl, false);
     mp_key(&w, "grads");      write_params(&w, &mdl, true);
+    mp_key(&w, "dropout");    mp_double(&w, dropout);
+    mp_key(&w, "masks");      mp_tensor(&w, DT_U8, 3, (int64_t[]){layers, m, hidden}, masks);
     if (fflush(stdout))
         die(EX_IOERR, "cannot write:");
     gnn_work_free(&work);
@@ -124,6 +133,7 @@ int main(int argc, char **argv)
     free(label);
     free(row_weight);
     free(scale);
+    free(masks);
     free(src);
     free(dst);
     reader_free(&rd);

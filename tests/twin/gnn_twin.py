@@ -4,7 +4,8 @@
     gnn_twin.py dump.mp [--loss-rtol 1e-5] [--grad-rtol 1e-4] [--abs 1e-7] [-v]
 
 Reads a gnn_dump record (the line graph as CSR, inputs, embeddings, labels,
-row weights, the C model's parameters, its loss and gradients), recomputes
+row weights, the C model's parameters and dropout masks, its loss and
+gradients), recomputes
 the loss with torch sparse products and autograd from the same parameters,
 and compares: loss |a-b| <= loss_rtol max(|a|,|b|) + abs; per gradient tensor
 max|a-b| <= grad_rtol max(max|a|, max|b|) + abs.  Exits 1 on any failure.
@@ -64,7 +65,9 @@ def main():
                 + h @ P["conv%d.lin_r.weight" % l].T
         else:
             h = torch.sparse.mm(A_hat, h @ P["conv%d.weight" % l].T) + P["conv%d.bias" % l]
-        h = F.relu(h)          # dropout 0 in the dump
+        # the C code's relu + dropout masks (kept units scaled by 1/(1-p))
+        keep_mask = torch.from_numpy(np.array(rec["masks"][l - 1], dtype=np.float64))
+        h = F.relu(h) * keep_mask / (1.0 - float(rec["dropout"]))
     if "head.weight_e" in P:
         W = torch.cat([P["head.weight_h"], P["head.weight_e"]], 1)
         z = torch.cat([h, e], 1) @ W.T + P["head.bias"]
