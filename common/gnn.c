@@ -136,6 +136,19 @@ struct dropout_job {
     uint64_t seed, stream;
 };
 
+/* relu then dropout of one unit, without branches (half the units drop at
+ * random, which no branch predictor guesses): the result's bits are
+ * relu(v) · keep masked by all-ones when kept, zero when dropped or v <= 0. */
+static inline void dropout_unit(float *h, uint32_t draw, uint64_t threshold, float keep)
+{
+    float v = *h * keep;
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    uint32_t kept = -(uint32_t)(draw >= threshold);
+    u &= kept & ~(uint32_t)((int32_t)u >> 31);      /* a negative value (sign bit) becomes +0 */
+    memcpy(h, &u, sizeof u);
+}
+
 /* Blocks [lo, hi) of DROP_BLOCK rows; two 32-bit draws per rng_u64 call:
  * unit i is dropped when its draw is below p · 2^32. */
 static void dropout_blocks(void *ctx, int64_t lo, int64_t hi)
@@ -148,13 +161,11 @@ static void dropout_blocks(void *ctx, int64_t lo, int64_t hi)
         rng_init(&r, j->seed, rng_stream_id("gnn-dropout"), j->stream + (uint64_t)block);
         int64_t first = block * DROP_BLOCK * j->H;
         int64_t last = (block + 1) * DROP_BLOCK < j->n ? (block + 1) * DROP_BLOCK * j->H : j->n * j->H;
-        uint64_t bits = 0;
-        for (int64_t i = first; i < last; i++) {
-            if ((i - first) % 2 == 0)
-                bits = rng_u64(&r);
-            uint64_t draw = (i - first) % 2 ? bits >> 32 : bits & 0xffffffffu;
-            float v = j->h[i];
-            j->h[i] = draw < threshold || !(v > 0) ? 0.0f : v * keep;
+        for (int64_t i = first; i < last; i += 2) {
+            uint64_t bits = rng_u64(&r);
+            dropout_unit(&j->h[i], (uint32_t)bits, threshold, keep);
+            if (i + 1 < last)
+                dropout_unit(&j->h[i + 1], (uint32_t)(bits >> 32), threshold, keep);
         }
     }
 }
@@ -180,18 +191,38 @@ void relu_dropout_backward(float *dz, const float *dh, const float *h, int64_t c
  * while its buffer is overwritten by its gradient. */
 static void mask_pack(uint64_t *bits, const float *h, int64_t count)
 {
-    memset(bits, 0, sizeof *bits * (size_t)((count + 63) / 64));
-    for (int64_t i = 0; i < count; i++)
-        if (h[i] > 0)
-            bits[i / 64] |= (uint64_t)1 << (i % 64);
+    int64_t words = count / 64;
+    for (int64_t w = 0; w < words; w++) {
+        const float *v = h + w * 64;
+        uint64_t b = 0;
+        for (int k = 0; k < 64; k++)
+            b |= (uint64_t)(v[k] > 0) << k;
+        bits[w] = b;
+    }
+    if (count % 64) {
+        uint64_t b = 0;
+        for (int64_t i = words * 64; i < count; i++)
+            b |= (uint64_t)(h[i] > 0) << (i % 64);
+        bits[words] = b;
+    }
 }
 
 /* dz = dh / (1 - p) where the bit is set, else 0, in place: relu_dropout_backward from the bits. */
 static void mask_apply(float *dz, const uint64_t *bits, int64_t count, float p)
 {
     float keep = p > 0 ? 1.0f / (1.0f - p) : 1.0f;
-    for (int64_t i = 0; i < count; i++)
-        dz[i] = bits[i / 64] >> (i % 64) & 1 ? dz[i] * keep : 0.0f;
+    for (int64_t w = 0; w * 64 < count; w++) {
+        float *v = dz + w * 64;
+        int n = count - w * 64 < 64 ? (int)(count - w * 64) : 64;
+        uint64_t b = bits[w];
+        for (int k = 0; k < n; k++) {  /* no branch: the bits are random under dropout */
+            float x = v[k] * keep;
+            uint32_t u;
+            memcpy(&u, &x, sizeof u);
+            u &= -(uint32_t)(b >> k & 1);
+            memcpy(&v[k], &u, sizeof u);
+        }
+    }
 }
 
 /* ---- forward ------------------------------------------------------------------------ */
