@@ -11,6 +11,7 @@ Prints "epoch_s S" (median over the epochs) and the peak RSS.
 import argparse
 import resource
 import time
+import warnings
 
 import msgpack
 import msgpack_numpy
@@ -27,6 +28,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
     rec = msgpack.unpackb(open(a.csr, "rb").read(), object_hook=msgpack_numpy.decode, raw=False)
     off = torch.from_numpy(np.array(rec["offsets"], dtype=np.int64))
     nb = torch.from_numpy(np.array(rec["neighbors"], dtype=np.int64))
