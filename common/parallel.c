@@ -1,19 +1,26 @@
-/* parallel.c - parallel_rows (parallel.h). */
+/* parallel.c - parallel_rows (parallel.h) on one process-wide set of
+ * workers (workers.h), started at the first call that wants more than one
+ * thread and restarted only when the thread count asked for changes.  Calls
+ * come from one thread at a time (the tool's main thread). */
 #include "parallel.h"
-#include "die.h"
+#include "workers.h"
 #include <pthread.h>
 
-struct piece {
+static struct workers pool;
+static int pool_size;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct pieces {
     void (*fn)(void *ctx, int64_t lo, int64_t hi);
     void *ctx;
-    int64_t lo, hi;
+    int64_t n, count;
 };
 
-static void *run_piece(void *arg)
+static void run_piece(void *arg, int worker, int workers)
 {
-    struct piece *p = arg;
-    p->fn(p->ctx, p->lo, p->hi);
-    return NULL;
+    const struct pieces *p = arg;
+    if (worker < p->count)
+        p->fn(p->ctx, p->n * worker / p->count, p->n * (worker + 1) / p->count);
 }
 
 void parallel_rows(int threads, int64_t n, int64_t grain, void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
@@ -22,24 +29,21 @@ void parallel_rows(int threads, int64_t n, int64_t grain, void (*fn)(void *ctx, 
         return;
     if (grain < 1)
         grain = 1;
-    int64_t t = threads < 1 ? 1 : threads;
-    if (t > n / grain)
-        t = n / grain;
-    if (t <= 1) {
+    int64_t count = threads < 1 ? 1 : threads;
+    if (count > n / grain)
+        count = n / grain;
+    if (count <= 1) {
         fn(ctx, 0, n);
         return;
     }
-    enum { MAX_THREADS = 256 };
-    if (t > MAX_THREADS)
-        t = MAX_THREADS;
-    struct piece pieces[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    for (int64_t i = 0; i < t; i++)
-        pieces[i] = (struct piece){fn, ctx, n * i / t, n * (i + 1) / t};
-    for (int64_t i = 1; i < t; i++)
-        if (pthread_create(&tid[i], NULL, run_piece, &pieces[i]))
-            die(EX_SOFTWARE, "cannot start a thread:");
-    run_piece(&pieces[0]);
-    for (int64_t i = 1; i < t; i++)
-        pthread_join(tid[i], NULL);
+    pthread_mutex_lock(&pool_lock);
+    if (pool_size != threads) {
+        if (pool_size)
+            workers_stop(&pool);
+        workers_start(&pool, threads);
+        pool_size = threads;
+    }
+    struct pieces p = {fn, ctx, n, count};
+    workers_run(&pool, run_piece, &p);
+    pthread_mutex_unlock(&pool_lock);
 }

@@ -2,9 +2,11 @@
  * independent (each row written by one thread from data no thread writes),
  * so the result does not depend on the thread count or the split.
  *
- * Threads are started per call and joined before it returns: a call costs
- * tens of microseconds, nothing next to the row work it is meant for; below
- * `grain` rows per thread fewer threads are used (one for small ranges). */
+ * The threads are one process-wide set of workers (workers.h), kept between
+ * calls; below `grain` rows a piece fewer pieces are made (one, run on the
+ * caller's thread, for small ranges).  Calls must not overlap (one calling
+ * thread at a time).
+ */
 #ifndef DAR_PARALLEL_H
 #define DAR_PARALLEL_H
 #include <stdint.h>
