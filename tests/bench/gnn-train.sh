@@ -9,6 +9,7 @@
 # METIS's time for 9 parts.  Then, unless GNN_BENCH_BIG=0, the peak memory of
 # one SAGE epoch of gnn-train at CD1-E-1's size (5,791,309 vessels; target
 # under 16 GB), ours only (the peer needs more than this machine has).
+# GNN_BENCH_MODELS (default "sage gcn") picks the models.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PATH="$PWD/bin:$PATH"
@@ -19,8 +20,8 @@ threads=${GNN_BENCH_THREADS:-1}
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 gen-graphs --family vessel --edges "$edges" --seed 1 -o "$w/v.mp"
-for conv in sage gcn; do
-    extra=(); [ "$conv" = sage ] && extra=(--csr "$w/csr.mp") || extra=(--no-metis)
+for conv in ${GNN_BENCH_MODELS:-sage gcn}; do
+    extra=(--csr "$w/csr.mp"); [ "$conv" = sage ] || extra+=(--no-metis)
     build/tools/gnn_bench --conv "$conv" --epochs 3 -j "$threads" "${extra[@]}" < "$w/v.mp" > "$w/ours-$conv"
     "$PY" tests/bench/gnn_torch.py "$w/csr.mp" --conv "$conv" --epochs 3 --threads "$threads" > "$w/torch-$conv"
     get() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
