@@ -37,6 +37,7 @@ ifeq ($(PROFILE),smoke)
   VESSEL_EDGES_CD1-E-1 := 300000
   VESSEL_RECON_OPTS := --iters 2 --max-steps 4
   # GNN rows: one trial of a 1 x 4 network for 3 epochs; C-SAGE on real batches (4 of 9 clusters a step)
+  # no apostrophe in a note: the figures pass it to gnuplot in single quotes
   GNN_NOTE := GNN rows 1 trial, 1 conv of 4, 3 epochs; N2V dim 8, 1 walk of 10 a vessel
   GNN_TRIALS := 0
   GNN_PROFILE_OPTS := --layers 1 --hidden 4 --epochs 3 --parts 9 --batch-clusters 4
@@ -47,7 +48,7 @@ else ifeq ($(PROFILE),quick)
   VESSEL_EDGES_CD1-E-3 := 54000
   VESSEL_EDGES_CD1-E-2 := 37100
   VESSEL_EDGES_CD1-E-1 := 100000
-  GNN_NOTE := GNN rows 1 trial, the paper's architectures, 80 epochs (paper 1500, C-SAGE on CD1-E-3 5000); N2V 1 epoch (paper 5)
+  GNN_NOTE := GNN rows 1 trial, the paper architectures, 80 epochs (paper 1500, C-SAGE on CD1-E-3 5000); N2V 1 epoch (paper 5)
   GNN_TRIALS := 0
   GNN_PROFILE_OPTS := --epochs 80
   N2V_OPTS := --epochs 1
@@ -60,7 +61,7 @@ else ifeq ($(PROFILE),paper)
   VESSEL_EDGES_CD1-E-2 := 2150326
   VESSEL_EDGES_CD1-E-1 := 5791309
   VESSEL_RECON_OPTS :=
-  GNN_NOTE := GNN rows 3 trials, the paper's hyperparameters (appendix tab:bvg-hyperparam)
+  GNN_NOTE := GNN rows 3 trials, the paper hyperparameters (appendix tab:bvg-hyperparam)
   GNN_TRIALS := 0 1 2
   GNN_PROFILE_OPTS :=
   # C-SAGE needs more epochs on CD1-E-3 (the paper's appendix)
