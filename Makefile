@@ -13,7 +13,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += -Icommon $(PKG_CFLAGS) -DDAR_VERSION='"$(VERSION)"'
 LDFLAGS  += -Wl,--as-needed
-LDLIBS   += $(PKG_LIBS) -lpthread -lm
+LDLIBS   += $(PKG_LIBS) -lmetis -lpthread -lm
 
 # BUILD is where objects go; bin/ holds the normal tools, $(BUILD)/bin the
 # sanitizer ones, so the two builds never mix.

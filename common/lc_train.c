@@ -262,7 +262,7 @@ static const msgpack_object *map_value(const msgpack_object *o, const char *key)
 
 /* The f32[m] or f32[m, d] tensor under key, without copying its data: checks
  * what tensor_decode checks (record_tensor's messages), returns d. */
-static int input_view(const struct record *rec, const char *key, int64_t m, const unsigned char **data)
+int lc_input_view(const struct record *rec, const char *key, int64_t m, const unsigned char **data)
 {
     const msgpack_object *o = record_find(rec, key);
     if (!o)
@@ -772,23 +772,22 @@ static bool key_listed(const msgpack_object *key, const char *list)
     return false;
 }
 
-/* writer_begin_enriched, also leaving out the keys of --drop (an embedding
- * of 3 GB need not travel on to metrics, whose reader stops at 2 GiB). */
-static void begin_output(struct writer *w, const struct record *rec, const char *drop)
+void lc_begin_output(struct writer *w, const struct record *rec, const char *const *added_keys, int n_added,
+                     const char *drop)
 {
     if (!drop || !*drop) {
-        writer_begin_enriched(w, rec, added_keys, 4);
+        writer_begin_enriched(w, rec, added_keys, n_added);
         return;
     }
     const msgpack_object_map *m = &rec->map->via.map;
     uint32_t kept = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass)
-            mp_map(w, kept + 4);
+            mp_map(w, kept + (uint32_t)n_added);
         for (uint32_t i = 0; i < m->size; i++) {
             const msgpack_object *k = &m->ptr[i].key;
             bool added = false;
-            for (int a = 0; a < 4; a++)
+            for (int a = 0; a < n_added; a++)
                 added = added || mp_str_eq(k, added_keys[a]);
             if (added || key_listed(k, drop))
                 continue;
@@ -814,7 +813,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     char *names = xstrdup(o->inputs);
     for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         in.name[in.count] = tok;
-        in.dim[in.count] = input_view(rec, tok, m, &in.data[in.count]);
+        in.dim[in.count] = lc_input_view(rec, tok, m, &in.data[in.count]);
         in.q += in.dim[in.count];
         in.count++;
     }
@@ -830,7 +829,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
         die_record(rec->index, "%lld edges leave no train edge (80%% of m)", (long long)m);
     train(&res, &in, label, split, o, rec->index, p, pred_label, pred_proba);
 
-    begin_output(w, rec, o->drop);
+    lc_begin_output(w, rec, added_keys, 4, o->drop);
     mp_key(w, "split");      mp_vector(w, DT_U8, m, split);
     mp_key(w, "pred_label"); mp_vector(w, DT_U8, m, pred_label);
     mp_key(w, "pred_proba"); mp_tensor(w, DT_F32, 2, (int64_t[]){m, K}, pred_proba);

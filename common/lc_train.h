@@ -99,4 +99,18 @@ void lc_standardize_stats(double *mean, double *std, const struct lc_inputs *in,
 void lc_gather(float *x, const struct lc_inputs *in, const int64_t *rows, int64_t n,
                const float *shift, const float *scale);
 
+/* The f32[m] or f32[m, d] tensor under key, read in place (*data points
+ * into the record); returns d.  Dies (65) naming the key when it is absent,
+ * not an f32 tensor, or not m rows. */
+struct record;
+int lc_input_view(const struct record *rec, const char *key, int64_t m, const unsigned char **data);
+
+/* writer_begin_enriched for the n_added keys the caller then packs, also
+ * leaving out the keys of the comma-separated list drop (NULL or "": none):
+ * an embedding of 3 GB need not travel on to metrics, whose reader stops at
+ * 2 GiB. */
+struct writer;
+void lc_begin_output(struct writer *w, const struct record *rec, const char *const *added_keys, int n_added,
+                     const char *drop);
+
 #endif
