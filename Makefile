@@ -93,7 +93,8 @@ DEB_PACKAGES := \
   libmetis-dev \
   python3-gensim \
   clang \
-  libclang-rt-14-dev
+  libclang-rt-14-dev \
+  git
 DEB_EXTRA ?=
 deps:
 	@bash scripts/deps.sh $(DEB_PACKAGES) $(DEB_EXTRA)

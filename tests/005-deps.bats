@@ -21,8 +21,9 @@ NO_SUCH=dar-test-no-such-package
 @test "deps: when not root, the one apt-get line is printed and the exit status is non-zero" {
     command -v setpriv > /dev/null || skip "no setpriv"
     [ "$(id -u)" = 0 ] || skip "needs root to become another user"
+    # the script on stdin: the checkout may be where nobody can read (/root)
     run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
-        bash "$ROOT/scripts/deps.sh" bash "$NO_SUCH"
+        bash -s -- bash "$NO_SUCH" < "$ROOT/scripts/deps.sh"
     assert_failure 1
     [[ "$stderr" == *"apt-get update && apt-get install --no-install-recommends $NO_SUCH"* ]] || fail "$stderr"
     [ -z "$output" ]
