@@ -193,5 +193,9 @@ void workers_run(int64_t tasks, void (*task)(void *, int64_t, int), void *contex
             pthread_cond_wait(&pool.finished, &pool.lock);
         pthread_mutex_unlock(&pool.lock);
     }
+    /* Close the job before the next one changes pool.tasks: a helper that
+     * read this job's ticket late must fail its claim, not take an index of
+     * the next job under this generation (it would run a task twice). */
+    atomic_store_explicit(&pool.ticket, (uint64_t)generation << 32 | UINT32_MAX, memory_order_release);
     atomic_store_explicit(&pool.running, false, memory_order_release);
 }
