@@ -45,10 +45,15 @@ static inline uint32_t harness_slot(const void *p)
     return (uint32_t)(x >> 44) & (HARNESS_SLOTS - 1);
 }
 
+/* Only the fuzzing thread's blocks are the body's: another thread (libFuzzer's
+ * RSS monitor, a library's idle pool) may allocate meanwhile, and freeing its
+ * blocks after a caught die() would pull memory from under it. */
+static __thread bool harness_this_thread;
+
 static inline void harness_malloc_hook(const volatile void *ptr, size_t size)
 {
     (void)size;
-    if (!harness_tracking || !ptr)
+    if (!harness_tracking || !harness_this_thread || !ptr)
         return;
     while (__atomic_exchange_n(&harness_lock, 1, __ATOMIC_ACQUIRE))
         ;
@@ -67,7 +72,7 @@ static inline void harness_malloc_hook(const volatile void *ptr, size_t size)
 /* Called before a free: forget ptr if remembered. */
 static inline void harness_free_hook(const volatile void *ptr)
 {
-    if (!harness_tracking || !ptr)
+    if (!harness_tracking || !harness_this_thread || !ptr)
         return;
     while (__atomic_exchange_n(&harness_lock, 1, __ATOMIC_ACQUIRE))
         ;
@@ -109,6 +114,7 @@ static inline void harness_track_begin(void)
         installed = true;
     }
     harness_overflow = false;
+    harness_this_thread = true;
     harness_tracking = 1;
 }
 
