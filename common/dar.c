@@ -3,6 +3,7 @@
  * losses, and the hand-written backward pass through time.  dar.h says how
  * the batch is laid out and what is kept for backward. */
 #include "dar.h"
+#include "arena.h"
 #include "rows.h"
 #include "die.h"
 #include "layers.h"
@@ -10,76 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- arena: one call's memory, reused across calls ----------------------------
- * A bump allocator over a list of chunks.  arena_mark/arena_release give
- * stack discipline (temporaries of one run, one step of a prediction). */
-
-#define ARENA_CHUNK ((size_t)32 << 20)
-
-struct chunk { char *base; size_t size; };
-struct arena {
-    struct chunk *chunks;
-    int nchunks, room;
-    int cur;                    /* chunk in use */
-    size_t off;                 /* bytes used in it */
-    size_t bytes;               /* sum of chunk sizes */
-};
-struct arena_mark { int cur; size_t off; };
-
-static void *arena_alloc(struct arena *a, size_t bytes)
-{
-    bytes = (bytes + 63) & ~(size_t)63;
-    if (!bytes)
-        bytes = 64;
-    for (;;) {
-        if (a->cur < a->nchunks) {
-            struct chunk *c = &a->chunks[a->cur];
-            if (a->off + bytes <= c->size) {
-                void *p = c->base + a->off;
-                a->off += bytes;
-                return p;
-            }
-            if (a->off == 0) {      /* an unused chunk too small: replace it */
-                a->bytes -= c->size;
-                free(c->base);
-                c->size = bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK;
-                c->base = aligned_alloc(64, c->size);
-                if (!c->base)
-                    die(EX_SOFTWARE, "out of memory allocating %zu bytes", c->size);
-                a->bytes += c->size;
-                continue;
-            }
-            a->cur++;
-            a->off = 0;
-            continue;
-        }
-        if (a->nchunks == a->room) {
-            a->room = a->room ? 2 * a->room : 8;
-            a->chunks = xrealloc(a->chunks, sizeof *a->chunks * (size_t)a->room);
-        }
-        struct chunk *c = &a->chunks[a->nchunks++];
-        c->size = bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK;
-        c->base = aligned_alloc(64, c->size);
-        if (!c->base)
-            die(EX_SOFTWARE, "out of memory allocating %zu bytes", c->size);
-        a->bytes += c->size;
-        a->cur = a->nchunks - 1;
-        a->off = 0;
-    }
-}
-
-static struct arena_mark arena_mark(const struct arena *a) { return (struct arena_mark){a->cur, a->off}; }
-static void arena_release(struct arena *a, struct arena_mark m) { a->cur = m.cur; a->off = m.off; }
-static void arena_reset(struct arena *a) { a->cur = 0; a->off = 0; }
-
-static void arena_free(struct arena *a)
-{
-    for (int i = 0; i < a->nchunks; i++)
-        free(a->chunks[i].base);
-    free(a->chunks);
-    memset(a, 0, sizeof *a);
-}
 
 struct dar_workspace {
     struct arena *arenas;       /* [groups]: one per group of the batch */
@@ -290,25 +221,6 @@ struct ctx {
     struct netcache nc[DAR_MAX_NETS];
 };
 
-static float *af(struct ctx *c, int64_t count)
-{
-    return arena_alloc(c->arena, sizeof(float) * (size_t)(count > 0 ? count : 1));
-}
-
-static float *azf(struct ctx *c, int64_t count)
-{
-    float *p = af(c, count);
-    memset(p, 0, sizeof(float) * (size_t)(count > 0 ? count : 1));
-    return p;
-}
-
-static void *az(struct ctx *c, size_t bytes)
-{
-    void *p = arena_alloc(c->arena, bytes ? bytes : 1);
-    memset(p, 0, bytes ? bytes : 1);
-    return p;
-}
-
 static int net_index(const struct dar_model *m, const struct dar_net *net)
 {
     return (int)(net - m->nets);
@@ -326,12 +238,12 @@ static void prepare_graph(struct ctx *c, struct gdata *gd, const struct dar_grap
     bool pgn = c->model->config.processor == DAR_PGN;
     int64_t A = pgn ? 2 * (int64_t)m + n : (int64_t)n * n;
     gd->A = A;
-    gd->send = az(c, sizeof(int32_t) * (size_t)A);
-    gd->recv = az(c, sizeof(int32_t) * (size_t)A);
-    gd->arc_fwd = az(c, sizeof(int32_t) * (size_t)(m + 1));
-    gd->arc_bwd = az(c, sizeof(int32_t) * (size_t)(m + 1));
-    gd->arc_cap = azf(c, A);
-    gd->arc_w = azf(c, A);
+    gd->send = arena_zero(c->arena, sizeof(int32_t) * (size_t)A);
+    gd->recv = arena_zero(c->arena, sizeof(int32_t) * (size_t)A);
+    gd->arc_fwd = arena_zero(c->arena, sizeof(int32_t) * (size_t)(m + 1));
+    gd->arc_bwd = arena_zero(c->arena, sizeof(int32_t) * (size_t)(m + 1));
+    gd->arc_cap = arena_zero_floats(c->arena, A);
+    gd->arc_w = arena_zero_floats(c->arena, A);
     if (pgn) {
         for (int e = 0; e < m; e++) {
             gd->send[2 * e] = g->src[e];
@@ -369,7 +281,7 @@ static void prepare_graph(struct ctx *c, struct gdata *gd, const struct dar_grap
             if (!in[j])
                 die_record(dg->record, "missing key '%s' (the model's edge inputs are vessel "
                            "features)", names[j]);
-            gd->arc_vessel[j] = azf(c, A);
+            gd->arc_vessel[j] = arena_zero_floats(c->arena, A);
             for (int e = 0; e < m; e++) {
                 gd->arc_vessel[j][gd->arc_fwd[e]] += in[j][e];
                 gd->arc_vessel[j][gd->arc_bwd[e]] += in[j][e];
@@ -377,7 +289,7 @@ static void prepare_graph(struct ctx *c, struct gdata *gd, const struct dar_grap
         }
     }
     if (dg->cut) {
-        gd->cut_target = az(c, sizeof(int32_t) * (size_t)n);
+        gd->cut_target = arena_zero(c->arena, sizeof(int32_t) * (size_t)n);
         for (int v = 0; v < n; v++)
             gd->cut_target[v] = dg->cut[v];
     }
@@ -393,16 +305,16 @@ static void prepare_graph(struct ctx *c, struct gdata *gd, const struct dar_grap
 
 static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *list, int ng)
 {
-    struct run *r = az(c, sizeof *r);
+    struct run *r = arena_zero(c->arena, sizeof *r);
     int H = c->H;
     r->net = net;
     r->ng = ng;
-    r->gi = az(c, sizeof(int) * (size_t)ng);
+    r->gi = arena_zero(c->arena, sizeof(int) * (size_t)ng);
     memcpy(r->gi, list, sizeof(int) * (size_t)ng);
-    r->noff = az(c, sizeof(int64_t) * (size_t)(ng + 1));
-    r->aoff = az(c, sizeof(int64_t) * (size_t)(ng + 1));
-    r->eoff = az(c, sizeof(int64_t) * (size_t)(ng + 1));
-    r->poff = az(c, sizeof(int64_t) * (size_t)(ng + 1));
+    r->noff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
+    r->aoff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
+    r->eoff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
+    r->poff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
     for (int k = 0; k < ng; k++) {
         const struct gdata *gd = &c->gd[list[k]];
         r->noff[k + 1] = r->noff[k] + gd->n;
@@ -414,8 +326,8 @@ static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *
     r->A = r->aoff[ng];
     r->E = r->eoff[ng];
     r->P = r->poff[ng];
-    r->send = az(c, sizeof(int32_t) * (size_t)r->A);
-    r->recv = az(c, sizeof(int32_t) * (size_t)r->A);
+    r->send = arena_zero(c->arena, sizeof(int32_t) * (size_t)r->A);
+    r->recv = arena_zero(c->arena, sizeof(int32_t) * (size_t)r->A);
     for (int k = 0; k < ng; k++) {
         const struct gdata *gd = &c->gd[list[k]];
         int32_t base = (int32_t)r->noff[k];
@@ -426,14 +338,14 @@ static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *
         }
     }
     if (c->model->config.agg == DAR_AGG_MEAN) {
-        r->in_degree = az(c, sizeof(int32_t) * (size_t)r->N);
+        r->in_degree = arena_zero(c->arena, sizeof(int32_t) * (size_t)r->N);
         edge_in_degree(r->in_degree, r->recv, r->A, r->N);
     }
-    r->node = af(c, r->N * NODE_FEATURES);
-    r->arc = af(c, r->A * ARC_FEATURES);
-    r->flow_grad = az(c, sizeof(float *) * (size_t)ng);
-    r->carry_in = az(c, sizeof(bool) * (size_t)ng);
-    r->hd = af(c, r->N * 3 * H);
+    r->node = arena_floats(c->arena, r->N * NODE_FEATURES);
+    r->arc = arena_floats(c->arena, r->A * ARC_FEATURES);
+    r->flow_grad = arena_zero(c->arena, sizeof(float *) * (size_t)ng);
+    r->carry_in = arena_zero(c->arena, sizeof(bool) * (size_t)ng);
+    r->hd = arena_floats(c->arena, r->N * 3 * H);
     return r;
 }
 
@@ -482,8 +394,8 @@ static void netcache_init(struct ctx *c)
         struct netcache *nc = &c->nc[j];
         memset(nc, 0, sizeof *nc);
         for (int p = 0; p < ARC_FEATURES; p++) {
-            nc->kme[p] = azf(c, H);
-            nc->dkme[p] = azf(c, H);
+            nc->kme[p] = arena_zero_floats(c->arena, H);
+            nc->dkme[p] = arena_zero_floats(c->arena, H);
             const float *a = net->enc[arc_feature[p]];
             if (!net->encodes[arc_feature[p]])
                 continue;
@@ -549,7 +461,7 @@ static void message_input(struct ctx *c, const struct run *r, float *r0, const f
     // r0 is (A,H), z is (N,2H)
     int H = c->H;
     struct arena_mark mark = arena_mark(c->arena);
-    float *An = af(c, r->N * H), *Bn = af(c, r->N * H);
+    float *An = arena_floats(c->arena, r->N * H), *Bn = arena_floats(c->arena, r->N * H);
     message_nodes(c, r, An, Bn, z);
     message_rows(c, r, r0, An, Bn, 0, r->A);
     arena_release(c->arena, mark);
@@ -584,9 +496,9 @@ static void messages_streamed(struct ctx *c, struct run *r, const float *z)
     int H = c->H;
     int64_t N = r->N, A = r->A;
     enum dar_agg kind = c->model->config.agg;
-    float *An = af(c, N * H), *Bn = af(c, N * H);
+    float *An = arena_floats(c->arena, N * H), *Bn = arena_floats(c->arena, N * H);
     message_nodes(c, r, An, Bn, z);
-    float *r0 = af(c, (int64_t)STREAM_ARCS * H), *r1 = af(c, (int64_t)STREAM_ARCS * H);
+    float *r0 = arena_floats(c->arena, (int64_t)STREAM_ARCS * H), *r1 = arena_floats(c->arena, (int64_t)STREAM_ARCS * H);
     for (int64_t i = 0; i < N * H; i++)
         r->agg[i] = kind == DAR_AGG_MAX ? -INFINITY : 0.0f;
     for (int64_t a0 = 0; a0 < A; a0 += STREAM_ARCS) {
@@ -625,11 +537,11 @@ CLONES static void net_forward(struct ctx *c, struct run *r, const float *hprev)
     int H = c->H;
     int64_t N = r->N, A = r->A;
     bool streamed = !c->backward && A > STREAM_ARCS;
-    r->agg = af(c, N * H);
+    r->agg = arena_floats(c->arena, N * H);
     if (!streamed) {
         if (c->backward)
-            r->r0 = af(c, A * H);
-        r->r1 = af(c, A * H);
+            r->r0 = arena_floats(c->arena, A * H);
+        r->r1 = arena_floats(c->arena, A * H);
         if (c->model->config.agg != DAR_AGG_MAX)   /* max: the sign is agg's, see run_backward */
             r->msign = arena_alloc(c->arena, (size_t)(A * H > 0 ? A * H : 1));
         if (c->model->config.agg == DAR_AGG_MAX && c->backward)   /* inference: no argmax */
@@ -656,16 +568,16 @@ CLONES static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         else
             memset(x + H, 0, sizeof(float) * (size_t)H);
     }
-    float *z = af(c, N * 2 * H);
+    float *z = arena_floats(c->arena, N * 2 * H);
     hd_to_z(z, r->hd, N, H);
 
     if (streamed) {
         messages_streamed(c, r, z);
     } else {
-        float *r0 = c->backward ? r->r0 : af(c, A * H);
+        float *r0 = c->backward ? r->r0 : arena_floats(c->arena, A * H);
         message_input(c, r, r0, z);
         linear_relu_forward_transposed(r->r1, r0, net->l1.weight_t, net->l1.bias, A, H, H);
-        float *msg = c->backward ? af(c, A * H) : r0;   /* without backward r0 is dead: reuse */
+        float *msg = c->backward ? arena_floats(c->arena, A * H) : r0;   /* without backward r0 is dead: reuse */
         linear_relu_forward_transposed(msg, r->r1, net->l2.weight_t, net->l2.bias, A, H, H);
         if (r->msign)
             positive_bytes(r->msign, msg, A * H);
@@ -675,7 +587,7 @@ CLONES static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         case DAR_AGG_SUM: aggregate_sum_forward(r->agg, msg, r->recv, A, N, H); break;
         }
     }
-    float *o = af(c, N * H);
+    float *o = arena_floats(c->arena, N * H);
     linear_forward_transposed(o, z, net->o1.weight_t, net->o1.bias, N, 2 * H, H);
     linear_forward_transposed_accumulate(o, r->agg, net->o2.weight_t, net->o2.bias, N, H, H);
     relu_forward(o, o, N * H);
@@ -730,36 +642,36 @@ static void heads_forward(struct ctx *c, struct run *r)
     int64_t N = r->N;
     bool bw = c->backward;
     if (net->mask.weight) {
-        r->mask_logit = af(c, N);
-        if (bw) r->dmask = azf(c, N);
+        r->mask_logit = arena_floats(c->arena, N);
+        if (bw) r->dmask = arena_zero_floats(c->arena, N);
     }
     if (net->pi1.weight) {
-        r->p1h = af(c, N * H);
-        r->p2h = af(c, N * H);
-        r->pi_logit = af(c, r->P);
-        if (bw) r->dpi = azf(c, r->P);
+        r->p1h = arena_floats(c->arena, N * H);
+        r->p2h = arena_floats(c->arena, N * H);
+        r->pi_logit = arena_floats(c->arena, r->P);
+        if (bw) r->dpi = arena_zero_floats(c->arena, r->P);
     }
     if (net->flow_hint[0].weight) {
-        r->fh_t = af(c, r->E);
-        r->fh_F = af(c, r->E);
-        if (bw) r->fh_dF = azf(c, r->E);
+        r->fh_t = arena_floats(c->arena, r->E);
+        r->fh_F = arena_floats(c->arena, r->E);
+        if (bw) r->fh_dF = arena_zero_floats(c->arena, r->E);
     }
     if (net->cut_hint.weight) {
-        r->ch_logit = af(c, N * 2);
-        if (bw) r->dch = azf(c, N * 2);
+        r->ch_logit = arena_floats(c->arena, N * 2);
+        if (bw) r->dch = arena_zero_floats(c->arena, N * 2);
     }
     if (net->flow[0].weight) {
-        r->f_t = af(c, r->E);
-        r->f_F = af(c, r->E);
-        if (bw) r->f_dF = azf(c, r->E);
+        r->f_t = arena_floats(c->arena, r->E);
+        r->f_F = arena_floats(c->arena, r->E);
+        if (bw) r->f_dF = arena_zero_floats(c->arena, r->E);
     }
     if (net->cut.weight) {
-        r->c_logit = af(c, N * 2);
-        if (bw) r->dc = azf(c, N * 2);
+        r->c_logit = arena_floats(c->arena, N * 2);
+        if (bw) r->dc = arena_zero_floats(c->arena, N * 2);
     }
     struct arena_mark mark = arena_mark(c->arena);
     int out = net->heads_out;
-    float *all = af(c, N * out);
+    float *all = arena_floats(c->arena, N * out);
     linear_forward_transposed(all, r->hd, net->heads_t, net->heads_bias, N, 3 * H, out);
     int col = 0;
     if (net->mask.weight) {
@@ -807,7 +719,7 @@ static void flow_head_backward(struct ctx *c, const struct run *r, const struct 
     int H = c->H;
     const struct dar_net *net = r->net;
     struct arena_mark mark = arena_mark(c->arena);
-    float *dp1 = azf(c, r->N), *dp2 = azf(c, r->N);
+    float *dp1 = arena_zero_floats(c->arena, r->N), *dp2 = arena_zero_floats(c->arena, r->N);
     for (int k = 0; k < r->ng; k++) {
         const struct gdata *gd = &c->gd[r->gi[k]];
         const struct graph *g = &gd->dg->g;
@@ -851,14 +763,14 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
     int H = c->H;
     int64_t N = r->N, A = r->A;
     struct arena_mark mark = arena_mark(c->arena);
-    float *dhd = azf(c, N * 3 * H);
-    float *darc_flow = azf(c, A);
+    float *dhd = arena_zero_floats(c->arena, N * 3 * H);
+    float *darc_flow = arena_zero_floats(c->arena, A);
 
     if (net->mask.weight)
         linear_backward(dhd, net->mask.dweight, net->mask.dbias, r->dmask, r->hd,
                         net->mask.weight, N, 3 * H, 1);
     if (net->pi1.weight) {
-        float *dp1h = azf(c, N * H), *dp2h = azf(c, N * H);
+        float *dp1h = arena_zero_floats(c->arena, N * H), *dp2h = arena_zero_floats(c->arena, N * H);
         for (int k = 0; k < r->ng; k++) {
             int n = c->gd[r->gi[k]].n;
             linear_backward(dp1h + r->noff[k] * H, dp2h + r->noff[k] * H, NULL,
@@ -893,21 +805,21 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
         }
 
     // h = relu(O1 z + O2 agg)
-    float *dt = azf(c, N * H);
+    float *dt = arena_zero_floats(c->arena, N * H);
     for (int64_t v = 0; v < N; v++) {
         float *o = dt + v * H;
         memcpy(o, dhd + v * 3 * H + 2 * H, sizeof(float) * (size_t)H);
         mask_by_positive(o, r->hd + v * 3 * H + 2 * H, H);
     }
-    float *z = af(c, N * 2 * H), *dz = af(c, N * 2 * H);
+    float *z = arena_floats(c->arena, N * 2 * H), *dz = arena_floats(c->arena, N * 2 * H);
     hd_to_z(z, r->hd, N, H);
     hd_to_z(dz, dhd, N, H);
     linear_backward(dz, net->o1.dweight, net->o1.dbias, dt, z, net->o1.weight, N, 2 * H, H);
-    float *dagg = azf(c, N * H);
+    float *dagg = arena_zero_floats(c->arena, N * H);
     linear_backward(dagg, net->o2.dweight, net->o2.dbias, dt, r->agg, net->o2.weight, N, H, H);
 
     // messages
-    float *dm = azf(c, A * H);
+    float *dm = arena_zero_floats(c->arena, A * H);
     switch (c->model->config.agg) {
     case DAR_AGG_MAX:
         // only the winning messages get a gradient, and a winner's value is
@@ -925,7 +837,7 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
     }
     if (r->msign)
         mask_by_bytes(dm, r->msign, A * H);
-    float *dr1 = azf(c, A * H);
+    float *dr1 = arena_zero_floats(c->arena, A * H);
     linear_backward(dr1, net->l2.dweight, net->l2.dbias, dm, r->r1, net->l2.weight, A, H, H);
     mask_by_positive(dr1, r->r1, A * H);
     const float *r0 = r->r0;
@@ -935,7 +847,7 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
     mask_by_positive(dpre, r0, A * H);
 
     // pre = An[recv] + Bn[send] + b_me + Σ_φ f_aφ k_φ
-    float *dAn = azf(c, N * H), *dBn = azf(c, N * H);
+    float *dAn = arena_zero_floats(c->arena, N * H), *dBn = arena_zero_floats(c->arena, N * H);
     gather_rows_backward(dAn, dpre, r->recv, A, H);
     gather_rows_backward(dBn, dpre, r->send, A, H);
     bool use[ARC_FEATURES];
@@ -1057,14 +969,14 @@ static void state_init(struct ctx *c)
         struct gstate *st = &c->st[b];
         int n = gd->n, m = gd->m;
         memset(st, 0, sizeof *st);
-        st->mask = az(c, (size_t)n);
-        st->pi = az(c, sizeof(int32_t) * (size_t)n);
-        st->flow = azf(c, m);
-        st->cut = az(c, (size_t)n);
-        st->h = azf(c, (int64_t)n * H);
-        st->dh = azf(c, (int64_t)n * H);
-        st->mincut_logit = azf(c, (int64_t)n * 2);
-        st->mincut_cut = az(c, (size_t)n);
+        st->mask = arena_zero(c->arena, (size_t)n);
+        st->pi = arena_zero(c->arena, sizeof(int32_t) * (size_t)n);
+        st->flow = arena_zero_floats(c->arena, m);
+        st->cut = arena_zero(c->arena, (size_t)n);
+        st->h = arena_zero_floats(c->arena, (int64_t)n * H);
+        st->dh = arena_zero_floats(c->arena, (int64_t)n * H);
+        st->mincut_logit = arena_zero_floats(c->arena, (int64_t)n * 2);
+        st->mincut_cut = arena_zero(c->arena, (size_t)n);
         if (dg->hint_mask) {
             memcpy(st->mask, dg->hint_mask, (size_t)n);
             memcpy(st->pi, dg->hint_pi, sizeof(int32_t) * (size_t)n);
@@ -1103,8 +1015,8 @@ static struct run **recurrent_forward(struct ctx *c, const struct dar_net *net, 
     for (int b = 0; b < B; b++)
         if (steps[b] > S) S = steps[b];
     *nsteps_out = S;
-    struct run **runs = az(c, sizeof(struct run *) * (size_t)(S + 1));
-    int *list = az(c, sizeof(int) * (size_t)B);
+    struct run **runs = arena_zero(c->arena, sizeof(struct run *) * (size_t)(S + 1));
+    int *list = arena_zero(c->arena, sizeof(int) * (size_t)B);
     bool is_mincut = net->cut.weight != NULL;
     for (int j = 0; j < S; j++) {
         struct arena_mark step_mark = arena_mark(c->arena);
@@ -1112,7 +1024,7 @@ static struct run **recurrent_forward(struct ctx *c, const struct dar_net *net, 
         for (int b = 0; b < B; b++)
             if (j < steps[b]) list[ng++] = b;
         struct run *r = run_new(c, net, list, ng);
-        float *hprev = af(c, r->N * H);
+        float *hprev = arena_floats(c->arena, r->N * H);
         for (int k = 0; k < ng; k++) {
             struct gstate *st = &c->st[list[k]];
             struct hint_in in = {0};
@@ -1239,8 +1151,8 @@ static void run_group(struct dar_model *model, struct dar_workspace *ws, struct 
     bool leak = model->config.leak_cut && variant == DAR_DUAL;
     bool embed_first = out && out->embed == DAR_EMBED_FIRST;
     arena_reset(c->arena);
-    c->gd = az(c, sizeof(struct gdata) * (size_t)(B ? B : 1));
-    c->st = az(c, sizeof(struct gstate) * (size_t)(B ? B : 1));
+    c->gd = arena_zero(c->arena, sizeof(struct gdata) * (size_t)(B ? B : 1));
+    c->st = arena_zero(c->arena, sizeof(struct gstate) * (size_t)(B ? B : 1));
     static const uint8_t flow_phase[2] = {0, 1};
     for (int b = 0; b < B; b++) {
         prepare_graph(c, &c->gd[b], graphs[b]);
@@ -1259,7 +1171,7 @@ static void run_group(struct dar_model *model, struct dar_workspace *ws, struct 
 
     struct run **mincut_runs = NULL, **net_runs = NULL;
     int mincut_steps = 0, net_steps = 0;
-    int *steps = az(c, sizeof(int) * (size_t)(B ? B : 1));
+    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(B ? B : 1));
     struct dar_prediction *pred = out ? out->pred : NULL;
 
     if (variant == DAR_PIPELINE) {
@@ -1293,12 +1205,12 @@ static void run_group(struct dar_model *model, struct dar_workspace *ws, struct 
             if (c->gd[b].n > maxn) maxn = c->gd[b].n;
         }
         int nsteps = maxT > 1 ? maxT - 1 : 0;
-        struct run **bf_runs = az(c, sizeof(struct run *) * (size_t)(nsteps + 1));
-        struct run **flow_runs = az(c, sizeof(struct run *) * (size_t)(nsteps + 1));
-        int *list = az(c, sizeof(int) * (size_t)B), *flist = az(c, sizeof(int) * (size_t)B);
-        int *pos = az(c, sizeof(int) * (size_t)B), *fpos = az(c, sizeof(int) * (size_t)B);
-        struct hint_in *hin = az(c, sizeof(struct hint_in) * (size_t)B);
-        float *target = af(c, maxn);
+        struct run **bf_runs = arena_zero(c->arena, sizeof(struct run *) * (size_t)(nsteps + 1));
+        struct run **flow_runs = arena_zero(c->arena, sizeof(struct run *) * (size_t)(nsteps + 1));
+        int *list = arena_zero(c->arena, sizeof(int) * (size_t)B), *flist = arena_zero(c->arena, sizeof(int) * (size_t)B);
+        int *pos = arena_zero(c->arena, sizeof(int) * (size_t)B), *fpos = arena_zero(c->arena, sizeof(int) * (size_t)B);
+        struct hint_in *hin = arena_zero(c->arena, sizeof(struct hint_in) * (size_t)B);
+        float *target = arena_floats(c->arena, maxn);
         double nh = sc.n_hints;
         if (pred)       /* frame 0 */
             for (int b = 0; b < B; b++) {
@@ -1358,7 +1270,7 @@ static void run_group(struct dar_model *model, struct dar_workspace *ws, struct 
             }
             float *hprev = NULL;
             if (any_carry) {
-                hprev = azf(c, rb->N * H);
+                hprev = arena_zero_floats(c->arena, rb->N * H);
                 for (int k = 0; k < ng; k++)
                     if (rb->carry_in[k])
                         memcpy(hprev + rb->noff[k] * H, c->st[list[k]].h,
@@ -1370,7 +1282,7 @@ static void run_group(struct dar_model *model, struct dar_workspace *ws, struct 
             struct run *rf = NULL;
             if (nf > 0) {
                 rf = run_new(c, fl, flist, nf);
-                float *hb = af(c, rf->N * H);
+                float *hb = arena_floats(c->arena, rf->N * H);
                 for (int k = 0; k < nf; k++) {
                     int b = flist[k];
                     run_set_inputs(c, rf, k, &hin[b]);
