@@ -752,73 +752,108 @@ static void flow_head_backward(struct ctx *c, const struct run *r, const struct 
     arena_release(c->arena, mark);
 }
 
-/* Backward of one run: heads (their d-buffers filled by the loss code and
- * later steps), processor, encoders.  consume_carry: add the gradient of h
- * left by the next step's run; produce_carry: leave d(h_prev) for the
- * previous step's run, for graphs with carry_in. */
-CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool produce_carry)
+/* The mask decoder's gradient into dhd. */
+static void mask_head_backward(struct ctx *c, const struct run *r, float *dhd)
+{
+    const struct dar_net *net = r->net;
+    int H = c->H;
+    linear_backward(dhd, net->mask.dweight, net->mask.dbias, r->dmask, r->hd, net->mask.weight,
+                    r->N, 3 * H, 1);
+}
+
+/* The pointer decoder's gradient (logits p1h·p2hᵀ per graph) into dhd. */
+static void pointer_head_backward(struct ctx *c, const struct run *r, float *dhd)
+{
+    const struct dar_net *net = r->net;
+    int H = c->H;
+    int64_t N = r->N;
+    float *dp1h = arena_zero_floats(c->arena, N * H), *dp2h = arena_zero_floats(c->arena, N * H);
+    for (int k = 0; k < r->ng; k++) {
+        int n = c->gd[r->gi[k]].n;
+        linear_backward(dp1h + r->noff[k] * H, dp2h + r->noff[k] * H, NULL,
+                        r->dpi + r->poff[k], r->p1h + r->noff[k] * H,
+                        r->p2h + r->noff[k] * H, n, H, n);
+    }
+    linear_backward(dhd, net->pi1.dweight, net->pi1.dbias, dp1h, r->hd, net->pi1.weight,
+                    N, 3 * H, H);
+    linear_backward(dhd, net->pi2.dweight, net->pi2.dbias, dp2h, r->hd, net->pi2.weight,
+                    N, 3 * H, H);
+}
+
+/* A two-class cut decoder's gradient (cut_hint or cut) into dhd. */
+static void cut_head_backward(struct ctx *c, const struct run *r, const struct dar_linear *head,
+                              const float *dlogit, float *dhd)
+{
+    int H = c->H;
+    linear_backward(dhd, head->dweight, head->dbias, dlogit, r->hd, head->weight, r->N, 3 * H, 2);
+}
+
+/* Every decoder the network has, in the order of the fused product. */
+static void heads_backward(struct ctx *c, const struct run *r, float *dhd, float *darc_flow)
 {
     const struct dar_net *net = r->net;
     struct netcache *nc = &c->nc[net_index(c->model, net)];
-    int H = c->H;
-    int64_t N = r->N, A = r->A;
-    struct arena_mark mark = arena_mark(c->arena);
-    float *dhd = arena_zero_floats(c->arena, N * 3 * H);
-    float *darc_flow = arena_zero_floats(c->arena, A);
-
     if (net->mask.weight)
-        linear_backward(dhd, net->mask.dweight, net->mask.dbias, r->dmask, r->hd,
-                        net->mask.weight, N, 3 * H, 1);
-    if (net->pi1.weight) {
-        float *dp1h = arena_zero_floats(c->arena, N * H), *dp2h = arena_zero_floats(c->arena, N * H);
-        for (int k = 0; k < r->ng; k++) {
-            int n = c->gd[r->gi[k]].n;
-            linear_backward(dp1h + r->noff[k] * H, dp2h + r->noff[k] * H, NULL,
-                            r->dpi + r->poff[k], r->p1h + r->noff[k] * H,
-                            r->p2h + r->noff[k] * H, n, H, n);
-        }
-        linear_backward(dhd, net->pi1.dweight, net->pi1.dbias, dp1h, r->hd, net->pi1.weight,
-                        N, 3 * H, H);
-        linear_backward(dhd, net->pi2.dweight, net->pi2.dbias, dp2h, r->hd, net->pi2.weight,
-                        N, 3 * H, H);
-    }
+        mask_head_backward(c, r, dhd);
+    if (net->pi1.weight)
+        pointer_head_backward(c, r, dhd);
     if (net->flow_hint[0].weight)
         flow_head_backward(c, r, net->flow_hint, nc->kq_fh, nc->dkq_fh, r->fh_t, r->fh_dF,
                            dhd, darc_flow);
     if (net->cut_hint.weight)
-        linear_backward(dhd, net->cut_hint.dweight, net->cut_hint.dbias, r->dch, r->hd,
-                        net->cut_hint.weight, N, 3 * H, 2);
+        cut_head_backward(c, r, &net->cut_hint, r->dch, dhd);
     if (net->flow[0].weight)
         flow_head_backward(c, r, net->flow, nc->kq_f, nc->dkq_f, r->f_t, r->f_dF, dhd, darc_flow);
     if (net->cut.weight)
-        linear_backward(dhd, net->cut.dweight, net->cut.dbias, r->dc, r->hd, net->cut.weight,
-                        N, 3 * H, 2);
-    if (consume_carry)
-        for (int k = 0; k < r->ng; k++) {
-            struct gstate *st = &c->st[r->gi[k]];
-            if (!st->dh_pending)
-                continue;
-            int n = c->gd[r->gi[k]].n;
-            for (int v = 0; v < n; v++)
-                row_add(dhd + (r->noff[k] + v) * 3 * H + 2 * H, st->dh + (int64_t)v * H, H);
-            st->dh_pending = false;
-        }
+        cut_head_backward(c, r, &net->cut, r->dc, dhd);
+}
 
-    // h = relu(O1 z + O2 agg)
+/* The gradient of h left by the next step's run, added to dh. */
+CLONES static void carry_gradient_in(struct ctx *c, const struct run *r, float *dhd)
+{
+    int H = c->H;
+    for (int k = 0; k < r->ng; k++) {
+        struct gstate *st = &c->st[r->gi[k]];
+        if (!st->dh_pending)
+            continue;
+        int n = c->gd[r->gi[k]].n;
+        for (int v = 0; v < n; v++)
+            row_add(dhd + (r->noff[k] + v) * 3 * H + 2 * H, st->dh + (int64_t)v * H, H);
+        st->dh_pending = false;
+    }
+}
+
+/* Backward of h = relu(O1 z + O2 agg): dz gets O1's part (*z and *dz are
+ * set, z copied out of hd); returns dagg. */
+static float *update_backward(struct ctx *c, const struct run *r, const float *dhd, float **z,
+                              float **dz)
+{
+    const struct dar_net *net = r->net;
+    int H = c->H;
+    int64_t N = r->N;
     float *dt = arena_zero_floats(c->arena, N * H);
     for (int64_t v = 0; v < N; v++) {
         float *o = dt + v * H;
         memcpy(o, dhd + v * 3 * H + 2 * H, sizeof(float) * (size_t)H);
         mask_by_positive(o, r->hd + v * 3 * H + 2 * H, H);
     }
-    float *z = arena_floats(c->arena, N * 2 * H), *dz = arena_floats(c->arena, N * 2 * H);
-    hd_to_z(z, r->hd, N, H);
-    hd_to_z(dz, dhd, N, H);
-    linear_backward(dz, net->o1.dweight, net->o1.dbias, dt, z, net->o1.weight, N, 2 * H, H);
+    *z = arena_floats(c->arena, N * 2 * H);
+    *dz = arena_floats(c->arena, N * 2 * H);
+    hd_to_z(*z, r->hd, N, H);
+    hd_to_z(*dz, dhd, N, H);
+    linear_backward(*dz, net->o1.dweight, net->o1.dbias, dt, *z, net->o1.weight, N, 2 * H, H);
     float *dagg = arena_zero_floats(c->arena, N * H);
     linear_backward(dagg, net->o2.dweight, net->o2.dbias, dt, r->agg, net->o2.weight, N, H, H);
+    return dagg;
+}
 
-    // messages
+/* Backward of the aggregate and the two message layers after the first:
+ * returns the gradient of the first layer's pre-activation (A×H). */
+static float *messages_backward(struct ctx *c, const struct run *r, const float *dagg)
+{
+    const struct dar_net *net = r->net;
+    int H = c->H;
+    int64_t N = r->N, A = r->A;
     float *dm = arena_zero_floats(c->arena, A * H);
     switch (c->model->config.agg) {
     case DAR_AGG_MAX:
@@ -845,8 +880,18 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
     memset(dpre, 0, sizeof(float) * (size_t)(A * H));
     linear_backward(dpre, net->l1.dweight, net->l1.dbias, dr1, r0, net->l1.weight, A, H, H);
     mask_by_positive(dpre, r0, A * H);
+    return dpre;
+}
 
-    // pre = An[recv] + Bn[send] + b_me + Σ_φ f_aφ k_φ
+/* Backward of pre = An[recv] + Bn[send] + b_me + Σ_φ f_aφ k_φ into dz, b_me,
+ * the rank-4 products and the arc flow features. */
+CLONES static void message_input_backward(struct ctx *c, const struct run *r, const float *dpre,
+                                          const float *z, float *dz, float *darc_flow)
+{
+    const struct dar_net *net = r->net;
+    struct netcache *nc = &c->nc[net_index(c->model, net)];
+    int H = c->H;
+    int64_t N = r->N, A = r->A;
     float *dAn = arena_zero_floats(c->arena, N * H), *dBn = arena_zero_floats(c->arena, N * H);
     gather_rows_backward(dAn, dpre, r->recv, A, H);
     gather_rows_backward(dBn, dpre, r->send, A, H);
@@ -866,10 +911,15 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
     }
     linear_backward(dz, net->m1.dweight, net->m1.dbias, dAn, z, net->m1.weight, N, 2 * H, H);
     linear_backward(dz, net->m2.dweight, net->m2.dbias, dBn, z, net->m2.weight, N, 2 * H, H);
+}
 
-    // encoders: x = Σ_φ f_vφ a_φ (+ W_cut cut)
+/* Backward of the node encoders x = Σ_φ f_vφ a_φ (+ W_cut cut). */
+CLONES static void encoders_backward(struct ctx *c, const struct run *r, const float *dz)
+{
+    const struct dar_net *net = r->net;
+    int H = c->H;
     static const int node_feature[4] = {DAR_F_POS, DAR_F_S, DAR_F_T, DAR_F_MASK};
-    for (int64_t v = 0; v < N; v++) {
+    for (int64_t v = 0; v < r->N; v++) {
         const float *dx = dz + v * 2 * H;
         const float *f = r->node + v * NODE_FEATURES;
         for (int p = 0; p < 4; p++)
@@ -883,18 +933,27 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
             }
         }
     }
-    if (produce_carry)
-        for (int k = 0; k < r->ng; k++) {
-            if (!r->carry_in[k])
-                continue;
-            struct gstate *st = &c->st[r->gi[k]];
-            int n = c->gd[r->gi[k]].n;
-            for (int v = 0; v < n; v++)
-                memcpy(st->dh + (int64_t)v * H, dz + (r->noff[k] + v) * 2 * H + H,
-                       sizeof(float) * (size_t)H);
-            st->dh_pending = true;
-        }
-    // the arc flow features back to the flow predictions they came from
+}
+
+/* d(h_prev) left for the previous step's run, for graphs with carry_in. */
+static void carry_gradient_out(struct ctx *c, const struct run *r, const float *dz)
+{
+    int H = c->H;
+    for (int k = 0; k < r->ng; k++) {
+        if (!r->carry_in[k])
+            continue;
+        struct gstate *st = &c->st[r->gi[k]];
+        int n = c->gd[r->gi[k]].n;
+        for (int v = 0; v < n; v++)
+            memcpy(st->dh + (int64_t)v * H, dz + (r->noff[k] + v) * 2 * H + H,
+                   sizeof(float) * (size_t)H);
+        st->dh_pending = true;
+    }
+}
+
+/* The arc flow features' gradient back to the flow predictions they came from. */
+static void flow_inputs_backward(struct ctx *c, const struct run *r, const float *darc_flow)
+{
     for (int k = 0; k < r->ng; k++) {
         float *dF = r->flow_grad[k];
         if (!dF)
@@ -904,6 +963,29 @@ CLONES static void run_backward(struct ctx *c, struct run *r, bool consume_carry
         for (int e = 0; e < gd->m; e++)
             dF[e] += d[gd->arc_fwd[e]] - d[gd->arc_bwd[e]];
     }
+}
+
+/* Backward of one run: heads (their d-buffers filled by the loss code and
+ * later steps), processor, encoders.  consume_carry: add the gradient of h
+ * left by the next step's run; produce_carry: leave d(h_prev) for the
+ * previous step's run, for graphs with carry_in. */
+static void run_backward(struct ctx *c, struct run *r, bool consume_carry, bool produce_carry)
+{
+    int H = c->H;
+    struct arena_mark mark = arena_mark(c->arena);
+    float *dhd = arena_zero_floats(c->arena, r->N * 3 * H);
+    float *darc_flow = arena_zero_floats(c->arena, r->A);
+    heads_backward(c, r, dhd, darc_flow);
+    if (consume_carry)
+        carry_gradient_in(c, r, dhd);
+    float *z, *dz;
+    float *dagg = update_backward(c, r, dhd, &z, &dz);
+    float *dpre = messages_backward(c, r, dagg);
+    message_input_backward(c, r, dpre, z, dz, darc_flow);
+    encoders_backward(c, r, dz);
+    if (produce_carry)
+        carry_gradient_out(c, r, dz);
+    flow_inputs_backward(c, r, darc_flow);
     arena_release(c->arena, mark);
 }
 
