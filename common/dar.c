@@ -209,13 +209,33 @@ struct netcache {
     float kq_f[ARC_FEATURES], dkq_f[ARC_FEATURES];
 };
 
+/* The loss normalisers of the whole batch (model.md §5). */
+struct scales {
+    int n_hints;
+    double count_mask, count_pi, count_fh;   /* (graph, step) pairs scored */
+    double sum_adj, sum_nodes;               /* Σ_b (2m+n), Σ_b n */
+};
+
+/* One group's contributions to the total loss, per loss term. */
+struct sums { double mask, pi, flow_hint, cut_hint, flow, cut; };
+
+/* One group of the batch in one call. */
 struct ctx {
     struct dar_model *model;
     struct dar_workspace *ws;
     struct arena *arena;
     int H;
-    bool backward;
     int B;
+    bool training;              /* the losses are computed (into sum) */
+    bool backward;              /* and their gradients */
+    enum dar_variant variant;
+    bool leak_cut;              /* dual with leak_cut: the true cut is an input */
+    bool embed_first;           /* DAR_EMBED_FIRST: one step, P_BF then P_F */
+    const uint8_t *teacher;     /* [teacher_len] teacher forcing per step, or NULL */
+    int teacher_len;
+    struct scales scales;
+    struct sums sum;
+    struct dar_prediction *pred;    /* [B] or NULL (training) */
     struct gdata *gd;
     struct gstate *st;
     struct netcache nc[DAR_MAX_NETS];
@@ -1026,15 +1046,7 @@ static void netcache_backward(struct ctx *c)
     }
 }
 
-/* ---- the step loop ----------------------------------------------------------- */
-
-struct scales {
-    int n_hints;
-    double count_mask, count_pi, count_fh;   /* (graph, step) pairs scored */
-    double sum_adj, sum_nodes;               /* Σ_b (2m+n), Σ_b n */
-};
-
-struct sums { double mask, pi, fh, ch, f, c; };   /* contributions to the total */
+/* ---- state, and the recurrent networks (pipeline's mincut, no-algo) --------- */
 
 struct outputs {
     struct dar_prediction *pred;     /* NULL in training */
@@ -1044,7 +1056,6 @@ struct outputs {
 static void state_init(struct ctx *c)
 {
     int H = c->H;
-    bool leak = c->model->config.leak_cut && c->model->config.variant == DAR_DUAL;
     for (int b = 0; b < c->B; b++) {
         const struct gdata *gd = &c->gd[b];
         const struct dar_graph *dg = gd->dg;
@@ -1069,7 +1080,7 @@ static void state_init(struct ctx *c)
             for (int v = 0; v < n; v++)
                 st->pi[v] = v;
         }
-        if (leak) {
+        if (c->leak_cut) {
             memcpy(st->cut, dg->cut, (size_t)n);
             st->has_cut = true;
         }
@@ -1085,12 +1096,48 @@ static int argmax_row(const float *row, int K)
     return best;
 }
 
+/* P(sink side) of each node from its two cut logits. */
+static void cut_probability(float *out, const float *logit, int n)
+{
+    for (int v = 0; v < n; v++)
+        out[v] = 1.0f / (1.0f + expf(logit[2 * v] - logit[2 * v + 1]));
+}
+
+/* The recurrent network's head at graph k's last step: the mincut logits
+ * (pipeline), or F_out with its loss and outputs (no-algo). */
+static void recurrent_last_step(struct ctx *c, const struct run *r, int k, bool is_mincut)
+{
+    int H = c->H;
+    int b = r->gi[k];
+    const struct gdata *gd = &c->gd[b];
+    struct gstate *st = &c->st[b];
+    int n = gd->n, m = gd->m;
+    if (is_mincut) {
+        memcpy(st->mincut_logit, r->c_logit + r->noff[k] * 2, sizeof(float) * 2 * (size_t)n);
+        if (c->backward)
+            st->mincut_dlogit = r->dc + r->noff[k] * 2;
+        for (int v = 0; v < n; v++)
+            st->mincut_cut[v] = (uint8_t)argmax_row(st->mincut_logit + 2 * v, 2);
+        return;
+    }
+    const float *F = r->f_F + r->eoff[k];
+    st->final_seen = true;
+    if (c->training)
+        c->sum.flow += squared_error(c->backward ? r->f_dF + r->eoff[k] : NULL, F, gd->dg->flow,
+                                     NULL, (float)(2.0 / c->scales.sum_adj), m);
+    if (c->pred) {
+        struct dar_prediction *p = &c->pred[b];
+        if (p->flow && m) memcpy(p->flow, F, sizeof(float) * (size_t)m);
+        if (p->embed)
+            memcpy(p->embed, r->hd + r->noff[k] * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
+    }
+}
+
 /* The mincut network (pipeline, n+1 steps) or no-algo's network (T−1 steps):
  * recurrent, h carried, constant inputs; its head is read at each graph's
  * last step.  Returns its runs (steps in order) for backward. */
 static struct run **recurrent_forward(struct ctx *c, const struct dar_net *net, const int *steps,
-                                      int *nsteps_out, const struct scales *sc, struct sums *sum,
-                                      const struct outputs *out)
+                                      int *nsteps_out)
 {
     int B = c->B, H = c->H;
     int S = 0;
@@ -1118,35 +1165,13 @@ static struct run **recurrent_forward(struct ctx *c, const struct dar_net *net, 
         heads_forward(c, r);
         for (int k = 0; k < ng; k++) {
             int b = list[k];
-            const struct gdata *gd = &c->gd[b];
             struct gstate *st = &c->st[b];
-            int n = gd->n, m = gd->m;
-            for (int v = 0; v < n; v++)
+            for (int v = 0; v < c->gd[b].n; v++)
                 memcpy(st->h + (int64_t)v * H, r->hd + (r->noff[k] + v) * 3 * H + 2 * H,
                        sizeof(float) * (size_t)H);
             st->h_valid = true;
-            if (j != steps[b] - 1)
-                continue;
-            if (is_mincut) {
-                memcpy(st->mincut_logit, r->c_logit + r->noff[k] * 2, sizeof(float) * 2 * (size_t)n);
-                if (c->backward)
-                    st->mincut_dlogit = r->dc + r->noff[k] * 2;
-                for (int v = 0; v < n; v++)
-                    st->mincut_cut[v] = (uint8_t)argmax_row(st->mincut_logit + 2 * v, 2);
-            } else {
-                const float *F = r->f_F + r->eoff[k];
-                st->final_seen = true;
-                if (sum) {
-                    sum->f += squared_error(c->backward ? r->f_dF + r->eoff[k] : NULL, F,
-                                            gd->dg->flow, NULL, (float)(2.0 / sc->sum_adj), m);
-                }
-                if (out && out->pred) {
-                    struct dar_prediction *p = &out->pred[b];
-                    if (p->flow && m) memcpy(p->flow, F, sizeof(float) * (size_t)m);
-                    if (p->embed)
-                        memcpy(p->embed, r->hd + r->noff[k] * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
-                }
-            }
+            if (j == steps[b] - 1)
+                recurrent_last_step(c, r, k, is_mincut);
         }
         if (c->backward)
             runs[j] = r;
@@ -1214,31 +1239,391 @@ static struct scales batch_scales(const struct dar_model *model, struct dar_grap
     return sc;
 }
 
-/* One group of graphs of the batch, start to end: forward, losses into
- * *sum, backward into the gradients model's dweight pointers lead to. */
-static void run_group(struct dar_model *model, struct dar_workspace *ws, struct arena *arena,
-                      struct dar_graph *const *graphs, int B, const uint8_t *teacher,
-                      int teacher_len, bool backward, bool training, const struct scales *batch,
-                      struct sums *sum_out, const struct outputs *out)
+/* ---- one step of the algorithm: P_BF, then P_F at a flow step ----------------- */
+
+/* The graphs at step i (frame i to frame i + 1) and the runs on them. */
+struct step {
+    int i;
+    bool teacher_forced;        /* the inputs are the trace's frame i */
+    int running, flowing;       /* graphs at this step; of them, at a flow step */
+    int *running_list, *flow_list;  /* [B] their batch indices */
+    int *running_pos, *flow_pos;    /* [B] a graph's index in each list */
+    struct hint_in *hints;      /* [B] */
+    struct run *bf_run;         /* P_BF on the running graphs */
+    struct run *flow_run;       /* P_F on the flowing graphs, or NULL */
+    float *target;              /* [most nodes] a mask target */
+};
+
+static void step_select(struct ctx *c, struct step *s, int i)
 {
-    struct ctx cx = {0}, *c = &cx;
-    c->model = model;
-    c->ws = ws;
-    c->arena = arena;
-    c->H = model->config.hidden;
-    c->backward = backward;
-    c->B = B;
+    s->i = i;
+    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
+    s->running = s->flowing = 0;
+    for (int b = 0; b < c->B; b++)
+        if (i + 1 < c->gd[b].T) {
+            s->running_pos[b] = s->running;
+            s->running_list[s->running++] = b;
+            if (!c->gd[b].phase[i]) {
+                s->flow_pos[b] = s->flowing;
+                s->flow_list[s->flowing++] = b;
+            }
+        }
+}
+
+/* The hint inputs of step i: the last predictions, or the trace's frame
+ * under teacher forcing. */
+static void step_hint_inputs(struct ctx *c, struct step *s)
+{
+    int i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = s->running_list[k];
+        const struct dar_graph *dg = c->gd[b].dg;
+        struct gstate *st = &c->st[b];
+        int n = c->gd[b].n, m = c->gd[b].m;
+        bool forced = s->teacher_forced && dg->hint_mask;
+        struct hint_in *in = &s->hints[b];
+        in->mask = forced ? dg->hint_mask + (int64_t)i * n : st->mask;
+        in->pi = forced ? dg->hint_pi + (int64_t)i * n : st->pi;
+        in->flow = forced ? dg->hint_flow + (int64_t)i * m : st->flow;
+        in->flow_grad = forced ? NULL : st->flow_grad;
+        in->cut = NULL;
+        if (c->variant == DAR_PIPELINE) {
+            in->cut = st->mincut_cut;
+        } else if (c->variant == DAR_DUAL) {
+            if (c->leak_cut && (i == 0 || forced)) {
+                bool zero = true;
+                for (int e = 0; e < m && zero; e++)
+                    zero = in->flow[e] == 0.0f;
+                in->cut = zero ? dg->cut : NULL;
+            } else {
+                in->cut = st->has_cut ? st->cut : NULL;
+            }
+        }
+    }
+}
+
+/* P_BF on every running graph, h_prev the carried state where there is one. */
+static void step_bellman_ford(struct ctx *c, struct step *s)
+{
     int H = c->H;
-    enum dar_variant variant = model->config.variant;
-    bool leak = model->config.leak_cut && variant == DAR_DUAL;
-    bool embed_first = out && out->embed == DAR_EMBED_FIRST;
+    const int *list = s->running_list;
+    struct run *bf_run = run_new(c, &c->model->nets[c->model->bf], list, s->running);
+    bool any_carry = false;
+    for (int k = 0; k < s->running; k++) {
+        run_set_inputs(c, bf_run, k, &s->hints[list[k]]);
+        bf_run->carry_in[k] = c->st[list[k]].h_valid;
+        any_carry |= bf_run->carry_in[k];
+    }
+    float *hprev = NULL;
+    if (any_carry) {
+        hprev = arena_zero_floats(c->arena, bf_run->N * H);
+        for (int k = 0; k < s->running; k++)
+            if (bf_run->carry_in[k])
+                memcpy(hprev + bf_run->noff[k] * H, c->st[list[k]].h,
+                       sizeof(float) * (size_t)(c->gd[list[k]].n * H));
+    }
+    net_forward(c, bf_run, hprev);
+    heads_forward(c, bf_run);
+    s->bf_run = bf_run;
+}
+
+/* P_F on the graphs at a flow step, h_prev = stopgrad(P_BF's h). */
+static void step_flow(struct ctx *c, struct step *s)
+{
+    int H = c->H;
+    s->flow_run = NULL;
+    if (s->flowing == 0)
+        return;
+    const struct run *bf_run = s->bf_run;
+    struct run *flow_run = run_new(c, &c->model->nets[c->model->flow], s->flow_list, s->flowing);
+    float *hb = arena_floats(c->arena, flow_run->N * H);
+    for (int k = 0; k < s->flowing; k++) {
+        int b = s->flow_list[k];
+        run_set_inputs(c, flow_run, k, &s->hints[b]);
+        for (int v = 0; v < c->gd[b].n; v++)
+            memcpy(hb + (flow_run->noff[k] + v) * H,
+                   bf_run->hd + (bf_run->noff[s->running_pos[b]] + v) * 3 * H + 2 * H,
+                   sizeof(float) * (size_t)H);
+    }
+    hprev_test_hook(c, hb, flow_run->N * H);
+    net_forward(c, flow_run, hb);
+    heads_forward(c, flow_run);
+    s->flow_run = flow_run;
+}
+
+/* The losses of a graph at a flow step: flow_hint and cut_hint, and at its
+ * last flow step the outputs' flow and cut. */
+static void flow_step_losses(struct ctx *c, const struct step *s, int b)
+{
+    const struct scales *sc = &c->scales;
+    const struct gdata *gd = &c->gd[b];
+    const struct dar_graph *dg = gd->dg;
+    struct gstate *st = &c->st[b];
+    const struct run *flow_run = s->flow_run;
+    int n = gd->n, m = gd->m, i = s->i;
+    double hints = sc->n_hints;
+    bool backward = c->backward;
+    int64_t eo = flow_run->eoff[s->flow_pos[b]], no = flow_run->noff[s->flow_pos[b]];
+    c->sum.flow_hint += squared_error(backward ? flow_run->fh_dF + eo : NULL, flow_run->fh_F + eo,
+                                      dg->hint_flow + (int64_t)(i + 1) * m, NULL,
+                                      (float)(2.0 / ((2.0 * m + n) * sc->count_fh * hints)), m);
+    float ch_scale = (float)(1.0 / (n * sc->count_fh * hints));
+    if (c->variant == DAR_DUAL)
+        c->sum.cut_hint += softmax_cross_entropy(backward ? flow_run->dch + no * 2 : NULL,
+                                                 flow_run->ch_logit + no * 2, gd->cut_target,
+                                                 NULL, ch_scale, n, 2);
+    else if (c->variant == DAR_PIPELINE)
+        c->sum.cut_hint += softmax_cross_entropy(backward ? st->mincut_dlogit : NULL,
+                                                 st->mincut_logit, gd->cut_target, NULL,
+                                                 ch_scale, n, 2);
+    if (i != gd->last_flow)
+        return;
+    c->sum.flow += squared_error(backward ? flow_run->f_dF + eo : NULL, flow_run->f_F + eo,
+                                 dg->flow, NULL, (float)(2.0 / sc->sum_adj), m);
+    if (c->variant == DAR_DUAL)
+        c->sum.cut += softmax_cross_entropy(backward ? flow_run->dc + no * 2 : NULL,
+                                            flow_run->c_logit + no * 2, gd->cut_target, NULL,
+                                            (float)(1.0 / sc->sum_nodes), n, 2);
+}
+
+/* The run that decoded graph b at this step, and the graph's index in it. */
+static struct run *step_run_of(const struct step *s, const struct gdata *gd, int k, int b,
+                               int *index_in_run)
+{
+    bool flow_step = !gd->phase[s->i];
+    *index_in_run = flow_step ? s->flow_pos[b] : k;
+    return flow_step ? s->flow_run : s->bf_run;
+}
+
+/* The losses of step i: the mask of every running graph, then the pointer
+ * (Bellman-Ford step) or the flow step's terms. */
+static void step_losses(struct ctx *c, const struct step *s)
+{
+    const struct scales *sc = &c->scales;
+    double hints = sc->n_hints;
+    int i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = s->running_list[k];
+        const struct gdata *gd = &c->gd[b];
+        const struct dar_graph *dg = gd->dg;
+        int n = gd->n, kr;
+        struct run *r = step_run_of(s, gd, k, b, &kr);
+        mask_target(s->target, dg->hint_mask + (int64_t)(i + 1) * n, n);
+        c->sum.mask += bce_with_logits(c->backward ? r->dmask + r->noff[kr] : NULL,
+                                       r->mask_logit + r->noff[kr], s->target, NULL,
+                                       (float)(1.0 / (n * sc->count_mask * hints)), n);
+        if (gd->phase[i]) {
+            const struct run *bf_run = s->bf_run;
+            c->sum.pi += softmax_cross_entropy(c->backward ? bf_run->dpi + bf_run->poff[k] : NULL,
+                                               bf_run->pi_logit + bf_run->poff[k],
+                                               dg->hint_pi + (int64_t)(i + 1) * n, NULL,
+                                               (float)(1.0 / (n * sc->count_pi * hints)), n, n);
+        } else {
+            flow_step_losses(c, s, b);
+        }
+    }
+}
+
+/* What the next step reads: the binarised mask; after a Bellman-Ford step
+ * the pointers; after a flow step identity pointers, the flow, the cut and
+ * P_BF's h carried. */
+static void step_update_state(struct ctx *c, const struct step *s)
+{
+    int H = c->H;
+    for (int k = 0; k < s->running; k++) {
+        int b = s->running_list[k];
+        const struct gdata *gd = &c->gd[b];
+        struct gstate *st = &c->st[b];
+        int n = gd->n, m = gd->m, kr;
+        const struct run *r = step_run_of(s, gd, k, b, &kr);
+        const float *mask_logit = r->mask_logit + r->noff[kr];
+        for (int v = 0; v < n; v++)
+            st->mask[v] = mask_logit[v] > 0.0f;
+        if (gd->phase[s->i]) {
+            const float *logit = s->bf_run->pi_logit + s->bf_run->poff[k];
+            for (int u = 0; u < n; u++)
+                st->pi[u] = argmax_row(logit + (int64_t)u * n, n);
+            st->h_valid = false;
+            continue;
+        }
+        const struct run *flow_run = s->flow_run, *bf_run = s->bf_run;
+        int64_t eo = flow_run->eoff[kr], no = flow_run->noff[kr];
+        for (int u = 0; u < n; u++)
+            st->pi[u] = u;
+        if (m)
+            memcpy(st->flow, flow_run->fh_F + eo, sizeof(float) * (size_t)m);
+        st->flow_grad = c->backward ? flow_run->fh_dF + eo : NULL;
+        if (c->variant == DAR_DUAL) {
+            for (int v = 0; v < n; v++)
+                st->cut[v] = (uint8_t)argmax_row(flow_run->ch_logit + (no + v) * 2, 2);
+            st->has_cut = true;
+        }
+        for (int v = 0; v < n; v++)
+            memcpy(st->h + (int64_t)v * H, bf_run->hd + (bf_run->noff[k] + v) * 3 * H + 2 * H,
+                   sizeof(float) * (size_t)H);
+        st->h_valid = true;
+    }
+}
+
+/* The hints of frame i + 1 (the state just updated) and, at a graph's last
+ * flow step, its outputs. */
+static void step_record_predictions(struct ctx *c, const struct step *s)
+{
+    int H = c->H, i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = s->running_list[k];
+        const struct gdata *gd = &c->gd[b];
+        const struct gstate *st = &c->st[b];
+        struct dar_prediction *p = &c->pred[b];
+        int n = gd->n, m = gd->m;
+        if (i == gd->last_flow) {
+            const struct run *flow_run = s->flow_run;
+            int64_t eo = flow_run->eoff[s->flow_pos[b]], no = flow_run->noff[s->flow_pos[b]];
+            if (p->flow && m) memcpy(p->flow, flow_run->f_F + eo, sizeof(float) * (size_t)m);
+            if (p->cut && c->variant == DAR_DUAL)
+                cut_probability(p->cut, flow_run->c_logit + no * 2, n);
+            if (p->embed)
+                memcpy(p->embed, flow_run->hd + no * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
+        }
+        if (c->embed_first)
+            continue;
+        if (p->pi) memcpy(p->pi + (int64_t)(i + 1) * n, st->pi, sizeof(int32_t) * (size_t)n);
+        if (p->mask) memcpy(p->mask + (int64_t)(i + 1) * n, st->mask, (size_t)n);
+        if (p->hint_flow && m)
+            memcpy(p->hint_flow + (int64_t)(i + 1) * m, st->flow, sizeof(float) * (size_t)m);
+    }
+}
+
+/* Frame 0 of the predicted hints: the initial state. */
+static void record_first_frame(struct ctx *c)
+{
+    if (c->embed_first)
+        return;
+    for (int b = 0; b < c->B; b++) {
+        const struct gdata *gd = &c->gd[b];
+        const struct gstate *st = &c->st[b];
+        struct dar_prediction *p = &c->pred[b];
+        if (p->pi) memcpy(p->pi, st->pi, sizeof(int32_t) * (size_t)gd->n);
+        if (p->mask) memcpy(p->mask, st->mask, (size_t)gd->n);
+        if (p->hint_flow && gd->m) memcpy(p->hint_flow, st->flow, sizeof(float) * (size_t)gd->m);
+    }
+}
+
+/* Backward through the steps, last first: P_F's run, then P_BF's, which
+ * takes the gradient of the h it carried to the next step. */
+static void steps_backward(struct ctx *c, struct run **bf_runs, struct run **flow_runs, int nsteps)
+{
+    for (int b = 0; b < c->B; b++)
+        c->st[b].dh_pending = false;
+    for (int i = nsteps - 1; i >= 0; i--) {
+        if (flow_runs[i])
+            run_backward(c, flow_runs[i], false, false);
+        run_backward(c, bf_runs[i], true, true);
+    }
+}
+
+/* The algorithm's steps (primal, dual, pipeline): every graph steps until
+ * its trace ends, then backward through them. */
+static void algorithm_steps(struct ctx *c)
+{
+    int B = c->B;
+    int most_steps = 0, most_nodes = 1;
+    for (int b = 0; b < B; b++) {
+        if (c->gd[b].T > most_steps) most_steps = c->gd[b].T;
+        if (c->gd[b].n > most_nodes) most_nodes = c->gd[b].n;
+    }
+    int nsteps = most_steps > 1 ? most_steps - 1 : 0;
+    struct run **bf_runs = arena_zero(c->arena, sizeof(struct run *) * (size_t)(nsteps + 1));
+    struct run **flow_runs = arena_zero(c->arena, sizeof(struct run *) * (size_t)(nsteps + 1));
+    struct step s = {0};
+    s.running_list = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.flow_list = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.running_pos = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.flow_pos = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.hints = arena_zero(c->arena, sizeof(struct hint_in) * (size_t)B);
+    s.target = arena_floats(c->arena, most_nodes);
+    if (c->pred)
+        record_first_frame(c);
+    for (int i = 0; i < nsteps; i++) {
+        struct arena_mark step_mark = arena_mark(c->arena);
+        step_select(c, &s, i);
+        step_hint_inputs(c, &s);
+        step_bellman_ford(c, &s);
+        step_flow(c, &s);
+        if (c->training)
+            step_losses(c, &s);
+        step_update_state(c, &s);
+        if (c->pred)
+            step_record_predictions(c, &s);
+        if (c->backward) {
+            bf_runs[i] = s.bf_run;
+            flow_runs[i] = s.flow_run;
+        } else {
+            arena_release(c->arena, step_mark);
+        }
+    }
+    if (c->backward)
+        steps_backward(c, bf_runs, flow_runs, nsteps);
+}
+
+/* ---- one group ------------------------------------------------------------------ */
+
+/* Pipeline: the mincut network first; its logits are c_out (L_c) and the
+ * cut input of every later step. */
+static struct run **mincut_forward(struct ctx *c, int *steps, int *nsteps)
+{
+    for (int b = 0; b < c->B; b++)
+        steps[b] = c->gd[b].n + 1;
+    struct run **runs = recurrent_forward(c, &c->model->nets[c->model->mincut], steps, nsteps);
+    for (int b = 0; b < c->B; b++) {
+        struct gstate *st = &c->st[b];
+        const struct gdata *gd = &c->gd[b];
+        if (c->training)
+            c->sum.cut += softmax_cross_entropy(c->backward ? st->mincut_dlogit : NULL,
+                                                st->mincut_logit, gd->cut_target, NULL,
+                                                (float)(1.0 / c->scales.sum_nodes), gd->n, 2);
+        if (c->pred && c->pred[b].cut)
+            cut_probability(c->pred[b].cut, st->mincut_logit, gd->n);
+    }
+    return runs;
+}
+
+/* Graphs that never reach an output step: F_out = 0, c_out logits 0. */
+static void finish_graphs_without_output(struct ctx *c)
+{
+    int H = c->H;
+    for (int b = 0; b < c->B; b++) {
+        const struct gdata *gd = &c->gd[b];
+        bool has_output = c->variant == DAR_NO_ALGO ? c->st[b].final_seen : gd->last_flow >= 0;
+        if (has_output)
+            continue;
+        if (c->training) {
+            for (int e = 0; e < gd->m; e++)
+                c->sum.flow += 2.0 * (double)gd->dg->flow[e] * gd->dg->flow[e] / c->scales.sum_adj;
+            if (c->variant == DAR_DUAL)
+                c->sum.cut += gd->n * log(2.0) / c->scales.sum_nodes;
+        }
+        if (c->pred) {
+            struct dar_prediction *p = &c->pred[b];
+            if (p->flow && gd->m) memset(p->flow, 0, sizeof(float) * (size_t)gd->m);
+            if (p->cut && c->variant == DAR_DUAL)
+                for (int v = 0; v < gd->n; v++) p->cut[v] = 0.5f;
+            if (p->embed) memset(p->embed, 0, sizeof(float) * (size_t)(gd->n * 3 * H));
+        }
+    }
+}
+
+/* The group's graphs laid out, the products cached, the state initialised. */
+static void group_setup(struct ctx *c, struct dar_graph *const *graphs)
+{
+    int B = c->B;
     arena_reset(c->arena);
     c->gd = arena_zero(c->arena, sizeof(struct gdata) * (size_t)(B ? B : 1));
     c->st = arena_zero(c->arena, sizeof(struct gstate) * (size_t)(B ? B : 1));
     static const uint8_t flow_phase[2] = {0, 1};
     for (int b = 0; b < B; b++) {
         prepare_graph(c, &c->gd[b], graphs[b]);
-        if (embed_first) {      /* one step, P_BF then P_F */
+        if (c->embed_first) {   /* one step, P_BF then P_F */
             c->gd[b].T = 2;
             c->gd[b].phase = flow_phase;
             c->gd[b].last_flow = 0;
@@ -1246,272 +1631,33 @@ static void run_group(struct dar_model *model, struct dar_workspace *ws, struct 
     }
     netcache_init(c);
     state_init(c);
+}
 
-    struct scales sc = *batch;
-    struct sums sum = {0};
-    struct sums *S = training ? &sum : NULL;
-
+/* One group of graphs of the batch, start to end: forward, losses into
+ * c->sum, backward into the gradients c->model's dweight pointers lead to. */
+static void run_group(struct ctx *c, struct dar_graph *const *graphs)
+{
+    group_setup(c, graphs);
     struct run **mincut_runs = NULL, **net_runs = NULL;
     int mincut_steps = 0, net_steps = 0;
-    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(B ? B : 1));
-    struct dar_prediction *pred = out ? out->pred : NULL;
-
-    if (variant == DAR_PIPELINE) {
-        for (int b = 0; b < B; b++)
-            steps[b] = c->gd[b].n + 1;
-        mincut_runs = recurrent_forward(c, &model->nets[model->mincut], steps, &mincut_steps, &sc,
-                                        S, out);
-        for (int b = 0; b < B; b++) {
-            struct gstate *st = &c->st[b];
-            const struct gdata *gd = &c->gd[b];
-            if (training)       /* L_c: c_out is the mincut network's logits */
-                sum.c += softmax_cross_entropy(backward ? st->mincut_dlogit : NULL, st->mincut_logit,
-                                               gd->cut_target, NULL, (float)(1.0 / sc.sum_nodes),
-                                               gd->n, 2);
-            if (pred && pred[b].cut)
-                for (int v = 0; v < gd->n; v++)
-                    pred[b].cut[v] = 1.0f / (1.0f + expf(st->mincut_logit[2 * v] -
-                                                         st->mincut_logit[2 * v + 1]));
-        }
-    }
-
-    if (variant == DAR_NO_ALGO) {
-        for (int b = 0; b < B; b++)
+    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
+    if (c->variant == DAR_PIPELINE)
+        mincut_runs = mincut_forward(c, steps, &mincut_steps);
+    if (c->variant == DAR_NO_ALGO) {
+        for (int b = 0; b < c->B; b++)
             steps[b] = c->gd[b].T > 1 ? c->gd[b].T - 1 : 0;
-        net_runs = recurrent_forward(c, &model->nets[model->net], steps, &net_steps, &sc, S, out);
+        net_runs = recurrent_forward(c, &c->model->nets[c->model->net], steps, &net_steps);
     } else {
-        const struct dar_net *bf = &model->nets[model->bf], *fl = &model->nets[model->flow];
-        int maxT = 0, maxn = 1;
-        for (int b = 0; b < B; b++) {
-            if (c->gd[b].T > maxT) maxT = c->gd[b].T;
-            if (c->gd[b].n > maxn) maxn = c->gd[b].n;
-        }
-        int nsteps = maxT > 1 ? maxT - 1 : 0;
-        struct run **bf_runs = arena_zero(c->arena, sizeof(struct run *) * (size_t)(nsteps + 1));
-        struct run **flow_runs = arena_zero(c->arena, sizeof(struct run *) * (size_t)(nsteps + 1));
-        int *list = arena_zero(c->arena, sizeof(int) * (size_t)B), *flist = arena_zero(c->arena, sizeof(int) * (size_t)B);
-        int *pos = arena_zero(c->arena, sizeof(int) * (size_t)B), *fpos = arena_zero(c->arena, sizeof(int) * (size_t)B);
-        struct hint_in *hin = arena_zero(c->arena, sizeof(struct hint_in) * (size_t)B);
-        float *target = arena_floats(c->arena, maxn);
-        double nh = sc.n_hints;
-        if (pred)       /* frame 0 */
-            for (int b = 0; b < B; b++) {
-                const struct gdata *gd = &c->gd[b];
-                struct gstate *st = &c->st[b];
-                if (embed_first) continue;
-                if (pred[b].pi) memcpy(pred[b].pi, st->pi, sizeof(int32_t) * (size_t)gd->n);
-                if (pred[b].mask) memcpy(pred[b].mask, st->mask, (size_t)gd->n);
-                if (pred[b].hint_flow && gd->m) memcpy(pred[b].hint_flow, st->flow, sizeof(float) * (size_t)gd->m);
-            }
-        for (int i = 0; i < nsteps; i++) {
-            struct arena_mark step_mark = arena_mark(c->arena);
-            bool tf = i > 0 && teacher && i < teacher_len && teacher[i];
-            int ng = 0, nf = 0;
-            for (int b = 0; b < B; b++)
-                if (i + 1 < c->gd[b].T) {
-                    pos[b] = ng;
-                    list[ng++] = b;
-                    if (!c->gd[b].phase[i]) {
-                        fpos[b] = nf;
-                        flist[nf++] = b;
-                    }
-                }
-            // the hint inputs of step i
-            for (int k = 0; k < ng; k++) {
-                int b = list[k];
-                const struct dar_graph *dg = c->gd[b].dg;
-                struct gstate *st = &c->st[b];
-                int n = c->gd[b].n, m = c->gd[b].m;
-                bool forced = tf && dg->hint_mask;
-                struct hint_in *in = &hin[b];
-                in->mask = forced ? dg->hint_mask + (int64_t)i * n : st->mask;
-                in->pi = forced ? dg->hint_pi + (int64_t)i * n : st->pi;
-                in->flow = forced ? dg->hint_flow + (int64_t)i * m : st->flow;
-                in->flow_grad = forced ? NULL : st->flow_grad;
-                in->cut = NULL;
-                if (variant == DAR_PIPELINE) {
-                    in->cut = st->mincut_cut;
-                } else if (variant == DAR_DUAL) {
-                    if (leak && (i == 0 || forced)) {
-                        bool zero = true;
-                        for (int e = 0; e < m && zero; e++)
-                            zero = in->flow[e] == 0.0f;
-                        in->cut = zero ? dg->cut : NULL;
-                    } else {
-                        in->cut = st->has_cut ? st->cut : NULL;
-                    }
-                }
-            }
-            // P_BF on every running graph
-            struct run *rb = run_new(c, bf, list, ng);
-            bool any_carry = false;
-            for (int k = 0; k < ng; k++) {
-                run_set_inputs(c, rb, k, &hin[list[k]]);
-                rb->carry_in[k] = c->st[list[k]].h_valid;
-                any_carry |= rb->carry_in[k];
-            }
-            float *hprev = NULL;
-            if (any_carry) {
-                hprev = arena_zero_floats(c->arena, rb->N * H);
-                for (int k = 0; k < ng; k++)
-                    if (rb->carry_in[k])
-                        memcpy(hprev + rb->noff[k] * H, c->st[list[k]].h,
-                               sizeof(float) * (size_t)(c->gd[list[k]].n * H));
-            }
-            net_forward(c, rb, hprev);
-            heads_forward(c, rb);
-            // P_F on the graphs at a flow step, h_prev = stopgrad(P_BF's h)
-            struct run *rf = NULL;
-            if (nf > 0) {
-                rf = run_new(c, fl, flist, nf);
-                float *hb = arena_floats(c->arena, rf->N * H);
-                for (int k = 0; k < nf; k++) {
-                    int b = flist[k];
-                    run_set_inputs(c, rf, k, &hin[b]);
-                    for (int v = 0; v < c->gd[b].n; v++)
-                        memcpy(hb + (rf->noff[k] + v) * H,
-                               rb->hd + (rb->noff[pos[b]] + v) * 3 * H + 2 * H,
-                               sizeof(float) * (size_t)H);
-                }
-                hprev_test_hook(c, hb, rf->N * H);
-                net_forward(c, rf, hb);
-                heads_forward(c, rf);
-            }
-            // losses, then the state the next step reads
-            for (int k = 0; k < ng; k++) {
-                int b = list[k];
-                const struct gdata *gd = &c->gd[b];
-                const struct dar_graph *dg = gd->dg;
-                struct gstate *st = &c->st[b];
-                int n = gd->n, m = gd->m;
-                bool flow_step = !gd->phase[i];
-                struct run *r = flow_step ? rf : rb;
-                int kk = flow_step ? fpos[b] : k;
-                const float *mask_logit = r->mask_logit + r->noff[kk];
-                if (training) {
-                    mask_target(target, dg->hint_mask + (int64_t)(i + 1) * n, n);
-                    sum.mask += bce_with_logits(backward ? r->dmask + r->noff[kk] : NULL, mask_logit,
-                                                target, NULL,
-                                                (float)(1.0 / (n * sc.count_mask * nh)), n);
-                }
-                for (int v = 0; v < n; v++)
-                    st->mask[v] = mask_logit[v] > 0.0f;
-                if (!flow_step) {
-                    const float *logit = rb->pi_logit + rb->poff[k];
-                    if (training)
-                        sum.pi += softmax_cross_entropy(backward ? rb->dpi + rb->poff[k] : NULL, logit,
-                                                        dg->hint_pi + (int64_t)(i + 1) * n, NULL,
-                                                        (float)(1.0 / (n * sc.count_pi * nh)), n, n);
-                    for (int u = 0; u < n; u++)
-                        st->pi[u] = argmax_row(logit + (int64_t)u * n, n);
-                    st->h_valid = false;
-                } else {
-                    int64_t eo = rf->eoff[kk], no = rf->noff[kk];
-                    const float *F = rf->fh_F + eo;
-                    if (training) {
-                        sum.fh += squared_error(backward ? rf->fh_dF + eo : NULL, F,
-                                                dg->hint_flow + (int64_t)(i + 1) * m, NULL,
-                                                (float)(2.0 / ((2.0 * m + n) * sc.count_fh * nh)), m);
-                        float ch_scale = (float)(1.0 / (n * sc.count_fh * nh));
-                        if (variant == DAR_DUAL)
-                            sum.ch += softmax_cross_entropy(backward ? rf->dch + no * 2 : NULL,
-                                                            rf->ch_logit + no * 2, gd->cut_target,
-                                                            NULL, ch_scale, n, 2);
-                        else if (variant == DAR_PIPELINE)
-                            sum.ch += softmax_cross_entropy(backward ? st->mincut_dlogit : NULL,
-                                                            st->mincut_logit, gd->cut_target, NULL,
-                                                            ch_scale, n, 2);
-                    }
-                    if (i == gd->last_flow) {
-                        const float *Fo = rf->f_F + eo;
-                        if (training) {
-                            sum.f += squared_error(backward ? rf->f_dF + eo : NULL, Fo, dg->flow, NULL,
-                                                   (float)(2.0 / sc.sum_adj), m);
-                            if (variant == DAR_DUAL)
-                                sum.c += softmax_cross_entropy(backward ? rf->dc + no * 2 : NULL,
-                                                               rf->c_logit + no * 2, gd->cut_target,
-                                                               NULL, (float)(1.0 / sc.sum_nodes), n, 2);
-                        }
-                        if (pred) {
-                            struct dar_prediction *p = &pred[b];
-                            if (p->flow && m) memcpy(p->flow, Fo, sizeof(float) * (size_t)m);
-                            if (p->cut && variant == DAR_DUAL)
-                                for (int v = 0; v < n; v++)
-                                    p->cut[v] = 1.0f / (1.0f + expf(rf->c_logit[(no + v) * 2] -
-                                                                    rf->c_logit[(no + v) * 2 + 1]));
-                            if (p->embed)
-                                memcpy(p->embed, rf->hd + no * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
-                        }
-                    }
-                    for (int u = 0; u < n; u++)
-                        st->pi[u] = u;
-                    if (m)
-                        memcpy(st->flow, F, sizeof(float) * (size_t)m);
-                    st->flow_grad = backward ? rf->fh_dF + eo : NULL;
-                    if (variant == DAR_DUAL) {
-                        for (int v = 0; v < n; v++)
-                            st->cut[v] = (uint8_t)argmax_row(rf->ch_logit + (no + v) * 2, 2);
-                        st->has_cut = true;
-                    }
-                    for (int v = 0; v < n; v++)
-                        memcpy(st->h + (int64_t)v * H, rb->hd + (rb->noff[k] + v) * 3 * H + 2 * H,
-                               sizeof(float) * (size_t)H);
-                    st->h_valid = true;
-                }
-                if (pred && !embed_first) {
-                    struct dar_prediction *p = &pred[b];
-                    if (p->pi) memcpy(p->pi + (int64_t)(i + 1) * n, st->pi, sizeof(int32_t) * (size_t)n);
-                    if (p->mask) memcpy(p->mask + (int64_t)(i + 1) * n, st->mask, (size_t)n);
-                    if (p->hint_flow && m)
-                        memcpy(p->hint_flow + (int64_t)(i + 1) * m, st->flow, sizeof(float) * (size_t)m);
-                }
-            }
-            if (backward) {
-                bf_runs[i] = rb;
-                flow_runs[i] = rf;
-            } else {
-                arena_release(c->arena, step_mark);
-            }
-        }
-        if (backward) {
-            for (int b = 0; b < B; b++)
-                c->st[b].dh_pending = false;
-            for (int i = nsteps - 1; i >= 0; i--) {
-                if (flow_runs[i])
-                    run_backward(c, flow_runs[i], false, false);
-                run_backward(c, bf_runs[i], true, true);
-            }
-        }
+        algorithm_steps(c);
     }
-
-    // graphs that never reach an output step: F_out = 0, c_out logits 0
-    for (int b = 0; b < B; b++) {
-        const struct gdata *gd = &c->gd[b];
-        bool has_output = variant == DAR_NO_ALGO ? c->st[b].final_seen : gd->last_flow >= 0;
-        if (has_output)
-            continue;
-        if (training) {
-            for (int e = 0; e < gd->m; e++)
-                sum.f += 2.0 * (double)gd->dg->flow[e] * gd->dg->flow[e] / sc.sum_adj;
-            if (variant == DAR_DUAL)
-                sum.c += gd->n * log(2.0) / sc.sum_nodes;
-        }
-        if (pred) {
-            if (pred[b].flow && gd->m) memset(pred[b].flow, 0, sizeof(float) * (size_t)gd->m);
-            if (pred[b].cut && variant == DAR_DUAL)
-                for (int v = 0; v < gd->n; v++) pred[b].cut[v] = 0.5f;
-            if (pred[b].embed) memset(pred[b].embed, 0, sizeof(float) * (size_t)(gd->n * 3 * H));
-        }
-    }
-
-    if (backward) {
-        if (variant == DAR_PIPELINE)
+    finish_graphs_without_output(c);
+    if (c->backward) {
+        if (c->variant == DAR_PIPELINE)
             recurrent_backward(c, mincut_runs, mincut_steps);
-        if (variant == DAR_NO_ALGO)
+        if (c->variant == DAR_NO_ALGO)
             recurrent_backward(c, net_runs, net_steps);
         netcache_backward(c);
     }
-    *sum_out = sum;
 }
 
 /* The model as a group sees it: the same parameters, gradients into grads
@@ -1678,7 +1824,6 @@ static void group_task(void *context, int64_t task, int worker)
     const struct batch_job *j = context;
     int64_t g = j->order[task];
     int first = (int)g * GROUP_GRAPHS;
-    int count = j->B - first < GROUP_GRAPHS ? j->B - first : GROUP_GRAPHS;
     struct dar_model view;
     struct dar_model *model = j->model;
     if (j->backward) {
@@ -1687,15 +1832,25 @@ static void group_task(void *context, int64_t task, int worker)
         model_with_grads(&view, j->model, grads);
         model = &view;
     }
-    struct outputs out;
-    if (j->out) {
-        out = *j->out;
-        if (out.pred)
-            out.pred += first;
-    }
-    run_group(model, j->ws, &j->ws->arenas[g], j->graphs + first, count, j->teacher,
-              j->teacher_len, j->backward, j->training, &j->scales, &j->sums[g],
-              j->out ? &out : NULL);
+    const struct dar_config *config = &model->config;
+    struct ctx c = {
+        .model = model,
+        .ws = j->ws,
+        .arena = &j->ws->arenas[g],
+        .H = config->hidden,
+        .B = j->B - first < GROUP_GRAPHS ? j->B - first : GROUP_GRAPHS,
+        .training = j->training,
+        .backward = j->backward,
+        .variant = config->variant,
+        .leak_cut = config->leak_cut && config->variant == DAR_DUAL,
+        .embed_first = j->out && j->out->embed == DAR_EMBED_FIRST,
+        .teacher = j->teacher,
+        .teacher_len = j->teacher_len,
+        .scales = j->scales,
+        .pred = j->out && j->out->pred ? j->out->pred + first : NULL,
+    };
+    run_group(&c, j->graphs + first);
+    j->sums[g] = c.sum;
 }
 
 /* Entries of the gradient per task when the groups' gradients are added. */
@@ -1712,6 +1867,41 @@ static void gradient_sum_span(void *context, int64_t span, int worker)
         for (int64_t i = i0; i < i1; i++)
             j->grads[i] += src[i];
     }
+}
+
+/* The groups' losses added in group order, scaled back per term into
+ * *losses (when not NULL); returns the total. */
+static double sum_losses(struct dar_losses *losses, const struct sums *group_sums, int groups,
+                         enum dar_variant variant, const struct scales *sc)
+{
+    struct sums sum = {0};
+    for (int g = 0; g < groups; g++) {
+        sum.mask += group_sums[g].mask;
+        sum.pi += group_sums[g].pi;
+        sum.flow_hint += group_sums[g].flow_hint;
+        sum.cut_hint += group_sums[g].cut_hint;
+        sum.flow += group_sums[g].flow;
+        sum.cut += group_sums[g].cut;
+    }
+    double total = 0.0;
+    if (!losses)
+        return total;
+    double hints = sc->n_hints;
+    memset(losses, 0, sizeof *losses);
+    if (variant == DAR_NO_ALGO) {
+        losses->flow = sum.flow;
+        total = sum.flow;
+    } else {
+        losses->mask = sum.mask * hints;
+        losses->pi = sum.pi * hints;
+        losses->flow_hint = sum.flow_hint * hints;
+        losses->cut_hint = sum.cut_hint * hints;
+        losses->flow = sum.flow;
+        losses->cut = sum.cut;
+        total = sum.mask + sum.pi + sum.flow_hint + sum.cut_hint + sum.flow + sum.cut;
+    }
+    losses->total = total;
+    return total;
 }
 
 static double dar_run(struct dar_model *model, struct dar_workspace *ws,
@@ -1744,37 +1934,7 @@ static double dar_run(struct dar_model *model, struct dar_workspace *ws,
         struct gradient_sum gs = {model->grads, ws->grads, model->count, groups};
         workers_run((model->count + GRADIENT_SPAN - 1) / GRADIENT_SPAN, gradient_sum_span, &gs);
     }
-    struct sums sum = {0};
-    for (int g = 0; g < groups; g++) {
-        sum.mask += group_sums[g].mask;
-        sum.pi += group_sums[g].pi;
-        sum.fh += group_sums[g].fh;
-        sum.ch += group_sums[g].ch;
-        sum.f += group_sums[g].f;
-        sum.c += group_sums[g].c;
-    }
-    enum dar_variant variant = model->config.variant;
-    struct scales sc = job.scales;
-
-    double total = 0.0;
-    if (losses) {
-        double nh = sc.n_hints;
-        memset(losses, 0, sizeof *losses);
-        if (variant == DAR_NO_ALGO) {
-            losses->flow = sum.f;
-            total = sum.f;
-        } else {
-            losses->mask = sum.mask * nh;
-            losses->pi = sum.pi * nh;
-            losses->flow_hint = sum.fh * nh;
-            losses->cut_hint = sum.ch * nh;
-            losses->flow = sum.f;
-            losses->cut = sum.c;
-            total = sum.mask + sum.pi + sum.fh + sum.ch + sum.f + sum.c;
-        }
-        losses->total = total;
-    }
-    return total;
+    return sum_losses(losses, group_sums, groups, model->config.variant, &job.scales);
 }
 
 int dar_batch_steps(struct dar_graph *const *graphs, int B)
