@@ -131,7 +131,7 @@ static const int arc_feature[ARC_FEATURES] = {DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DA
                                               DAR_F_LENGTH, DAR_F_DISTANCE, DAR_F_CURVENESS};
 
 /* One graph laid out for the model's processor. */
-struct gdata {
+struct graph_layout {
     const struct dar_graph *dg;
     int n, m;
     int64_t A;                  /* arcs */
@@ -155,7 +155,7 @@ struct hint_in {
 };
 
 /* Per-graph state carried across steps. */
-struct gstate {
+struct graph_state {
     uint8_t *mask;              /* [n] the last mask prediction, binarised */
     int32_t *pi;                /* [n] */
     float *flow;                /* [m] the last flow_hint prediction (frame 0 before) */
@@ -196,17 +196,17 @@ struct run {
     float *mask_logit, *dmask;  /* [N] */
     float *p1h, *p2h;           /* [N*H] */
     float *pi_logit, *dpi;      /* [P] */
-    float *fh_t, *fh_F, *fh_dF; /* [E] */
-    float *ch_logit, *dch;      /* [N*2] */
-    float *f_t, *f_F, *f_dF;    /* [E] */
-    float *c_logit, *dc;        /* [N*2] */
+    float *flow_hint_t, *flow_hint_F, *flow_hint_dF;    /* [E] tanh, F, dF */
+    float *cut_hint_logit, *dcut_hint;  /* [N*2] */
+    float *flow_t, *flow_F, *flow_dF;   /* [E] */
+    float *cut_logit, *dcut;            /* [N*2] */
 };
 
 /* Per network: the rank-4 products and their gradients. */
 struct netcache {
     float *kme[ARC_FEATURES], *dkme[ARC_FEATURES];     /* [H] Me·a_φ */
-    float kq_fh[ARC_FEATURES], dkq_fh[ARC_FEATURES];   /* q3·a_φ */
-    float kq_f[ARC_FEATURES], dkq_f[ARC_FEATURES];
+    float kq_flow_hint[ARC_FEATURES], dkq_flow_hint[ARC_FEATURES];   /* q3·a_φ */
+    float kq_flow[ARC_FEATURES], dkq_flow[ARC_FEATURES];
 };
 
 /* The loss normalisers of the whole batch (model.md §5). */
@@ -236,8 +236,8 @@ struct ctx {
     struct scales scales;
     struct sums sum;
     struct dar_prediction *pred;    /* [B] or NULL (training) */
-    struct gdata *gd;
-    struct gstate *st;
+    struct graph_layout *gd;
+    struct graph_state *st;
     struct netcache nc[DAR_MAX_NETS];
 };
 
@@ -248,7 +248,7 @@ static int net_index(const struct dar_model *m, const struct dar_net *net)
 
 /* ---- graphs laid out for the processor ------------------------------------- */
 
-static void prepare_graph(struct ctx *c, struct gdata *gd, const struct dar_graph *dg)
+static void prepare_graph(struct ctx *c, struct graph_layout *gd, const struct dar_graph *dg)
 {
     const struct graph *g = &dg->g;
     int n = g->n, m = g->m;
@@ -336,7 +336,7 @@ static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *
     r->eoff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
     r->poff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
     for (int k = 0; k < ng; k++) {
-        const struct gdata *gd = &c->gd[list[k]];
+        const struct graph_layout *gd = &c->gd[list[k]];
         r->noff[k + 1] = r->noff[k] + gd->n;
         r->aoff[k + 1] = r->aoff[k] + gd->A;
         r->eoff[k + 1] = r->eoff[k] + gd->m;
@@ -349,7 +349,7 @@ static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *
     r->send = arena_zero(c->arena, sizeof(int32_t) * (size_t)r->A);
     r->recv = arena_zero(c->arena, sizeof(int32_t) * (size_t)r->A);
     for (int k = 0; k < ng; k++) {
-        const struct gdata *gd = &c->gd[list[k]];
+        const struct graph_layout *gd = &c->gd[list[k]];
         int32_t base = (int32_t)r->noff[k];
         int32_t *send = r->send + r->aoff[k], *recv = r->recv + r->aoff[k];
         for (int64_t a = 0; a < gd->A; a++) {
@@ -372,7 +372,7 @@ static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *
 /* Node and arc features of graph k of the run from its hint inputs. */
 static void run_set_inputs(struct ctx *c, struct run *r, int k, const struct hint_in *in)
 {
-    const struct gdata *gd = &c->gd[r->gi[k]];
+    const struct graph_layout *gd = &c->gd[r->gi[k]];
     const struct graph *g = &gd->dg->g;
     int n = gd->n;
     float *node = r->node + r->noff[k] * NODE_FEATURES;
@@ -430,13 +430,13 @@ static void netcache_init(struct ctx *c)
                 float s = 0.0f;
                 for (int h = 0; h < H; h++)
                     s += net->flow_hint[2].weight[h] * a[h];
-                nc->kq_fh[p] = s;
+                nc->kq_flow_hint[p] = s;
             }
             if (net->flow[2].weight) {
                 float s = 0.0f;
                 for (int h = 0; h < H; h++)
                     s += net->flow[2].weight[h] * a[h];
-                nc->kq_f[p] = s;
+                nc->kq_flow[p] = s;
             }
         }
     }
@@ -518,7 +518,8 @@ static void messages_streamed(struct ctx *c, struct run *r, const float *z)
     enum dar_agg kind = c->model->config.agg;
     float *An = arena_floats(c->arena, N * H), *Bn = arena_floats(c->arena, N * H);
     message_nodes(c, r, An, Bn, z);
-    float *r0 = arena_floats(c->arena, (int64_t)STREAM_ARCS * H), *r1 = arena_floats(c->arena, (int64_t)STREAM_ARCS * H);
+    float *r0 = arena_floats(c->arena, (int64_t)STREAM_ARCS * H);
+    float *r1 = arena_floats(c->arena, (int64_t)STREAM_ARCS * H);
     for (int64_t i = 0; i < N * H; i++)
         r->agg[i] = kind == DAR_AGG_MAX ? -INFINITY : 0.0f;
     for (int64_t a0 = 0; a0 < A; a0 += STREAM_ARCS) {
@@ -597,7 +598,8 @@ CLONES static void net_forward(struct ctx *c, struct run *r, const float *hprev)
         float *r0 = c->backward ? r->r0 : arena_floats(c->arena, A * H);
         message_input(c, r, r0, z);
         linear_relu_forward_transposed(r->r1, r0, net->l1.weight_t, net->l1.bias, A, H, H);
-        float *msg = c->backward ? arena_floats(c->arena, A * H) : r0;   /* without backward r0 is dead: reuse */
+        /* without backward r0 is dead: reuse */
+        float *msg = c->backward ? arena_floats(c->arena, A * H) : r0;
         linear_relu_forward_transposed(msg, r->r1, net->l2.weight_t, net->l2.bias, A, H, H);
         if (r->msign)
             positive_bytes(r->msign, msg, A * H);
@@ -624,7 +626,7 @@ static void flow_head_forward(struct ctx *c, const struct run *r, const float *k
 {
     const struct dar_net *net = r->net;
     for (int k = 0; k < r->ng; k++) {
-        const struct gdata *gd = &c->gd[r->gi[k]];
+        const struct graph_layout *gd = &c->gd[r->gi[k]];
         const struct graph *g = &gd->dg->g;
         const float *arc = r->arc + r->aoff[k] * ARC_FEATURES;
         const float *q1 = p1 + r->noff[k] * stride, *q2 = p2 + r->noff[k] * stride;
@@ -672,22 +674,22 @@ static void heads_forward(struct ctx *c, struct run *r)
         if (bw) r->dpi = arena_zero_floats(c->arena, r->P);
     }
     if (net->flow_hint[0].weight) {
-        r->fh_t = arena_floats(c->arena, r->E);
-        r->fh_F = arena_floats(c->arena, r->E);
-        if (bw) r->fh_dF = arena_zero_floats(c->arena, r->E);
+        r->flow_hint_t = arena_floats(c->arena, r->E);
+        r->flow_hint_F = arena_floats(c->arena, r->E);
+        if (bw) r->flow_hint_dF = arena_zero_floats(c->arena, r->E);
     }
     if (net->cut_hint.weight) {
-        r->ch_logit = arena_floats(c->arena, N * 2);
-        if (bw) r->dch = arena_zero_floats(c->arena, N * 2);
+        r->cut_hint_logit = arena_floats(c->arena, N * 2);
+        if (bw) r->dcut_hint = arena_zero_floats(c->arena, N * 2);
     }
     if (net->flow[0].weight) {
-        r->f_t = arena_floats(c->arena, r->E);
-        r->f_F = arena_floats(c->arena, r->E);
-        if (bw) r->f_dF = arena_zero_floats(c->arena, r->E);
+        r->flow_t = arena_floats(c->arena, r->E);
+        r->flow_F = arena_floats(c->arena, r->E);
+        if (bw) r->flow_dF = arena_zero_floats(c->arena, r->E);
     }
     if (net->cut.weight) {
-        r->c_logit = arena_floats(c->arena, N * 2);
-        if (bw) r->dc = arena_zero_floats(c->arena, N * 2);
+        r->cut_logit = arena_floats(c->arena, N * 2);
+        if (bw) r->dcut = arena_zero_floats(c->arena, N * 2);
     }
     struct arena_mark mark = arena_mark(c->arena);
     int out = net->heads_out;
@@ -709,19 +711,20 @@ static void heads_forward(struct ctx *c, struct run *r)
         }
     }
     if (net->flow_hint[0].weight) {
-        flow_head_forward(c, r, nc->kq_fh, all + col, all + col + 1, out, r->fh_t, r->fh_F);
+        flow_head_forward(c, r, nc->kq_flow_hint, all + col, all + col + 1, out, r->flow_hint_t,
+                          r->flow_hint_F);
         col += 2;
     }
     if (net->cut_hint.weight) {
-        take_columns(r->ch_logit, all, out, col, 2, N);
+        take_columns(r->cut_hint_logit, all, out, col, 2, N);
         col += 2;
     }
     if (net->flow[0].weight) {
-        flow_head_forward(c, r, nc->kq_f, all + col, all + col + 1, out, r->f_t, r->f_F);
+        flow_head_forward(c, r, nc->kq_flow, all + col, all + col + 1, out, r->flow_t, r->flow_F);
         col += 2;
     }
     if (net->cut.weight) {
-        take_columns(r->c_logit, all, out, col, 2, N);
+        take_columns(r->cut_logit, all, out, col, 2, N);
         col += 2;
     }
     if (col != out)
@@ -741,7 +744,7 @@ static void flow_head_backward(struct ctx *c, const struct run *r, const struct 
     struct arena_mark mark = arena_mark(c->arena);
     float *dp1 = arena_zero_floats(c->arena, r->N), *dp2 = arena_zero_floats(c->arena, r->N);
     for (int k = 0; k < r->ng; k++) {
-        const struct gdata *gd = &c->gd[r->gi[k]];
+        const struct graph_layout *gd = &c->gd[r->gi[k]];
         const struct graph *g = &gd->dg->g;
         const float *arc = r->arc + r->aoff[k] * ARC_FEATURES;
         float *d1 = dp1 + r->noff[k], *d2 = dp2 + r->noff[k];
@@ -818,14 +821,15 @@ static void heads_backward(struct ctx *c, const struct run *r, float *dhd, float
     if (net->pi1.weight)
         pointer_head_backward(c, r, dhd);
     if (net->flow_hint[0].weight)
-        flow_head_backward(c, r, net->flow_hint, nc->kq_fh, nc->dkq_fh, r->fh_t, r->fh_dF,
-                           dhd, darc_flow);
+        flow_head_backward(c, r, net->flow_hint, nc->kq_flow_hint, nc->dkq_flow_hint,
+                           r->flow_hint_t, r->flow_hint_dF, dhd, darc_flow);
     if (net->cut_hint.weight)
-        cut_head_backward(c, r, &net->cut_hint, r->dch, dhd);
+        cut_head_backward(c, r, &net->cut_hint, r->dcut_hint, dhd);
     if (net->flow[0].weight)
-        flow_head_backward(c, r, net->flow, nc->kq_f, nc->dkq_f, r->f_t, r->f_dF, dhd, darc_flow);
+        flow_head_backward(c, r, net->flow, nc->kq_flow, nc->dkq_flow, r->flow_t, r->flow_dF, dhd,
+                           darc_flow);
     if (net->cut.weight)
-        cut_head_backward(c, r, &net->cut, r->dc, dhd);
+        cut_head_backward(c, r, &net->cut, r->dcut, dhd);
 }
 
 /* The gradient of h left by the next step's run, added to dh. */
@@ -833,7 +837,7 @@ CLONES static void carry_gradient_in(struct ctx *c, const struct run *r, float *
 {
     int H = c->H;
     for (int k = 0; k < r->ng; k++) {
-        struct gstate *st = &c->st[r->gi[k]];
+        struct graph_state *st = &c->st[r->gi[k]];
         if (!st->dh_pending)
             continue;
         int n = c->gd[r->gi[k]].n;
@@ -962,7 +966,7 @@ static void carry_gradient_out(struct ctx *c, const struct run *r, const float *
     for (int k = 0; k < r->ng; k++) {
         if (!r->carry_in[k])
             continue;
-        struct gstate *st = &c->st[r->gi[k]];
+        struct graph_state *st = &c->st[r->gi[k]];
         int n = c->gd[r->gi[k]].n;
         for (int v = 0; v < n; v++)
             memcpy(st->dh + (int64_t)v * H, dz + (r->noff[k] + v) * 2 * H + H,
@@ -978,7 +982,7 @@ static void flow_inputs_backward(struct ctx *c, const struct run *r, const float
         float *dF = r->flow_grad[k];
         if (!dF)
             continue;
-        const struct gdata *gd = &c->gd[r->gi[k]];
+        const struct graph_layout *gd = &c->gd[r->gi[k]];
         const float *d = darc_flow + r->aoff[k];
         for (int e = 0; e < gd->m; e++)
             dF[e] += d[gd->arc_fwd[e]] - d[gd->arc_bwd[e]];
@@ -1034,13 +1038,13 @@ static void netcache_backward(struct ctx *c)
             }
             if (net->flow_hint[2].weight)
                 for (int h = 0; h < H; h++) {
-                    net->flow_hint[2].dweight[h] += nc->dkq_fh[p] * a[h];
-                    da[h] += nc->dkq_fh[p] * net->flow_hint[2].weight[h];
+                    net->flow_hint[2].dweight[h] += nc->dkq_flow_hint[p] * a[h];
+                    da[h] += nc->dkq_flow_hint[p] * net->flow_hint[2].weight[h];
                 }
             if (net->flow[2].weight)
                 for (int h = 0; h < H; h++) {
-                    net->flow[2].dweight[h] += nc->dkq_f[p] * a[h];
-                    da[h] += nc->dkq_f[p] * net->flow[2].weight[h];
+                    net->flow[2].dweight[h] += nc->dkq_flow[p] * a[h];
+                    da[h] += nc->dkq_flow[p] * net->flow[2].weight[h];
                 }
         }
     }
@@ -1057,9 +1061,9 @@ static void state_init(struct ctx *c)
 {
     int H = c->H;
     for (int b = 0; b < c->B; b++) {
-        const struct gdata *gd = &c->gd[b];
+        const struct graph_layout *gd = &c->gd[b];
         const struct dar_graph *dg = gd->dg;
-        struct gstate *st = &c->st[b];
+        struct graph_state *st = &c->st[b];
         int n = gd->n, m = gd->m;
         memset(st, 0, sizeof *st);
         st->mask = arena_zero(c->arena, (size_t)n);
@@ -1109,21 +1113,21 @@ static void recurrent_last_step(struct ctx *c, const struct run *r, int k, bool 
 {
     int H = c->H;
     int b = r->gi[k];
-    const struct gdata *gd = &c->gd[b];
-    struct gstate *st = &c->st[b];
+    const struct graph_layout *gd = &c->gd[b];
+    struct graph_state *st = &c->st[b];
     int n = gd->n, m = gd->m;
     if (is_mincut) {
-        memcpy(st->mincut_logit, r->c_logit + r->noff[k] * 2, sizeof(float) * 2 * (size_t)n);
+        memcpy(st->mincut_logit, r->cut_logit + r->noff[k] * 2, sizeof(float) * 2 * (size_t)n);
         if (c->backward)
-            st->mincut_dlogit = r->dc + r->noff[k] * 2;
+            st->mincut_dlogit = r->dcut + r->noff[k] * 2;
         for (int v = 0; v < n; v++)
             st->mincut_cut[v] = (uint8_t)argmax_row(st->mincut_logit + 2 * v, 2);
         return;
     }
-    const float *F = r->f_F + r->eoff[k];
+    const float *F = r->flow_F + r->eoff[k];
     st->final_seen = true;
     if (c->training)
-        c->sum.flow += squared_error(c->backward ? r->f_dF + r->eoff[k] : NULL, F, gd->dg->flow,
+        c->sum.flow += squared_error(c->backward ? r->flow_dF + r->eoff[k] : NULL, F, gd->dg->flow,
                                      NULL, (float)(2.0 / c->scales.sum_adj), m);
     if (c->pred) {
         struct dar_prediction *p = &c->pred[b];
@@ -1155,7 +1159,7 @@ static struct run **recurrent_forward(struct ctx *c, const struct dar_net *net, 
         struct run *r = run_new(c, net, list, ng);
         float *hprev = arena_floats(c->arena, r->N * H);
         for (int k = 0; k < ng; k++) {
-            struct gstate *st = &c->st[list[k]];
+            struct graph_state *st = &c->st[list[k]];
             struct hint_in in = {0};
             run_set_inputs(c, r, k, &in);
             r->carry_in[k] = st->h_valid;
@@ -1165,7 +1169,7 @@ static struct run **recurrent_forward(struct ctx *c, const struct dar_net *net, 
         heads_forward(c, r);
         for (int k = 0; k < ng; k++) {
             int b = list[k];
-            struct gstate *st = &c->st[b];
+            struct graph_state *st = &c->st[b];
             for (int v = 0; v < c->gd[b].n; v++)
                 memcpy(st->h + (int64_t)v * H, r->hd + (r->noff[k] + v) * 3 * H + 2 * H,
                        sizeof(float) * (size_t)H);
@@ -1278,7 +1282,7 @@ static void step_hint_inputs(struct ctx *c, struct step *s)
     for (int k = 0; k < s->running; k++) {
         int b = s->running_list[k];
         const struct dar_graph *dg = c->gd[b].dg;
-        struct gstate *st = &c->st[b];
+        struct graph_state *st = &c->st[b];
         int n = c->gd[b].n, m = c->gd[b].m;
         bool forced = s->teacher_forced && dg->hint_mask;
         struct hint_in *in = &s->hints[b];
@@ -1336,17 +1340,17 @@ static void step_flow(struct ctx *c, struct step *s)
         return;
     const struct run *bf_run = s->bf_run;
     struct run *flow_run = run_new(c, &c->model->nets[c->model->flow], s->flow_list, s->flowing);
-    float *hb = arena_floats(c->arena, flow_run->N * H);
+    float *bf_h = arena_floats(c->arena, flow_run->N * H);
     for (int k = 0; k < s->flowing; k++) {
         int b = s->flow_list[k];
         run_set_inputs(c, flow_run, k, &s->hints[b]);
         for (int v = 0; v < c->gd[b].n; v++)
-            memcpy(hb + (flow_run->noff[k] + v) * H,
+            memcpy(bf_h + (flow_run->noff[k] + v) * H,
                    bf_run->hd + (bf_run->noff[s->running_pos[b]] + v) * 3 * H + 2 * H,
                    sizeof(float) * (size_t)H);
     }
-    hprev_test_hook(c, hb, flow_run->N * H);
-    net_forward(c, flow_run, hb);
+    hprev_test_hook(c, bf_h, flow_run->N * H);
+    net_forward(c, flow_run, bf_h);
     heads_forward(c, flow_run);
     s->flow_run = flow_run;
 }
@@ -1356,38 +1360,39 @@ static void step_flow(struct ctx *c, struct step *s)
 static void flow_step_losses(struct ctx *c, const struct step *s, int b)
 {
     const struct scales *sc = &c->scales;
-    const struct gdata *gd = &c->gd[b];
+    const struct graph_layout *gd = &c->gd[b];
     const struct dar_graph *dg = gd->dg;
-    struct gstate *st = &c->st[b];
-    const struct run *flow_run = s->flow_run;
+    struct graph_state *st = &c->st[b];
+    const struct run *r = s->flow_run;
     int n = gd->n, m = gd->m, i = s->i;
     double hints = sc->n_hints;
     bool backward = c->backward;
-    int64_t eo = flow_run->eoff[s->flow_pos[b]], no = flow_run->noff[s->flow_pos[b]];
-    c->sum.flow_hint += squared_error(backward ? flow_run->fh_dF + eo : NULL, flow_run->fh_F + eo,
-                                      dg->hint_flow + (int64_t)(i + 1) * m, NULL,
-                                      (float)(2.0 / ((2.0 * m + n) * sc->count_fh * hints)), m);
-    float ch_scale = (float)(1.0 / (n * sc->count_fh * hints));
+    int64_t edges = r->eoff[s->flow_pos[b]], nodes = r->noff[s->flow_pos[b]];   /* offsets in r */
+    float flow_hint_scale = (float)(2.0 / ((2.0 * m + n) * sc->count_fh * hints));
+    c->sum.flow_hint += squared_error(backward ? r->flow_hint_dF + edges : NULL,
+                                      r->flow_hint_F + edges, dg->hint_flow + (int64_t)(i + 1) * m,
+                                      NULL, flow_hint_scale, m);
+    float cut_hint_scale = (float)(1.0 / (n * sc->count_fh * hints));
     if (c->variant == DAR_DUAL)
-        c->sum.cut_hint += softmax_cross_entropy(backward ? flow_run->dch + no * 2 : NULL,
-                                                 flow_run->ch_logit + no * 2, gd->cut_target,
-                                                 NULL, ch_scale, n, 2);
+        c->sum.cut_hint += softmax_cross_entropy(backward ? r->dcut_hint + nodes * 2 : NULL,
+                                                 r->cut_hint_logit + nodes * 2, gd->cut_target,
+                                                 NULL, cut_hint_scale, n, 2);
     else if (c->variant == DAR_PIPELINE)
         c->sum.cut_hint += softmax_cross_entropy(backward ? st->mincut_dlogit : NULL,
                                                  st->mincut_logit, gd->cut_target, NULL,
-                                                 ch_scale, n, 2);
+                                                 cut_hint_scale, n, 2);
     if (i != gd->last_flow)
         return;
-    c->sum.flow += squared_error(backward ? flow_run->f_dF + eo : NULL, flow_run->f_F + eo,
+    c->sum.flow += squared_error(backward ? r->flow_dF + edges : NULL, r->flow_F + edges,
                                  dg->flow, NULL, (float)(2.0 / sc->sum_adj), m);
     if (c->variant == DAR_DUAL)
-        c->sum.cut += softmax_cross_entropy(backward ? flow_run->dc + no * 2 : NULL,
-                                            flow_run->c_logit + no * 2, gd->cut_target, NULL,
+        c->sum.cut += softmax_cross_entropy(backward ? r->dcut + nodes * 2 : NULL,
+                                            r->cut_logit + nodes * 2, gd->cut_target, NULL,
                                             (float)(1.0 / sc->sum_nodes), n, 2);
 }
 
 /* The run that decoded graph b at this step, and the graph's index in it. */
-static struct run *step_run_of(const struct step *s, const struct gdata *gd, int k, int b,
+static struct run *step_run_of(const struct step *s, const struct graph_layout *gd, int k, int b,
                                int *index_in_run)
 {
     bool flow_step = !gd->phase[s->i];
@@ -1404,13 +1409,13 @@ static void step_losses(struct ctx *c, const struct step *s)
     int i = s->i;
     for (int k = 0; k < s->running; k++) {
         int b = s->running_list[k];
-        const struct gdata *gd = &c->gd[b];
+        const struct graph_layout *gd = &c->gd[b];
         const struct dar_graph *dg = gd->dg;
-        int n = gd->n, kr;
-        struct run *r = step_run_of(s, gd, k, b, &kr);
+        int n = gd->n, index_in_run;
+        struct run *r = step_run_of(s, gd, k, b, &index_in_run);
         mask_target(s->target, dg->hint_mask + (int64_t)(i + 1) * n, n);
-        c->sum.mask += bce_with_logits(c->backward ? r->dmask + r->noff[kr] : NULL,
-                                       r->mask_logit + r->noff[kr], s->target, NULL,
+        c->sum.mask += bce_with_logits(c->backward ? r->dmask + r->noff[index_in_run] : NULL,
+                                       r->mask_logit + r->noff[index_in_run], s->target, NULL,
                                        (float)(1.0 / (n * sc->count_mask * hints)), n);
         if (gd->phase[i]) {
             const struct run *bf_run = s->bf_run;
@@ -1432,11 +1437,11 @@ static void step_update_state(struct ctx *c, const struct step *s)
     int H = c->H;
     for (int k = 0; k < s->running; k++) {
         int b = s->running_list[k];
-        const struct gdata *gd = &c->gd[b];
-        struct gstate *st = &c->st[b];
-        int n = gd->n, m = gd->m, kr;
-        const struct run *r = step_run_of(s, gd, k, b, &kr);
-        const float *mask_logit = r->mask_logit + r->noff[kr];
+        const struct graph_layout *gd = &c->gd[b];
+        struct graph_state *st = &c->st[b];
+        int n = gd->n, m = gd->m, index_in_run;
+        const struct run *r = step_run_of(s, gd, k, b, &index_in_run);
+        const float *mask_logit = r->mask_logit + r->noff[index_in_run];
         for (int v = 0; v < n; v++)
             st->mask[v] = mask_logit[v] > 0.0f;
         if (gd->phase[s->i]) {
@@ -1447,15 +1452,15 @@ static void step_update_state(struct ctx *c, const struct step *s)
             continue;
         }
         const struct run *flow_run = s->flow_run, *bf_run = s->bf_run;
-        int64_t eo = flow_run->eoff[kr], no = flow_run->noff[kr];
+        int64_t edges = flow_run->eoff[index_in_run], nodes = flow_run->noff[index_in_run];
         for (int u = 0; u < n; u++)
             st->pi[u] = u;
         if (m)
-            memcpy(st->flow, flow_run->fh_F + eo, sizeof(float) * (size_t)m);
-        st->flow_grad = c->backward ? flow_run->fh_dF + eo : NULL;
+            memcpy(st->flow, flow_run->flow_hint_F + edges, sizeof(float) * (size_t)m);
+        st->flow_grad = c->backward ? flow_run->flow_hint_dF + edges : NULL;
         if (c->variant == DAR_DUAL) {
             for (int v = 0; v < n; v++)
-                st->cut[v] = (uint8_t)argmax_row(flow_run->ch_logit + (no + v) * 2, 2);
+                st->cut[v] = (uint8_t)argmax_row(flow_run->cut_hint_logit + (nodes + v) * 2, 2);
             st->has_cut = true;
         }
         for (int v = 0; v < n; v++)
@@ -1472,18 +1477,19 @@ static void step_record_predictions(struct ctx *c, const struct step *s)
     int H = c->H, i = s->i;
     for (int k = 0; k < s->running; k++) {
         int b = s->running_list[k];
-        const struct gdata *gd = &c->gd[b];
-        const struct gstate *st = &c->st[b];
+        const struct graph_layout *gd = &c->gd[b];
+        const struct graph_state *st = &c->st[b];
         struct dar_prediction *p = &c->pred[b];
         int n = gd->n, m = gd->m;
         if (i == gd->last_flow) {
             const struct run *flow_run = s->flow_run;
-            int64_t eo = flow_run->eoff[s->flow_pos[b]], no = flow_run->noff[s->flow_pos[b]];
-            if (p->flow && m) memcpy(p->flow, flow_run->f_F + eo, sizeof(float) * (size_t)m);
+            int64_t edges = flow_run->eoff[s->flow_pos[b]], nodes = flow_run->noff[s->flow_pos[b]];
+            if (p->flow && m)
+                memcpy(p->flow, flow_run->flow_F + edges, sizeof(float) * (size_t)m);
             if (p->cut && c->variant == DAR_DUAL)
-                cut_probability(p->cut, flow_run->c_logit + no * 2, n);
+                cut_probability(p->cut, flow_run->cut_logit + nodes * 2, n);
             if (p->embed)
-                memcpy(p->embed, flow_run->hd + no * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
+                memcpy(p->embed, flow_run->hd + nodes * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
         }
         if (c->embed_first)
             continue;
@@ -1500,8 +1506,8 @@ static void record_first_frame(struct ctx *c)
     if (c->embed_first)
         return;
     for (int b = 0; b < c->B; b++) {
-        const struct gdata *gd = &c->gd[b];
-        const struct gstate *st = &c->st[b];
+        const struct graph_layout *gd = &c->gd[b];
+        const struct graph_state *st = &c->st[b];
         struct dar_prediction *p = &c->pred[b];
         if (p->pi) memcpy(p->pi, st->pi, sizeof(int32_t) * (size_t)gd->n);
         if (p->mask) memcpy(p->mask, st->mask, (size_t)gd->n);
@@ -1576,8 +1582,8 @@ static struct run **mincut_forward(struct ctx *c, int *steps, int *nsteps)
         steps[b] = c->gd[b].n + 1;
     struct run **runs = recurrent_forward(c, &c->model->nets[c->model->mincut], steps, nsteps);
     for (int b = 0; b < c->B; b++) {
-        struct gstate *st = &c->st[b];
-        const struct gdata *gd = &c->gd[b];
+        struct graph_state *st = &c->st[b];
+        const struct graph_layout *gd = &c->gd[b];
         if (c->training)
             c->sum.cut += softmax_cross_entropy(c->backward ? st->mincut_dlogit : NULL,
                                                 st->mincut_logit, gd->cut_target, NULL,
@@ -1593,7 +1599,7 @@ static void finish_graphs_without_output(struct ctx *c)
 {
     int H = c->H;
     for (int b = 0; b < c->B; b++) {
-        const struct gdata *gd = &c->gd[b];
+        const struct graph_layout *gd = &c->gd[b];
         bool has_output = c->variant == DAR_NO_ALGO ? c->st[b].final_seen : gd->last_flow >= 0;
         if (has_output)
             continue;
@@ -1618,8 +1624,8 @@ static void group_setup(struct ctx *c, struct dar_graph *const *graphs)
 {
     int B = c->B;
     arena_reset(c->arena);
-    c->gd = arena_zero(c->arena, sizeof(struct gdata) * (size_t)(B ? B : 1));
-    c->st = arena_zero(c->arena, sizeof(struct gstate) * (size_t)(B ? B : 1));
+    c->gd = arena_zero(c->arena, sizeof(struct graph_layout) * (size_t)(B ? B : 1));
+    c->st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(B ? B : 1));
     static const uint8_t flow_phase[2] = {0, 1};
     for (int b = 0; b < B; b++) {
         prepare_graph(c, &c->gd[b], graphs[b]);
