@@ -126,9 +126,8 @@ CLONES static void mask_by_positive(float *d, const float *x, int64_t count)
 /* ---- the call's context ------------------------------------------------------- */
 
 enum { NODE_FEATURES = 6 };     /* pos s t mask cut0 cut1 */
-enum { ARC_CAP, ARC_W, ARC_FLOW, ARC_PTR, ARC_LENGTH, ARC_DISTANCE, ARC_CURVENESS, ARC_FEATURES };
-static const int arc_feature[ARC_FEATURES] = {DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR,
-                                              DAR_F_LENGTH, DAR_F_DISTANCE, DAR_F_CURVENESS};
+const int dar_arc_encoder[DAR_ARC_FEATURES] = {DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR,
+                                               DAR_F_LENGTH, DAR_F_DISTANCE, DAR_F_CURVENESS};
 
 /* One graph laid out for the model's processor. */
 struct graph_layout {
@@ -204,9 +203,9 @@ struct run {
 
 /* Per network: the rank-4 products and their gradients. */
 struct netcache {
-    float *kme[ARC_FEATURES], *dkme[ARC_FEATURES];     /* [H] Me·a_φ */
-    float kq_flow_hint[ARC_FEATURES], dkq_flow_hint[ARC_FEATURES];   /* q3·a_φ */
-    float kq_flow[ARC_FEATURES], dkq_flow[ARC_FEATURES];
+    float *kme[DAR_ARC_FEATURES], *dkme[DAR_ARC_FEATURES];     /* [H] Me·a_φ */
+    float kq_flow_hint[DAR_ARC_FEATURES], dkq_flow_hint[DAR_ARC_FEATURES];   /* q3·a_φ */
+    float kq_flow[DAR_ARC_FEATURES], dkq_flow[DAR_ARC_FEATURES];
 };
 
 /* The loss normalisers of the whole batch (model.md §5). */
@@ -362,7 +361,7 @@ static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *
         edge_in_degree(r->in_degree, r->recv, r->A, r->N);
     }
     r->node = arena_floats(c->arena, r->N * NODE_FEATURES);
-    r->arc = arena_floats(c->arena, r->A * ARC_FEATURES);
+    r->arc = arena_floats(c->arena, r->A * DAR_ARC_FEATURES);
     r->flow_grad = arena_zero(c->arena, sizeof(float *) * (size_t)ng);
     r->carry_in = arena_zero(c->arena, sizeof(bool) * (size_t)ng);
     r->hd = arena_floats(c->arena, r->N * 3 * H);
@@ -385,25 +384,41 @@ static void run_set_inputs(struct ctx *c, struct run *r, int k, const struct hin
         f[4] = in->cut ? (in->cut[v] == 0) : 0.0f;
         f[5] = in->cut ? (in->cut[v] == 1) : 0.0f;
     }
-    float *arc = r->arc + r->aoff[k] * ARC_FEATURES;
+    float *arc = r->arc + r->aoff[k] * DAR_ARC_FEATURES;
     for (int64_t a = 0; a < gd->A; a++) {
-        float *f = arc + a * ARC_FEATURES;
-        f[ARC_CAP] = gd->arc_cap[a];
-        f[ARC_W] = gd->arc_w[a];
-        f[ARC_FLOW] = 0.0f;
-        f[ARC_PTR] = in->pi && in->pi[gd->send[a]] == gd->recv[a];
+        float *f = arc + a * DAR_ARC_FEATURES;
+        f[DAR_ARC_CAP] = gd->arc_cap[a];
+        f[DAR_ARC_W] = gd->arc_w[a];
+        f[DAR_ARC_FLOW] = 0.0f;
+        f[DAR_ARC_PTR] = in->pi && in->pi[gd->send[a]] == gd->recv[a];
         for (int j = 0; j < 3; j++)
-            f[ARC_LENGTH + j] = gd->arc_vessel[j] ? gd->arc_vessel[j][a] : 0.0f;
+            f[DAR_ARC_LENGTH + j] = gd->arc_vessel[j] ? gd->arc_vessel[j][a] : 0.0f;
     }
     if (in->flow)
         for (int e = 0; e < gd->m; e++) {
-            arc[(int64_t)gd->arc_fwd[e] * ARC_FEATURES + ARC_FLOW] += in->flow[e];
-            arc[(int64_t)gd->arc_bwd[e] * ARC_FEATURES + ARC_FLOW] -= in->flow[e];
+            arc[(int64_t)gd->arc_fwd[e] * DAR_ARC_FEATURES + DAR_ARC_FLOW] += in->flow[e];
+            arc[(int64_t)gd->arc_bwd[e] * DAR_ARC_FEATURES + DAR_ARC_FLOW] -= in->flow[e];
         }
     r->flow_grad[k] = in->flow_grad;
 }
 
 /* ---- one network: forward ----------------------------------------------------- */
+
+void dar_net_arc_products(const struct dar_net *net, int H, float *const kme[DAR_ARC_FEATURES])
+{
+    for (int p = 0; p < DAR_ARC_FEATURES; p++) {
+        if (!net->encodes[dar_arc_encoder[p]])
+            continue;
+        const float *a = net->enc[dar_arc_encoder[p]];
+        for (int o = 0; o < H; o++) {
+            const float *w = net->me.weight + (int64_t)o * H;
+            float s = 0.0f;
+            for (int h = 0; h < H; h++)
+                s += w[h] * a[h];
+            kme[p][o] = s;
+        }
+    }
+}
 
 /* The rank-4 products of every network, once per call. */
 static void netcache_init(struct ctx *c)
@@ -413,19 +428,15 @@ static void netcache_init(struct ctx *c)
         const struct dar_net *net = &c->model->nets[j];
         struct netcache *nc = &c->nc[j];
         memset(nc, 0, sizeof *nc);
-        for (int p = 0; p < ARC_FEATURES; p++) {
+        for (int p = 0; p < DAR_ARC_FEATURES; p++) {
             nc->kme[p] = arena_zero_floats(c->arena, H);
             nc->dkme[p] = arena_zero_floats(c->arena, H);
-            const float *a = net->enc[arc_feature[p]];
-            if (!net->encodes[arc_feature[p]])
+        }
+        dar_net_arc_products(net, H, nc->kme);
+        for (int p = 0; p < DAR_ARC_FEATURES; p++) {
+            const float *a = net->enc[dar_arc_encoder[p]];
+            if (!net->encodes[dar_arc_encoder[p]])
                 continue;
-            for (int o = 0; o < H; o++) {
-                const float *w = net->me.weight + (int64_t)o * H;
-                float s = 0.0f;
-                for (int h = 0; h < H; h++)
-                    s += w[h] * a[h];
-                nc->kme[p][o] = s;
-            }
             if (net->flow_hint[2].weight) {
                 float s = 0.0f;
                 for (int h = 0; h < H; h++)
@@ -461,15 +472,15 @@ CLONES static void message_rows(struct ctx *c, const struct run *r, float *r0, c
     const struct dar_net *net = r->net;
     const struct netcache *nc = &c->nc[net_index(c->model, net)];
     int H = c->H;
-    bool use[ARC_FEATURES];
-    for (int p = 0; p < ARC_FEATURES; p++)
-        use[p] = net->encodes[arc_feature[p]];
+    bool use[DAR_ARC_FEATURES];
+    for (int p = 0; p < DAR_ARC_FEATURES; p++)
+        use[p] = net->encodes[dar_arc_encoder[p]];
     for (int64_t a = a0; a < a1; a++) {
         float *out = r0 + (a - a0) * H;
         const float *x = An + (int64_t)r->recv[a] * H, *y = Bn + (int64_t)r->send[a] * H;
-        const float *f = r->arc + a * ARC_FEATURES;
+        const float *f = r->arc + a * DAR_ARC_FEATURES;
         row_sum3(out, x, y, net->me.bias, H);
-        for (int p = 0; p < ARC_FEATURES; p++)
+        for (int p = 0; p < DAR_ARC_FEATURES; p++)
             if (use[p] && f[p] != 0.0f)
                 row_axpy(out, f[p], nc->kme[p], H);
         relu_forward(out, out, H);      /* while the row is in cache */
@@ -628,15 +639,15 @@ static void flow_head_forward(struct ctx *c, const struct run *r, const float *k
     for (int k = 0; k < r->ng; k++) {
         const struct graph_layout *gd = &c->gd[r->gi[k]];
         const struct graph *g = &gd->dg->g;
-        const float *arc = r->arc + r->aoff[k] * ARC_FEATURES;
+        const float *arc = r->arc + r->aoff[k] * DAR_ARC_FEATURES;
         const float *q1 = p1 + r->noff[k] * stride, *q2 = p2 + r->noff[k] * stride;
         for (int e = 0; e < gd->m; e++) {
             int64_t u = g->src[e], v = g->dst[e];
-            const float *fa = arc + (int64_t)gd->arc_fwd[e] * ARC_FEATURES;
-            const float *fb = arc + (int64_t)gd->arc_bwd[e] * ARC_FEATURES;
+            const float *fa = arc + (int64_t)gd->arc_fwd[e] * DAR_ARC_FEATURES;
+            const float *fb = arc + (int64_t)gd->arc_bwd[e] * DAR_ARC_FEATURES;
             float D = (q1[u * stride] - q1[v * stride]) + (q2[v * stride] - q2[u * stride]);
-            for (int p = 0; p < ARC_FEATURES; p++)
-                if (net->encodes[arc_feature[p]])
+            for (int p = 0; p < DAR_ARC_FEATURES; p++)
+                if (net->encodes[dar_arc_encoder[p]])
                     D += kq[p] * (fa[p] - fb[p]);
             float t = tanhf(D);
             t_out[r->eoff[k] + e] = t;
@@ -746,7 +757,7 @@ static void flow_head_backward(struct ctx *c, const struct run *r, const struct 
     for (int k = 0; k < r->ng; k++) {
         const struct graph_layout *gd = &c->gd[r->gi[k]];
         const struct graph *g = &gd->dg->g;
-        const float *arc = r->arc + r->aoff[k] * ARC_FEATURES;
+        const float *arc = r->arc + r->aoff[k] * DAR_ARC_FEATURES;
         float *d1 = dp1 + r->noff[k], *d2 = dp2 + r->noff[k];
         float *dflow = darc_flow + r->aoff[k];
         for (int e = 0; e < gd->m; e++) {
@@ -759,14 +770,14 @@ static void flow_head_backward(struct ctx *c, const struct run *r, const struct 
             d1[v] -= dD;
             d2[v] += dD;
             d2[u] -= dD;
-            const float *fa = arc + (int64_t)gd->arc_fwd[e] * ARC_FEATURES;
-            const float *fb = arc + (int64_t)gd->arc_bwd[e] * ARC_FEATURES;
-            for (int p = 0; p < ARC_FEATURES; p++)
-                if (net->encodes[arc_feature[p]])
+            const float *fa = arc + (int64_t)gd->arc_fwd[e] * DAR_ARC_FEATURES;
+            const float *fb = arc + (int64_t)gd->arc_bwd[e] * DAR_ARC_FEATURES;
+            for (int p = 0; p < DAR_ARC_FEATURES; p++)
+                if (net->encodes[dar_arc_encoder[p]])
                     dkq[p] += dD * (fa[p] - fb[p]);
             if (net->encodes[DAR_F_FLOW]) {
-                dflow[gd->arc_fwd[e]] += dD * kq[ARC_FLOW];
-                dflow[gd->arc_bwd[e]] -= dD * kq[ARC_FLOW];
+                dflow[gd->arc_fwd[e]] += dD * kq[DAR_ARC_FLOW];
+                dflow[gd->arc_bwd[e]] -= dD * kq[DAR_ARC_FLOW];
             }
         }
     }
@@ -919,18 +930,18 @@ CLONES static void message_input_backward(struct ctx *c, const struct run *r, co
     float *dAn = arena_zero_floats(c->arena, N * H), *dBn = arena_zero_floats(c->arena, N * H);
     gather_rows_backward(dAn, dpre, r->recv, A, H);
     gather_rows_backward(dBn, dpre, r->send, A, H);
-    bool use[ARC_FEATURES];
-    for (int p = 0; p < ARC_FEATURES; p++)
-        use[p] = net->encodes[arc_feature[p]];
-    const float *kflow = nc->kme[ARC_FLOW];
+    bool use[DAR_ARC_FEATURES];
+    for (int p = 0; p < DAR_ARC_FEATURES; p++)
+        use[p] = net->encodes[dar_arc_encoder[p]];
+    const float *kflow = nc->kme[DAR_ARC_FLOW];
     for (int64_t a = 0; a < A; a++) {
         const float *d = dpre + a * H;
-        const float *f = r->arc + a * ARC_FEATURES;
+        const float *f = r->arc + a * DAR_ARC_FEATURES;
         row_add(net->me.dbias, d, H);
-        for (int p = 0; p < ARC_FEATURES; p++)
+        for (int p = 0; p < DAR_ARC_FEATURES; p++)
             if (use[p] && f[p] != 0.0f)
                 row_axpy(nc->dkme[p], f[p], d, H);
-        if (use[ARC_FLOW])
+        if (use[DAR_ARC_FLOW])
             darc_flow[a] += row_dot(kflow, d, H);
     }
     linear_backward(dz, net->m1.dweight, net->m1.dbias, dAn, z, net->m1.weight, N, 2 * H, H);
@@ -1021,8 +1032,8 @@ static void netcache_backward(struct ctx *c)
     for (int j = 0; j < c->model->nnets; j++) {
         const struct dar_net *net = &c->model->nets[j];
         struct netcache *nc = &c->nc[j];
-        for (int p = 0; p < ARC_FEATURES; p++) {
-            int f = arc_feature[p];
+        for (int p = 0; p < DAR_ARC_FEATURES; p++) {
+            int f = dar_arc_encoder[p];
             if (!net->encodes[f])
                 continue;
             const float *a = net->enc[f];

@@ -30,6 +30,17 @@
  * heads (formed in the forward pass: every loss normaliser is known before
  * the first step).
  *
+ * The PGN message and aggregate exist three times: layers.c's kernels (with
+ * their _naive twins), dar.c's own path (arcs streamed in chunks when no
+ * backward follows, messages_streamed) and edge_embed.c (receivers in work
+ * units, for graphs too big for a batch).  Nothing but tests keeps them
+ * equal: each forms the pre-activation the same way (An[recv] + Bn[send] +
+ * b_me, then f_φ·(Me a_φ) feature by feature, dar_net_arc_products) and
+ * aggregates in arc order; test_dar checks batching and the streamed path,
+ * test_edge_embed edge_embed_states against dar_predict(DAR_EMBED_FIRST), and
+ * tests/610-edge-embed.bats the tool against dar-step.  A change to one is a
+ * change to all three.
+ *
  * Determinism: every reduction runs in a fixed order (graphs in batch order,
  * groups in group order, nodes and arcs in index order) and the dense
  * products are fixed-order chains (layers.h, gemm.h), so results are
@@ -225,6 +236,19 @@ double dar_loss_and_grad(struct dar_model *model, struct dar_workspace *ws,
                          struct dar_graph *const *graphs, int B,
                          const uint8_t *teacher, int teacher_len, bool backward,
                          struct dar_losses *out);
+
+/* ---- the processor's arc inputs --------------------------------------------- */
+
+/* The arc features, in the order dar.c and edge_embed.c lay them out. */
+enum dar_arc_feature { DAR_ARC_CAP, DAR_ARC_W, DAR_ARC_FLOW, DAR_ARC_PTR, DAR_ARC_LENGTH,
+                       DAR_ARC_DISTANCE, DAR_ARC_CURVENESS, DAR_ARC_FEATURES };
+/* The encoder (enum dar_feature) of each arc feature. */
+extern const int dar_arc_encoder[DAR_ARC_FEATURES];
+
+/* The products Me·a_φ of the arc encoders a_φ (the rank-4 identity above):
+ * kme[p] (H floats) for every arc feature p the network encodes; the others
+ * are not written. */
+void dar_net_arc_products(const struct dar_net *net, int H, float *const kme[DAR_ARC_FEATURES]);
 
 /* ---- prediction (dar-step) -------------------------------------------------- */
 

@@ -154,11 +154,6 @@ void edge_embed_node_input(const struct dar_net *net, int H, int n, int s, int t
 
 /* ---- one network over all receivers ------------------------------------------ */
 
-/* The arc features of dar.c, in its order. */
-enum { F_CAP, F_W, F_FLOW, F_PTR, F_LENGTH, F_DISTANCE, F_CURVENESS, F_COUNT };
-static const int arc_feature[F_COUNT] = {DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR,
-                                         DAR_F_LENGTH, DAR_F_DISTANCE, DAR_F_CURVENESS};
-
 enum { WT_M1, WT_M2, WT_L1, WT_L2, WT_O1, WT_O2, WT_COUNT };
 
 struct job {
@@ -171,7 +166,7 @@ struct job {
     enum dar_agg agg;
     const float *hprev;         /* n×H or NULL (zero) */
     float *hout;                /* n×H */
-    float *kme[F_COUNT];        /* Me·a_φ, NULL when not encoded */
+    float *kme[DAR_ARC_FEATURES];        /* Me·a_φ, NULL when not encoded */
     float *weight_t[WT_COUNT];  /* the dense layers' Wᵀ, or NULL without gemm.h's kernels */
     int64_t nunits;
     int32_t *unit_start;        /* [nunits+1] receiver ranges */
@@ -215,17 +210,17 @@ static void message_block(const struct job *j, struct scratch *sc, int nb, int v
         const float *x = sc->an + (int64_t)(sc->brecv[a] - v0) * H;
         row_sum3_inplace(out, x, net->me.bias, H);
         int e = sc->bedge[a];
-        float f[F_COUNT] = {0};
+        float f[DAR_ARC_FEATURES] = {0};
         if (e >= 0) {
-            f[F_CAP] = g->cap[e];
-            f[F_W] = g->w[e];
+            f[DAR_ARC_CAP] = g->cap[e];
+            f[DAR_ARC_W] = g->w[e];
             if (j->vessel)
                 for (int k = 0; k < 3; k++)
-                    f[F_LENGTH + k] = j->vessel[k][e];
+                    f[DAR_ARC_LENGTH + k] = j->vessel[k][e];
         } else {
-            f[F_PTR] = 1.0f;
+            f[DAR_ARC_PTR] = 1.0f;
         }
-        for (int p = 0; p < F_COUNT; p++)
+        for (int p = 0; p < DAR_ARC_FEATURES; p++)
             if (j->kme[p] && f[p] != 0.0f)
                 row_axpy(out, f[p], j->kme[p], H);
     }
@@ -341,20 +336,9 @@ static void run_net(struct job *j, int threads)
 {
     const struct dar_net *net = j->net;
     int H = j->H;
-    for (int p = 0; p < F_COUNT; p++) {
-        j->kme[p] = NULL;
-        if (!net->encodes[arc_feature[p]])
-            continue;
-        const float *a = net->enc[arc_feature[p]];
-        j->kme[p] = xmalloc(sizeof(float) * (size_t)H);
-        for (int o = 0; o < H; o++) {
-            const float *w = net->me.weight + (int64_t)o * H;
-            float s = 0.0f;
-            for (int h = 0; h < H; h++)
-                s += w[h] * a[h];
-            j->kme[p][o] = s;
-        }
-    }
+    for (int p = 0; p < DAR_ARC_FEATURES; p++)
+        j->kme[p] = net->encodes[dar_arc_encoder[p]] ? xmalloc(sizeof(float) * (size_t)H) : NULL;
+    dar_net_arc_products(net, H, j->kme);
     const struct dar_linear *dense[WT_COUNT] = {&net->m1, &net->m2, &net->l1, &net->l2,
                                                 &net->o1, &net->o2};
     for (int k = 0; k < WT_COUNT; k++) {
@@ -380,7 +364,7 @@ static void run_net(struct job *j, int threads)
             pthread_join(tid[i], NULL);
         free(tid);
     }
-    for (int p = 0; p < F_COUNT; p++)
+    for (int p = 0; p < DAR_ARC_FEATURES; p++)
         free(j->kme[p]);
     for (int k = 0; k < WT_COUNT; k++)
         free(j->weight_t[k]);
