@@ -72,16 +72,8 @@ size_t dar_workspace_bytes(const struct dar_workspace *ws)
     return bytes;
 }
 
-/* Row helpers (vec8, load8, store8, row_sum3, row_axpy, row_add, row_dot): rows.h */
-
-/* gcc lowers an 8-wide compare to scalar code on baseline x86-64: these
- * loops get an AVX2 clone, chosen at load time (a compare and a mask give
- * the same bits on either). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define CLONES
-#endif
+/* Row helpers (vec8, load8, store8, row_sum3, row_axpy, row_add, row_dot) and
+ * CLONES: rows.h */
 
 /* d[i] = keep[i] ? d[i] : 0 */
 CLONES static void mask_by_bytes(float *d, const uint8_t *keep, int64_t count)
@@ -504,19 +496,16 @@ static void message_input(struct ctx *c, const struct run *r, float *r0, const f
 
 /* agg over the messages of one chunk of arcs, in arc order: the same
  * operations, in the same order, as the aggregate_*_forward kernels. */
-static void aggregate_rows(float *agg, const float *msg, const int32_t *recv, int64_t a0,
-                           int64_t a1, enum dar_agg kind, int H)
+CLONES static void aggregate_rows(float *agg, const float *msg, const int32_t *recv, int64_t a0,
+                                  int64_t a1, enum dar_agg kind, int H)
 {
     for (int64_t a = a0; a < a1; a++) {
         float *out = agg + (int64_t)recv[a] * H;
         const float *m = msg + (a - a0) * H;
-        if (kind == DAR_AGG_MAX) {
-            for (int h = 0; h < H; h++)
-                if (m[h] > out[h])
-                    out[h] = m[h];
-        } else {
+        if (kind == DAR_AGG_MAX)
+            row_max_value(out, m, H);
+        else
             row_add(out, m, H);
-        }
     }
 }
 

@@ -25,15 +25,13 @@
  * float rounding (sgemm shapes differ). */
 #include "edge_embed.h"
 #include "gemm.h"
+#include "layers.h"
 #include "rows.h"
 #include "die.h"
 #include "graph_bfs.h"
 #include "stream.h"
 #include "tensor.h"
 #include <cblas.h>
-#ifdef __SSE__
-#include <xmmintrin.h>
-#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -102,46 +100,6 @@ static void block_linear(float *out, const float *in, int ldin, const float *W,
     }
 }
 
-/* relu and max use SSE's maxps where there is one: maxps(a, b) = a > b ? a : b,
- * exactly the scalar rule (NaN and -0 included); gcc lowers the generic
- * 8-wide compare to scalar code on baseline x86-64. */
-static void relu_rows(float *x, int64_t count)
-{
-    int64_t i = 0;
-#ifdef __SSE__
-    __m128 zero = _mm_setzero_ps();
-    for (; i + 4 <= count; i += 4)
-        _mm_storeu_ps(x + i, _mm_max_ps(_mm_loadu_ps(x + i), zero));
-#endif
-    for (; i < count; i++)
-        x[i] = x[i] > 0.0f ? x[i] : 0.0f;
-}
-
-/* out = (x + out) + b */
-static inline void row_sum3_inplace(float *out, const float *x, const float *b, int H)
-{
-    int h = 0;
-    for (; h + 8 <= H; h += 8)
-        store8(out + h, load8(x + h) + load8(out + h) + load8(b + h));
-    for (; h < H; h++)
-        out[h] = x[h] + out[h] + b[h];
-}
-
-
-/* out = max(out, m) elementwise (m replaces out only when larger) */
-static inline void row_max(float *out, const float *m, int H)
-{
-    int h = 0;
-#ifdef __SSE__
-    for (; h + 4 <= H; h += 4)
-        _mm_storeu_ps(out + h, _mm_max_ps(_mm_loadu_ps(m + h), _mm_loadu_ps(out + h)));
-#endif
-    for (; h < H; h++)
-        if (m[h] > out[h])
-            out[h] = m[h];
-}
-
-
 void edge_embed_node_input(const struct dar_net *net, int H, int n, int s, int t, int v, float *x)
 {
     static const int feature[4] = {DAR_F_POS, DAR_F_S, DAR_F_T, DAR_F_MASK};
@@ -195,7 +153,7 @@ static void z_row(const struct job *j, int v, float *z)
 }
 
 /* The messages of one block of arcs into agg (rows of the unit). */
-static void message_block(const struct job *j, struct scratch *sc, int nb, int v0)
+CLONES static void message_block(const struct job *j, struct scratch *sc, int nb, int v0)
 {
     const struct dar_net *net = j->net;
     const struct graph *g = j->g;
@@ -208,7 +166,7 @@ static void message_block(const struct job *j, struct scratch *sc, int nb, int v
     for (int a = 0; a < nb; a++) {
         float *out = sc->pre + (int64_t)a * H;
         const float *x = sc->an + (int64_t)(sc->brecv[a] - v0) * H;
-        row_sum3_inplace(out, x, net->me.bias, H);
+        row_sum3(out, x, out, net->me.bias, H);   /* (An[v] + Bn[u]) + b_me, as dar.c */
         int e = sc->bedge[a];
         float f[DAR_ARC_FEATURES] = {0};
         if (e >= 0) {
@@ -224,26 +182,26 @@ static void message_block(const struct job *j, struct scratch *sc, int nb, int v
             if (j->kme[p] && f[p] != 0.0f)
                 row_axpy(out, f[p], j->kme[p], H);
     }
-    relu_rows(sc->pre, (int64_t)nb * H);
+    relu_forward(sc->pre, sc->pre, (int64_t)nb * H);
     block_linear(sc->r1, sc->pre, H, net->l1.weight, j->weight_t[WT_L1],
                  H, net->l1.bias, nb, H, H, false, sc->pad_in,
                  sc->pad_out);
-    relu_rows(sc->r1, (int64_t)nb * H);
+    relu_forward(sc->r1, sc->r1, (int64_t)nb * H);
     block_linear(sc->pre, sc->r1, H, net->l2.weight, j->weight_t[WT_L2],
                  H, net->l2.bias, nb, H, H, false, sc->pad_in,
                  sc->pad_out);
-    relu_rows(sc->pre, (int64_t)nb * H);
+    relu_forward(sc->pre, sc->pre, (int64_t)nb * H);
     for (int a = 0; a < nb; a++) {
         float *out = sc->agg + (int64_t)(sc->brecv[a] - v0) * H;
         const float *m = sc->pre + (int64_t)a * H;
         if (j->agg == DAR_AGG_MAX)
-            row_max(out, m, H);
+            row_max_value(out, m, H);
         else
             row_add(out, m, H);
     }
 }
 
-static void run_unit(struct job *j, struct scratch *sc, int64_t u)
+CLONES static void run_unit(struct job *j, struct scratch *sc, int64_t u)
 {
     const struct dar_net *net = j->net;
     const struct adjacency *adj = j->adj;
@@ -290,7 +248,7 @@ static void run_unit(struct job *j, struct scratch *sc, int64_t u)
     block_linear(sc->ho, sc->agg, H, net->o2.weight, j->weight_t[WT_O2],
                  H, net->o2.bias, rows, H, H, true, sc->pad_in,
                  sc->pad_out);
-    relu_rows(sc->ho, rows * H);
+    relu_forward(sc->ho, sc->ho, rows * H);
     memcpy(j->hout + (int64_t)v0 * H, sc->ho, sizeof(float) * (size_t)(rows * H));
 }
 

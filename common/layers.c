@@ -1,7 +1,7 @@
 /* layers.c - forward and backward kernels of the models (see layers.h).
  *
  * The optimised kernels are the naive ones with the loops reordered for
- * memory order and run four features at a time; the dense layers run on
+ * memory order and run eight features at a time (rows.h); the dense layers run on
  * gemm.h's fixed-order kernels, or cblas_sgemm for large products and CPUs
  * without AVX2.  Dense layers of many rows are cut into fixed chunks run on
  * the worker pool (workers.h); no sum is ordered by the thread count, so a
@@ -9,6 +9,7 @@
  * library: no strides, no broadcasting; only large products allocate. */
 #include "layers.h"
 #include "die.h"
+#include "rows.h"
 #include "gemm.h"
 #include "workers.h"
 #include <cblas.h>
@@ -20,85 +21,8 @@
 #include <time.h>
 
 
-/* ---- row helpers ------------------------------------------------------------
- * The hot loops below are elementwise over a row of H features.  gcc -O2
- * (the build's default) does not vectorise a loop of unknown length, so
- * these helpers work on four floats at a time with GNU C vector types (one
- * SSE register on baseline x86-64, the widest every x86-64 has; NEON on
- * arm64), then finish the tail one by one.  Every output element still sees
- * its operations in the same order as in the scalar loop, so the results are
- * the scalar loop's, bit for bit.  (Eight-wide vectors are slower without
- * -mavx: gcc then passes them through memory.) */
-typedef float vec4 __attribute__((vector_size(16)));
-typedef int32_t ivec4 __attribute__((vector_size(16)));
-
-static inline vec4 load4(const float *p) { vec4 v; memcpy(&v, p, sizeof v); return v; }
-static inline void store4(float *p, vec4 v) { memcpy(p, &v, sizeof v); }
-static inline ivec4 iload4(const int32_t *p) { ivec4 v; memcpy(&v, p, sizeof v); return v; }
-static inline void istore4(int32_t *p, ivec4 v) { memcpy(p, &v, sizeof v); }
-
-/* dst += src */
-static inline void row_add(float *dst, const float *src, int64_t H)
-{
-    int64_t h = 0;
-    for (; h + 4 <= H; h += 4)
-        store4(dst + h, load4(dst + h) + load4(src + h));
-    for (; h < H; h++)
-        dst[h] += src[h];
-}
-
-/* dst += src / divisor */
-static inline void row_add_divided(float *dst, const float *src, float divisor, int64_t H)
-{
-    int64_t h = 0;
-    for (; h + 4 <= H; h += 4)
-        store4(dst + h, load4(dst + h) + load4(src + h) / divisor);
-    for (; h < H; h++)
-        dst[h] += src[h] / divisor;
-}
-
-/* row /= divisor */
-static inline void row_divide(float *row, float divisor, int64_t H)
-{
-    int64_t h = 0;
-    for (; h + 4 <= H; h += 4)
-        store4(row + h, load4(row + h) / divisor);
-    for (; h < H; h++)
-        row[h] /= divisor;
-}
-
-/* Where msg > best: best = msg. */
-static inline void row_max_value(float *best, const float *msg, int64_t H)
-{
-    int64_t h = 0;
-    for (; h + 4 <= H; h += 4) {
-        vec4 m = load4(msg + h), b = load4(best + h);
-        ivec4 greater = m > b;
-        store4(best + h, (vec4)(((ivec4)m & greater) | ((ivec4)b & ~greater)));
-    }
-    for (; h < H; h++)
-        if (msg[h] > best[h])
-            best[h] = msg[h];
-}
-
-/* Where msg > best: best = msg, winner = edge. */
-static inline void row_max(float *best, int32_t *winner, const float *msg, int32_t edge, int64_t H)
-{
-    int64_t h = 0;
-    ivec4 edges = (ivec4){ 0 } + edge;
-    for (; h + 4 <= H; h += 4) {
-        vec4 m = load4(msg + h), b = load4(best + h);
-        ivec4 greater = m > b;
-        store4(best + h, (vec4)(((ivec4)m & greater) | ((ivec4)b & ~greater)));
-        istore4(winner + h, (edges & greater) | (iload4(winner + h) & ~greater));
-    }
-    for (; h < H; h++)
-        if (msg[h] > best[h]) {
-            best[h] = msg[h];
-            winner[h] = edge;
-        }
-}
-
+/* Row helpers (row_add, row_add_divided, row_divide, row_max_value, row_max,
+ * row_relu) and CLONES: rows.h */
 
 /* ---- dense layer ------------------------------------------------------------ */
 
@@ -529,25 +453,19 @@ void linear_backward(float *din, float *dweight, float *dbias, const float *dout
 
 /* ---- elementwise ------------------------------------------------------------ */
 
-void relu_forward(float *out, const float *in, int64_t count)
+CLONES void relu_forward(float *out, const float *in, int64_t count)
 {
     // out and in are (count), possibly the same buffer
-    int64_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        vec4 x = load4(in + i);
-        store4(out + i, (vec4)((ivec4)x & (x > 0.0f)));
-    }
-    for (; i < count; i++)
-        out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    row_relu(out, in, count);
 }
 
-void relu_backward(float *din, const float *dout, const float *out, int64_t count)
+CLONES void relu_backward(float *din, const float *dout, const float *out, int64_t count)
 {
     // din, dout and out (the forward output) are (count)
     int64_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        vec4 d = (vec4)((ivec4)load4(dout + i) & (load4(out + i) > 0.0f));
-        store4(din + i, load4(din + i) + d);
+    for (; i + 8 <= count; i += 8) {
+        vec8 d = (vec8)((ivec8)load8(dout + i) & (load8(out + i) > 0.0f));
+        store8(din + i, load8(din + i) + d);
     }
     for (; i < count; i++)
         din[i] += out[i] > 0.0f ? dout[i] : 0.0f;
@@ -605,7 +523,7 @@ void aggregate_max_forward_naive(float *out, int32_t *argmax, const float *msg,
         }
 }
 
-void aggregate_max_forward(float *out, int32_t *argmax, const float *msg, const int32_t *recv,
+CLONES void aggregate_max_forward(float *out, int32_t *argmax, const float *msg, const int32_t *recv,
                            int64_t E, int64_t N, int H)
 {
     // out is (N,H), argmax is (N,H) or NULL (inference), msg is (E,H), recv is (E)
