@@ -7,6 +7,7 @@
  * the vessel radius.  The forward and backward passes are dar.c's (the model
  * with config.vessel_inputs). */
 #include "edge_embed.h"
+#include "curve.h"
 #include "die.h"
 #include "graph_bfs.h"
 #include "io.h"
@@ -208,25 +209,6 @@ enum { CURVE_COLUMNS = 8 };
 static const char *const curve_names[CURVE_COLUMNS] = {"iteration", "mask", "pi", "flow_hint",
                                                        "cut_hint", "flow", "cut", "total"};
 
-static void curve_write_log(double *const *col, const double *seconds, int64_t rows, const char *path)
-{
-    FILE *log = io_open_output(path, 0, 1);
-    fprintf(log, "iteration");
-    for (int j = 1; j < CURVE_COLUMNS; j++)
-        fprintf(log, "\t%s", curve_names[j]);
-    fprintf(log, "\tseconds\n");
-    for (int64_t i = 0; i < rows; i++) {
-        fprintf(log, "%.0f", col[0][i]);
-        for (int j = 1; j < CURVE_COLUMNS; j++)
-            fprintf(log, "\t%.9g", col[j][i]);
-        if (seconds)
-            fprintf(log, "\t%.3f\n", seconds[i]);
-        else
-            fputs("\t\n", log);
-    }
-    io_close_output(log);
-}
-
 void reconstruct_write_log_from_model(FILE *model, const char *name, const char *log_path)
 {
     struct reader rd;
@@ -242,16 +224,10 @@ void reconstruct_write_log_from_model(FILE *model, const char *name, const char 
     if (!c || c->type != MSGPACK_OBJECT_MAP)
         die(EX_DATAERR, "'%s' holds no training curve", name);
     struct record sub = {c, rec.index};
-    double *col[CURVE_COLUMNS];
-    struct tensor first;
-    record_tensor(&sub, curve_names[0], DT_F64, 1, NULL, &first);
-    int64_t rows = first.count;
-    tensor_free(&first);
-    for (int j = 0; j < CURVE_COLUMNS; j++)
-        col[j] = record_vector(&sub, curve_names[j], DT_F64, rows);
-    curve_write_log(col, NULL, rows, log_path);
-    for (int j = 0; j < CURVE_COLUMNS; j++)
-        free(col[j]);
+    struct curve curve;
+    curve_read(&curve, &sub, CURVE_COLUMNS, curve_names);
+    curve_write_log(&curve, log_path);
+    curve_free(&curve);
     reader_free(&rd);
 }
 
@@ -260,8 +236,7 @@ void reconstruct_write_log_from_model(FILE *model, const char *name, const char 
 struct recon_write {
     const struct reconstruct_options *o;
     const struct recon_graph *rg;
-    double *const *col;
-    int64_t rows;
+    const struct curve *curve;
 };
 
 static void write_provenance(struct writer *w, void *ctx)
@@ -282,13 +257,9 @@ static void write_provenance(struct writer *w, void *ctx)
     mp_key(w, "trace_steps");    mp_int(w, c->rg->full_steps);
     mp_key(w, "augmentations");  mp_int(w, c->rg->augmentations);
     mp_key(w, "maxflow");        mp_double(w, c->rg->maxflow);
-    mp_key(w, "iterations");     mp_int(w, c->rows);
+    mp_key(w, "iterations");     mp_int(w, c->curve->rows);
     mp_key(w, "curve");
-    mp_map(w, CURVE_COLUMNS);
-    for (int j = 0; j < CURVE_COLUMNS; j++) {
-        mp_key(w, curve_names[j]);
-        mp_vector(w, DT_F64, c->rows, c->col[j]);
-    }
+    curve_write(w, c->curve);
 }
 
 void reconstruct_run(const struct reconstruct_options *o, FILE *model_in, const char *model_name,
@@ -320,14 +291,12 @@ void reconstruct_run(const struct reconstruct_options *o, FILE *model_in, const 
     struct dar_graph *batch[1] = {&rg.dg};
     int steps = dar_batch_steps(batch, 1);
     uint8_t *teacher = xmalloc((size_t)steps + 1);
-    double *col[CURVE_COLUMNS], *seconds = xmalloc(sizeof(double) * (size_t)(o->iters + 1));
-    for (int j = 0; j < CURVE_COLUMNS; j++)
-        col[j] = xmalloc(sizeof(double) * (size_t)(o->iters + 1));
+    struct curve curve;
+    curve_init(&curve, CURVE_COLUMNS, curve_names);
     uint64_t teacher_stream = rng_stream_id("teacher");
     struct progress p;
     progress_begin(&p, o->progress, "iterations", o->iters);
     double start = now_seconds();
-    int64_t rows = 0;
     for (int64_t k = 0; k < o->iters; k++) {
         struct rng r;
         rng_init(&r, o->seed, teacher_stream, (uint64_t)k);
@@ -340,25 +309,22 @@ void reconstruct_run(const struct reconstruct_options *o, FILE *model_in, const 
         if (!isfinite(loss))
             die(EX_SOFTWARE, "reconstruction diverged at iteration %lld (loss %g)", (long long)k, loss);
         adam_step(&adam, trained, ntrained);
-        double v[CURVE_COLUMNS] = {(double)(k + 1), l.mask, l.pi, l.flow_hint, l.cut_hint, l.flow, l.cut, l.total};
-        for (int j = 0; j < CURVE_COLUMNS; j++)
-            col[j][rows] = v[j];
-        seconds[rows++] = now_seconds() - start;
+        double row[CURVE_COLUMNS] = {(double)(k + 1), l.mask, l.pi, l.flow_hint, l.cut_hint,
+                                     l.flow, l.cut, l.total};
+        curve_add(&curve, row, now_seconds() - start);
         snprintf(p.extra, sizeof p.extra, "loss %.4g", loss);
         progress_update(&p, k + 1);
     }
     progress_end(&p);
     if (o->log_path)
-        curve_write_log(col, seconds, rows, o->log_path);
+        curve_write_log(&curve, o->log_path);
 
     struct writer w;
     writer_init(&w, out);
-    struct recon_write ctx = {o, &rg, col, rows};
+    struct recon_write ctx = {o, &rg, &curve};
     dar_model_write(&w, &model, NULL, 1, write_provenance, &ctx);
 
-    for (int j = 0; j < CURVE_COLUMNS; j++)
-        free(col[j]);
-    free(seconds);
+    curve_free(&curve);
     free(teacher);
     adam_free(&adam);
     dar_workspace_free(ws);

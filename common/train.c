@@ -9,6 +9,7 @@
  * --iters is not one, a last validation picks the output parameters but is not
  * remembered in the resume state (an uninterrupted longer run never saw it). */
 #include "train.h"
+#include "curve.h"
 #include "die.h"
 #include "io.h"
 #include "optim.h"
@@ -110,50 +111,22 @@ struct state {
     bool adam_used;
 };
 
-/* The training curve, one row per iteration: kept in the model record so a
- * cache hit or a resumed run can write the same log. */
+/* The training curve (curve.h), one row per iteration. */
 enum { CURVE_COLUMNS = 9 };
 static const char *const curve_names[CURVE_COLUMNS] = {
     "iteration", "mask", "pi", "flow_hint", "cut_hint", "flow", "cut", "total", "val_score"};
 
-struct curve {
-    int64_t rows, cap;
-    double *col[CURVE_COLUMNS];   /* iteration as a double: exact below 2^53 */
-    double *seconds;              /* this run's elapsed time; NaN for resumed rows (not stored) */
-};
-
-static void curve_add(struct curve *c, int64_t k, const struct dar_losses *l, double score, double seconds)
+static void curve_add_losses(struct curve *c, int64_t k, const struct dar_losses *l, double score,
+                             double seconds)
 {
-    if (c->rows == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 1024;
-        for (int j = 0; j < CURVE_COLUMNS; j++)
-            c->col[j] = xrealloc(c->col[j], sizeof(double) * (size_t)c->cap);
-        c->seconds = xrealloc(c->seconds, sizeof(double) * (size_t)c->cap);
-    }
-    double row[CURVE_COLUMNS] = {(double)k, l->mask, l->pi, l->flow_hint, l->cut_hint, l->flow, l->cut, l->total, score};
-    for (int j = 0; j < CURVE_COLUMNS; j++)
-        c->col[j][c->rows] = row[j];
-    c->seconds[c->rows++] = seconds;
-}
-
-static void curve_free(struct curve *c)
-{
-    for (int j = 0; j < CURVE_COLUMNS; j++)
-        free(c->col[j]);
-    free(c->seconds);
-}
-
-static void curve_write(struct writer *w, const struct curve *c)
-{
-    mp_map(w, CURVE_COLUMNS);
-    for (int j = 0; j < CURVE_COLUMNS; j++) {
-        mp_key(w, curve_names[j]);
-        mp_vector(w, DT_F64, c->rows, c->col[j]);
-    }
+    /* iteration as a double: exact below 2^53 */
+    double row[CURVE_COLUMNS] = {(double)k, l->mask, l->pi, l->flow_hint, l->cut_hint, l->flow,
+                                 l->cut, l->total, score};
+    curve_add(c, row, seconds);
 }
 
 /* Read the curve of a model record (key "curve"); false if it has none. */
-static bool curve_read(struct curve *c, const struct record *rec)
+static bool curve_of_record(struct curve *c, const struct record *rec)
 {
     const msgpack_object *o = record_find(rec, "curve");
     if (!o)
@@ -161,46 +134,18 @@ static bool curve_read(struct curve *c, const struct record *rec)
     if (o->type != MSGPACK_OBJECT_MAP)
         die_record(rec->index, "'curve' is not a map");
     struct record sub = {o, rec->index};
-    memset(c, 0, sizeof *c);
-    struct tensor first;
-    record_tensor(&sub, curve_names[0], DT_F64, 1, NULL, &first);
-    int64_t rows = first.count;
-    tensor_free(&first);
-    for (int j = 0; j < CURVE_COLUMNS; j++)
-        c->col[j] = record_vector(&sub, curve_names[j], DT_F64, rows);
-    c->rows = c->cap = rows;
-    c->seconds = xmalloc(sizeof(double) * (size_t)(rows + 1));
-    for (int64_t i = 0; i < rows; i++)
-        c->seconds[i] = NAN;
+    curve_free(c);
+    curve_read(c, &sub, CURVE_COLUMNS, curve_names);
     return true;
-}
-
-static void curve_write_log(const struct curve *c, const char *path)
-{
-    FILE *log = io_open_output(path, 0, 1);
-    fprintf(log, "iteration\tmask\tpi\tflow_hint\tcut_hint\tflow\tcut\ttotal\tval_score\tseconds\n");
-    for (int64_t i = 0; i < c->rows; i++) {
-        fprintf(log, "%.0f", c->col[0][i]);
-        for (int j = 1; j < CURVE_COLUMNS; j++)
-            if (isnan(c->col[j][i]))
-                fputs("\t", log);
-            else
-                fprintf(log, "\t%.9g", c->col[j][i]);
-        if (isnan(c->seconds[i]))
-            fputs("\t\n", log);
-        else
-            fprintf(log, "\t%.3f\n", c->seconds[i]);
-    }
-    io_close_output(log);
 }
 
 void train_write_log_from_model(FILE *model, const char *name, const char *log_path)
 {
     struct reader rd;
     struct record rec;
-    struct curve c;
+    struct curve c = {0};
     reader_init(&rd, model, name);
-    if (!reader_next(&rd, &rec) || !curve_read(&c, &rec))
+    if (!reader_next(&rd, &rec) || !curve_of_record(&c, &rec))
         die(EX_DATAERR, "'%s' holds no training curve", name);
     curve_write_log(&c, log_path);
     curve_free(&c);
@@ -280,7 +225,7 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
         die(EX_USAGE, "--resume model was trained with --seed %lld; pass the same seed to continue it",
             (long long)record_int(&state, "seed"));
     st->iteration = record_int(&state, "iteration");
-    if (!curve_read(curve, &rec) || curve->rows != st->iteration)
+    if (!curve_of_record(curve, &rec) || curve->rows != st->iteration)
         die_record(rec.index, "'curve' does not cover the %lld iterations of 'train_state'", (long long)st->iteration);
     st->kappa = record_double(&state, "kappa");
     st->best_score = record_double(&state, "best_score");
@@ -329,7 +274,8 @@ void train_run(const struct train_options *o, FILE *train, const char *train_nam
     struct sgd sgd = {(float)o->lr, (float)o->weight_decay};
     if (o->adam)
         adam_init(&st.adam, model.params, model.nparams, (float)o->lr, (float)o->weight_decay);
-    struct curve curve = {0};
+    struct curve curve;
+    curve_init(&curve, CURVE_COLUMNS, curve_names);
     if (resume)
         resume_from(&st, &curve, &model, o, resume, resume_name);
     struct dar_workspace *ws = dar_workspace_new();
@@ -378,7 +324,7 @@ void train_run(const struct train_options *o, FILE *train, const char *train_nam
                 memcpy(st.best, model.values, bytes);
             }
         }
-        curve_add(&curve, k + 1, &losses, score, now_seconds() - start);
+        curve_add_losses(&curve, k + 1, &losses, score, now_seconds() - start);
         snprintf(p.extra, sizeof p.extra, "loss %.4f best %.4g", loss, st.best_score);
         progress_update(&p, k + 1);
     }
