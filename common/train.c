@@ -246,6 +246,23 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     free(bytes);
 }
 
+/* The state of a run from iteration 0: current and best the initial
+ * parameters, no checkpoint yet. */
+static void state_begin(struct state *st, const struct dar_model *model,
+                        const struct train_options *o)
+{
+    size_t bytes = sizeof(float) * (size_t)model->count;
+    memset(st, 0, sizeof *st);
+    st->current = xmalloc(bytes);
+    st->best = xmalloc(bytes);
+    memcpy(st->current, model->values, bytes);
+    memcpy(st->best, model->values, bytes);
+    st->best_score = INFINITY;
+    st->best_iteration = -1;
+    st->adam_used = o->adam;
+    if (o->adam)
+        adam_init(&st->adam, model->params, model->nparams, (float)o->lr, (float)o->weight_decay);
+}
 
 void train_run(const struct train_options *o, FILE *train, const char *train_name,
                FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out)
@@ -263,17 +280,9 @@ void train_run(const struct train_options *o, FILE *train, const char *train_nam
     struct dar_model model;
     dar_model_init(&model, &o->config, o->seed);
     size_t bytes = sizeof(float) * (size_t)model.count;
-    struct state st = {0};
-    st.current = xmalloc(bytes);
-    st.best = xmalloc(bytes);
-    memcpy(st.current, model.values, bytes);
-    memcpy(st.best, model.values, bytes);
-    st.best_score = INFINITY;
-    st.best_iteration = -1;
-    st.adam_used = o->adam;
+    struct state st;
+    state_begin(&st, &model, o);
     struct sgd sgd = {(float)o->lr, (float)o->weight_decay};
-    if (o->adam)
-        adam_init(&st.adam, model.params, model.nparams, (float)o->lr, (float)o->weight_decay);
     struct curve curve;
     curve_init(&curve, CURVE_COLUMNS, curve_names);
     if (resume)
