@@ -166,16 +166,17 @@ struct graph_state {
 /* One network on a set of graphs at one step. */
 struct run {
     const struct dar_net *net;
-    int ng;
-    int *gi;                    /* [ng] batch indices */
-    int64_t *noff, *aoff, *eoff, *poff;   /* [ng+1] nodes, arcs, edges, pointer logits */
+    int ngraphs;
+    int *graph;                    /* [ngraphs] batch indices */
+    /* [ngraphs+1] where each graph's nodes, arcs, edges, pointer logits start */
+    int64_t *node_offset, *arc_offset, *edge_offset, *pointer_offset;
     int64_t N, A, E, P;
     int32_t *send, *recv;       /* [A] compact node indices */
     int32_t *in_degree;         /* [N] mean only */
     float *node;                /* [N*6] */
     float *arc;                 /* [A*4] */
-    float **flow_grad;          /* [ng] where d(flow input) goes */
-    bool *carry_in;             /* [ng] h_prev is a carried state that takes a gradient */
+    float **flow_grad;          /* [ngraphs] where d(flow input) goes */
+    bool *carry_in;             /* [ngraphs] h_prev is a carried state that takes a gradient */
     /* saved activations */
     float *hd;                  /* [N*3H] = [x; h_prev; h] */
     float *agg;                 /* [N*H] */
@@ -314,35 +315,35 @@ static void prepare_graph(struct ctx *c, struct graph_layout *gd, const struct d
 
 /* ---- run layout and inputs ---------------------------------------------------- */
 
-static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *list, int ng)
+static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *list, int ngraphs)
 {
     struct run *r = arena_zero(c->arena, sizeof *r);
     int H = c->H;
     r->net = net;
-    r->ng = ng;
-    r->gi = arena_zero(c->arena, sizeof(int) * (size_t)ng);
-    memcpy(r->gi, list, sizeof(int) * (size_t)ng);
-    r->noff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
-    r->aoff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
-    r->eoff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
-    r->poff = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ng + 1));
-    for (int k = 0; k < ng; k++) {
+    r->ngraphs = ngraphs;
+    r->graph = arena_zero(c->arena, sizeof(int) * (size_t)ngraphs);
+    memcpy(r->graph, list, sizeof(int) * (size_t)ngraphs);
+    r->node_offset = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ngraphs + 1));
+    r->arc_offset = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ngraphs + 1));
+    r->edge_offset = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ngraphs + 1));
+    r->pointer_offset = arena_zero(c->arena, sizeof(int64_t) * (size_t)(ngraphs + 1));
+    for (int k = 0; k < ngraphs; k++) {
         const struct graph_layout *gd = &c->gd[list[k]];
-        r->noff[k + 1] = r->noff[k] + gd->n;
-        r->aoff[k + 1] = r->aoff[k] + gd->A;
-        r->eoff[k + 1] = r->eoff[k] + gd->m;
-        r->poff[k + 1] = r->poff[k] + (int64_t)gd->n * gd->n;
+        r->node_offset[k + 1] = r->node_offset[k] + gd->n;
+        r->arc_offset[k + 1] = r->arc_offset[k] + gd->A;
+        r->edge_offset[k + 1] = r->edge_offset[k] + gd->m;
+        r->pointer_offset[k + 1] = r->pointer_offset[k] + (int64_t)gd->n * gd->n;
     }
-    r->N = r->noff[ng];
-    r->A = r->aoff[ng];
-    r->E = r->eoff[ng];
-    r->P = r->poff[ng];
+    r->N = r->node_offset[ngraphs];
+    r->A = r->arc_offset[ngraphs];
+    r->E = r->edge_offset[ngraphs];
+    r->P = r->pointer_offset[ngraphs];
     r->send = arena_zero(c->arena, sizeof(int32_t) * (size_t)r->A);
     r->recv = arena_zero(c->arena, sizeof(int32_t) * (size_t)r->A);
-    for (int k = 0; k < ng; k++) {
+    for (int k = 0; k < ngraphs; k++) {
         const struct graph_layout *gd = &c->gd[list[k]];
-        int32_t base = (int32_t)r->noff[k];
-        int32_t *send = r->send + r->aoff[k], *recv = r->recv + r->aoff[k];
+        int32_t base = (int32_t)r->node_offset[k];
+        int32_t *send = r->send + r->arc_offset[k], *recv = r->recv + r->arc_offset[k];
         for (int64_t a = 0; a < gd->A; a++) {
             send[a] = base + gd->send[a];
             recv[a] = base + gd->recv[a];
@@ -354,8 +355,8 @@ static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *
     }
     r->node = arena_floats(c->arena, r->N * NODE_FEATURES);
     r->arc = arena_floats(c->arena, r->A * DAR_ARC_FEATURES);
-    r->flow_grad = arena_zero(c->arena, sizeof(float *) * (size_t)ng);
-    r->carry_in = arena_zero(c->arena, sizeof(bool) * (size_t)ng);
+    r->flow_grad = arena_zero(c->arena, sizeof(float *) * (size_t)ngraphs);
+    r->carry_in = arena_zero(c->arena, sizeof(bool) * (size_t)ngraphs);
     r->hd = arena_floats(c->arena, r->N * 3 * H);
     return r;
 }
@@ -363,10 +364,10 @@ static struct run *run_new(struct ctx *c, const struct dar_net *net, const int *
 /* Node and arc features of graph k of the run from its hint inputs. */
 static void run_set_inputs(struct ctx *c, struct run *r, int k, const struct hint_in *in)
 {
-    const struct graph_layout *gd = &c->gd[r->gi[k]];
+    const struct graph_layout *gd = &c->gd[r->graph[k]];
     const struct graph *g = &gd->dg->g;
     int n = gd->n;
-    float *node = r->node + r->noff[k] * NODE_FEATURES;
+    float *node = r->node + r->node_offset[k] * NODE_FEATURES;
     for (int v = 0; v < n; v++) {
         float *f = node + (int64_t)v * NODE_FEATURES;
         f[0] = (float)v / (float)n;
@@ -376,7 +377,7 @@ static void run_set_inputs(struct ctx *c, struct run *r, int k, const struct hin
         f[4] = in->cut ? (in->cut[v] == 0) : 0.0f;
         f[5] = in->cut ? (in->cut[v] == 1) : 0.0f;
     }
-    float *arc = r->arc + r->aoff[k] * DAR_ARC_FEATURES;
+    float *arc = r->arc + r->arc_offset[k] * DAR_ARC_FEATURES;
     for (int64_t a = 0; a < gd->A; a++) {
         float *f = arc + a * DAR_ARC_FEATURES;
         f[DAR_ARC_CAP] = gd->arc_cap[a];
@@ -625,11 +626,11 @@ static void flow_head_forward(struct ctx *c, const struct run *r, const float *k
                               float *F_out)
 {
     const struct dar_net *net = r->net;
-    for (int k = 0; k < r->ng; k++) {
-        const struct graph_layout *gd = &c->gd[r->gi[k]];
+    for (int k = 0; k < r->ngraphs; k++) {
+        const struct graph_layout *gd = &c->gd[r->graph[k]];
         const struct graph *g = &gd->dg->g;
-        const float *arc = r->arc + r->aoff[k] * DAR_ARC_FEATURES;
-        const float *q1 = p1 + r->noff[k] * stride, *q2 = p2 + r->noff[k] * stride;
+        const float *arc = r->arc + r->arc_offset[k] * DAR_ARC_FEATURES;
+        const float *q1 = p1 + r->node_offset[k] * stride, *q2 = p2 + r->node_offset[k] * stride;
         for (int e = 0; e < gd->m; e++) {
             int64_t u = g->src[e], v = g->dst[e];
             const float *fa = arc + (int64_t)gd->arc_fwd[e] * DAR_ARC_FEATURES;
@@ -639,8 +640,8 @@ static void flow_head_forward(struct ctx *c, const struct run *r, const float *k
                 if (net->encodes[dar_arc_encoder[p]])
                     D += kq[p] * (fa[p] - fb[p]);
             float t = tanhf(D);
-            t_out[r->eoff[k] + e] = t;
-            F_out[r->eoff[k] + e] = g->cap[e] * t;
+            t_out[r->edge_offset[k] + e] = t;
+            F_out[r->edge_offset[k] + e] = g->cap[e] * t;
         }
     }
 }
@@ -704,10 +705,10 @@ static void heads_forward(struct ctx *c, struct run *r)
         take_columns(r->p1h, all, out, col, H, N);
         take_columns(r->p2h, all, out, col + H, H, N);
         col += 2 * H;
-        for (int k = 0; k < r->ng; k++) {
-            int n = c->gd[r->gi[k]].n;
-            linear_forward(r->pi_logit + r->poff[k], r->p1h + r->noff[k] * H,
-                           r->p2h + r->noff[k] * H, NULL, n, H, n);
+        for (int k = 0; k < r->ngraphs; k++) {
+            int n = c->gd[r->graph[k]].n;
+            linear_forward(r->pi_logit + r->pointer_offset[k], r->p1h + r->node_offset[k] * H,
+                           r->p2h + r->node_offset[k] * H, NULL, n, H, n);
         }
     }
     if (net->flow_hint[0].weight) {
@@ -743,14 +744,14 @@ static void flow_head_backward(struct ctx *c, const struct run *r, const struct 
     const struct dar_net *net = r->net;
     struct arena_mark mark = arena_mark(c->arena);
     float *dp1 = arena_zero_floats(c->arena, r->N), *dp2 = arena_zero_floats(c->arena, r->N);
-    for (int k = 0; k < r->ng; k++) {
-        const struct graph_layout *gd = &c->gd[r->gi[k]];
+    for (int k = 0; k < r->ngraphs; k++) {
+        const struct graph_layout *gd = &c->gd[r->graph[k]];
         const struct graph *g = &gd->dg->g;
-        const float *arc = r->arc + r->aoff[k] * DAR_ARC_FEATURES;
-        float *d1 = dp1 + r->noff[k], *d2 = dp2 + r->noff[k];
-        float *dflow = darc_flow + r->aoff[k];
+        const float *arc = r->arc + r->arc_offset[k] * DAR_ARC_FEATURES;
+        float *d1 = dp1 + r->node_offset[k], *d2 = dp2 + r->node_offset[k];
+        float *dflow = darc_flow + r->arc_offset[k];
         for (int e = 0; e < gd->m; e++) {
-            int64_t i = r->eoff[k] + e;
+            int64_t i = r->edge_offset[k] + e;
             float dD = dF[i] * g->cap[e] * (1.0f - t[i] * t[i]);
             if (dD == 0.0f)
                 continue;
@@ -791,11 +792,11 @@ static void pointer_head_backward(struct ctx *c, const struct run *r, float *dhd
     int H = c->H;
     int64_t N = r->N;
     float *dp1h = arena_zero_floats(c->arena, N * H), *dp2h = arena_zero_floats(c->arena, N * H);
-    for (int k = 0; k < r->ng; k++) {
-        int n = c->gd[r->gi[k]].n;
-        linear_backward(dp1h + r->noff[k] * H, dp2h + r->noff[k] * H, NULL,
-                        r->dpi + r->poff[k], r->p1h + r->noff[k] * H,
-                        r->p2h + r->noff[k] * H, n, H, n);
+    for (int k = 0; k < r->ngraphs; k++) {
+        int n = c->gd[r->graph[k]].n;
+        linear_backward(dp1h + r->node_offset[k] * H, dp2h + r->node_offset[k] * H, NULL,
+                        r->dpi + r->pointer_offset[k], r->p1h + r->node_offset[k] * H,
+                        r->p2h + r->node_offset[k] * H, n, H, n);
     }
     linear_backward(dhd, net->pi1.dweight, net->pi1.dbias, dp1h, r->hd, net->pi1.weight,
                     N, 3 * H, H);
@@ -836,13 +837,13 @@ static void heads_backward(struct ctx *c, const struct run *r, float *dhd, float
 CLONES static void carry_gradient_in(struct ctx *c, const struct run *r, float *dhd)
 {
     int H = c->H;
-    for (int k = 0; k < r->ng; k++) {
-        struct graph_state *st = &c->st[r->gi[k]];
+    for (int k = 0; k < r->ngraphs; k++) {
+        struct graph_state *st = &c->st[r->graph[k]];
         if (!st->dh_pending)
             continue;
-        int n = c->gd[r->gi[k]].n;
+        int n = c->gd[r->graph[k]].n;
         for (int v = 0; v < n; v++)
-            row_add(dhd + (r->noff[k] + v) * 3 * H + 2 * H, st->dh + (int64_t)v * H, H);
+            row_add(dhd + (r->node_offset[k] + v) * 3 * H + 2 * H, st->dh + (int64_t)v * H, H);
         st->dh_pending = false;
     }
 }
@@ -963,13 +964,13 @@ CLONES static void encoders_backward(struct ctx *c, const struct run *r, const f
 static void carry_gradient_out(struct ctx *c, const struct run *r, const float *dz)
 {
     int H = c->H;
-    for (int k = 0; k < r->ng; k++) {
+    for (int k = 0; k < r->ngraphs; k++) {
         if (!r->carry_in[k])
             continue;
-        struct graph_state *st = &c->st[r->gi[k]];
-        int n = c->gd[r->gi[k]].n;
+        struct graph_state *st = &c->st[r->graph[k]];
+        int n = c->gd[r->graph[k]].n;
         for (int v = 0; v < n; v++)
-            memcpy(st->dh + (int64_t)v * H, dz + (r->noff[k] + v) * 2 * H + H,
+            memcpy(st->dh + (int64_t)v * H, dz + (r->node_offset[k] + v) * 2 * H + H,
                    sizeof(float) * (size_t)H);
         st->dh_pending = true;
     }
@@ -978,12 +979,12 @@ static void carry_gradient_out(struct ctx *c, const struct run *r, const float *
 /* The arc flow features' gradient back to the flow predictions they came from. */
 static void flow_inputs_backward(struct ctx *c, const struct run *r, const float *darc_flow)
 {
-    for (int k = 0; k < r->ng; k++) {
+    for (int k = 0; k < r->ngraphs; k++) {
         float *dF = r->flow_grad[k];
         if (!dF)
             continue;
-        const struct graph_layout *gd = &c->gd[r->gi[k]];
-        const float *d = darc_flow + r->aoff[k];
+        const struct graph_layout *gd = &c->gd[r->graph[k]];
+        const float *d = darc_flow + r->arc_offset[k];
         for (int e = 0; e < gd->m; e++)
             dF[e] += d[gd->arc_fwd[e]] - d[gd->arc_bwd[e]];
     }
@@ -1112,28 +1113,30 @@ static void cut_probability(float *out, const float *logit, int n)
 static void recurrent_last_step(struct ctx *c, const struct run *r, int k, bool is_mincut)
 {
     int H = c->H;
-    int b = r->gi[k];
+    int b = r->graph[k];
     const struct graph_layout *gd = &c->gd[b];
     struct graph_state *st = &c->st[b];
     int n = gd->n, m = gd->m;
     if (is_mincut) {
-        memcpy(st->mincut_logit, r->cut_logit + r->noff[k] * 2, sizeof(float) * 2 * (size_t)n);
+        memcpy(st->mincut_logit, r->cut_logit + r->node_offset[k] * 2,
+               sizeof(float) * 2 * (size_t)n);
         if (c->backward)
-            st->mincut_dlogit = r->dcut + r->noff[k] * 2;
+            st->mincut_dlogit = r->dcut + r->node_offset[k] * 2;
         for (int v = 0; v < n; v++)
             st->mincut_cut[v] = (uint8_t)argmax_row(st->mincut_logit + 2 * v, 2);
         return;
     }
-    const float *F = r->flow_F + r->eoff[k];
+    const float *F = r->flow_F + r->edge_offset[k];
     st->final_seen = true;
     if (c->training)
-        c->sum.flow += squared_error(c->backward ? r->flow_dF + r->eoff[k] : NULL, F, gd->dg->flow,
-                                     NULL, (float)(2.0 / c->scales.sum_adj), m);
+        c->sum.flow += squared_error(c->backward ? r->flow_dF + r->edge_offset[k] : NULL, F,
+                                     gd->dg->flow, NULL, (float)(2.0 / c->scales.sum_adj), m);
     if (c->pred) {
         struct dar_prediction *p = &c->pred[b];
         if (p->flow && m) memcpy(p->flow, F, sizeof(float) * (size_t)m);
         if (p->embed)
-            memcpy(p->embed, r->hd + r->noff[k] * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
+            memcpy(p->embed, r->hd + r->node_offset[k] * 3 * H,
+                   sizeof(float) * (size_t)(n * 3 * H));
     }
 }
 
@@ -1153,25 +1156,26 @@ static struct run **recurrent_forward(struct ctx *c, const struct dar_net *net, 
     bool is_mincut = net->cut.weight != NULL;
     for (int j = 0; j < S; j++) {
         struct arena_mark step_mark = arena_mark(c->arena);
-        int ng = 0;
+        int ngraphs = 0;
         for (int b = 0; b < B; b++)
-            if (j < steps[b]) list[ng++] = b;
-        struct run *r = run_new(c, net, list, ng);
+            if (j < steps[b]) list[ngraphs++] = b;
+        struct run *r = run_new(c, net, list, ngraphs);
         float *hprev = arena_floats(c->arena, r->N * H);
-        for (int k = 0; k < ng; k++) {
+        for (int k = 0; k < ngraphs; k++) {
             struct graph_state *st = &c->st[list[k]];
             struct hint_in in = {0};
             run_set_inputs(c, r, k, &in);
             r->carry_in[k] = st->h_valid;
-            memcpy(hprev + r->noff[k] * H, st->h, sizeof(float) * (size_t)(c->gd[list[k]].n * H));
+            memcpy(hprev + r->node_offset[k] * H, st->h,
+                   sizeof(float) * (size_t)(c->gd[list[k]].n * H));
         }
         net_forward(c, r, j > 0 ? hprev : NULL);
         heads_forward(c, r);
-        for (int k = 0; k < ng; k++) {
+        for (int k = 0; k < ngraphs; k++) {
             int b = list[k];
             struct graph_state *st = &c->st[b];
             for (int v = 0; v < c->gd[b].n; v++)
-                memcpy(st->h + (int64_t)v * H, r->hd + (r->noff[k] + v) * 3 * H + 2 * H,
+                memcpy(st->h + (int64_t)v * H, r->hd + (r->node_offset[k] + v) * 3 * H + 2 * H,
                        sizeof(float) * (size_t)H);
             st->h_valid = true;
             if (j == steps[b] - 1)
@@ -1323,7 +1327,7 @@ static void step_bellman_ford(struct ctx *c, struct step *s)
         hprev = arena_zero_floats(c->arena, bf_run->N * H);
         for (int k = 0; k < s->running; k++)
             if (bf_run->carry_in[k])
-                memcpy(hprev + bf_run->noff[k] * H, c->st[list[k]].h,
+                memcpy(hprev + bf_run->node_offset[k] * H, c->st[list[k]].h,
                        sizeof(float) * (size_t)(c->gd[list[k]].n * H));
     }
     net_forward(c, bf_run, hprev);
@@ -1345,8 +1349,8 @@ static void step_flow(struct ctx *c, struct step *s)
         int b = s->flow_list[k];
         run_set_inputs(c, flow_run, k, &s->hints[b]);
         for (int v = 0; v < c->gd[b].n; v++)
-            memcpy(bf_h + (flow_run->noff[k] + v) * H,
-                   bf_run->hd + (bf_run->noff[s->running_pos[b]] + v) * 3 * H + 2 * H,
+            memcpy(bf_h + (flow_run->node_offset[k] + v) * H,
+                   bf_run->hd + (bf_run->node_offset[s->running_pos[b]] + v) * 3 * H + 2 * H,
                    sizeof(float) * (size_t)H);
     }
     hprev_test_hook(c, bf_h, flow_run->N * H);
@@ -1367,7 +1371,7 @@ static void flow_step_losses(struct ctx *c, const struct step *s, int b)
     int n = gd->n, m = gd->m, i = s->i;
     double hints = sc->n_hints;
     bool backward = c->backward;
-    int64_t edges = r->eoff[s->flow_pos[b]], nodes = r->noff[s->flow_pos[b]];   /* offsets in r */
+    int64_t edges = r->edge_offset[s->flow_pos[b]], nodes = r->node_offset[s->flow_pos[b]];
     float flow_hint_scale = (float)(2.0 / ((2.0 * m + n) * sc->count_fh * hints));
     c->sum.flow_hint += squared_error(backward ? r->flow_hint_dF + edges : NULL,
                                       r->flow_hint_F + edges, dg->hint_flow + (int64_t)(i + 1) * m,
@@ -1414,13 +1418,15 @@ static void step_losses(struct ctx *c, const struct step *s)
         int n = gd->n, index_in_run;
         struct run *r = step_run_of(s, gd, k, b, &index_in_run);
         mask_target(s->target, dg->hint_mask + (int64_t)(i + 1) * n, n);
-        c->sum.mask += bce_with_logits(c->backward ? r->dmask + r->noff[index_in_run] : NULL,
-                                       r->mask_logit + r->noff[index_in_run], s->target, NULL,
-                                       (float)(1.0 / (n * sc->count_mask * hints)), n);
+        int64_t nodes = r->node_offset[index_in_run];
+        c->sum.mask += bce_with_logits(c->backward ? r->dmask + nodes : NULL, r->mask_logit + nodes,
+                                       s->target, NULL, (float)(1.0 / (n * sc->count_mask * hints)),
+                                       n);
         if (gd->phase[i]) {
             const struct run *bf_run = s->bf_run;
-            c->sum.pi += softmax_cross_entropy(c->backward ? bf_run->dpi + bf_run->poff[k] : NULL,
-                                               bf_run->pi_logit + bf_run->poff[k],
+            int64_t logits = bf_run->pointer_offset[k];
+            c->sum.pi += softmax_cross_entropy(c->backward ? bf_run->dpi + logits : NULL,
+                                               bf_run->pi_logit + logits,
                                                dg->hint_pi + (int64_t)(i + 1) * n, NULL,
                                                (float)(1.0 / (n * sc->count_pi * hints)), n, n);
         } else {
@@ -1441,18 +1447,19 @@ static void step_update_state(struct ctx *c, const struct step *s)
         struct graph_state *st = &c->st[b];
         int n = gd->n, m = gd->m, index_in_run;
         const struct run *r = step_run_of(s, gd, k, b, &index_in_run);
-        const float *mask_logit = r->mask_logit + r->noff[index_in_run];
+        const float *mask_logit = r->mask_logit + r->node_offset[index_in_run];
         for (int v = 0; v < n; v++)
             st->mask[v] = mask_logit[v] > 0.0f;
         if (gd->phase[s->i]) {
-            const float *logit = s->bf_run->pi_logit + s->bf_run->poff[k];
+            const float *logit = s->bf_run->pi_logit + s->bf_run->pointer_offset[k];
             for (int u = 0; u < n; u++)
                 st->pi[u] = argmax_row(logit + (int64_t)u * n, n);
             st->h_valid = false;
             continue;
         }
         const struct run *flow_run = s->flow_run, *bf_run = s->bf_run;
-        int64_t edges = flow_run->eoff[index_in_run], nodes = flow_run->noff[index_in_run];
+        int64_t edges = flow_run->edge_offset[index_in_run];
+        int64_t nodes = flow_run->node_offset[index_in_run];
         for (int u = 0; u < n; u++)
             st->pi[u] = u;
         if (m)
@@ -1464,7 +1471,8 @@ static void step_update_state(struct ctx *c, const struct step *s)
             st->has_cut = true;
         }
         for (int v = 0; v < n; v++)
-            memcpy(st->h + (int64_t)v * H, bf_run->hd + (bf_run->noff[k] + v) * 3 * H + 2 * H,
+            memcpy(st->h + (int64_t)v * H,
+                   bf_run->hd + (bf_run->node_offset[k] + v) * 3 * H + 2 * H,
                    sizeof(float) * (size_t)H);
         st->h_valid = true;
     }
@@ -1483,7 +1491,8 @@ static void step_record_predictions(struct ctx *c, const struct step *s)
         int n = gd->n, m = gd->m;
         if (i == gd->last_flow) {
             const struct run *flow_run = s->flow_run;
-            int64_t edges = flow_run->eoff[s->flow_pos[b]], nodes = flow_run->noff[s->flow_pos[b]];
+            int64_t edges = flow_run->edge_offset[s->flow_pos[b]];
+            int64_t nodes = flow_run->node_offset[s->flow_pos[b]];
             if (p->flow && m)
                 memcpy(p->flow, flow_run->flow_F + edges, sizeof(float) * (size_t)m);
             if (p->cut && c->variant == DAR_DUAL)

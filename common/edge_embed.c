@@ -135,10 +135,10 @@ struct job {
 };
 
 struct scratch {
-    float *zr, *an, *agg, *ho;          /* per unit: rows×2H, rows×H, rows×H, rows×H */
+    float *z_unit, *An, *agg, *h_out;   /* per unit: rows×2H, rows×H, rows×H, rows×H */
     int64_t rows_cap;
-    float *zs, *pre, *r1, *pad_in, *pad_out;   /* per block */
-    int32_t *brecv, *bsend, *bedge;     /* [BLOCK] */
+    float *z_block, *pre, *r1, *pad_in, *pad_out;  /* per block: the senders' z, messages */
+    int32_t *block_recv, *block_send, *block_edge;  /* [BLOCK] */
     float *x;                           /* [H] */
 };
 
@@ -159,15 +159,15 @@ CLONES static void message_block(const struct job *j, struct scratch *sc, int nb
     const struct graph *g = j->g;
     int H = j->H;
     for (int a = 0; a < nb; a++)
-        z_row(j, sc->bsend[a], sc->zs + (int64_t)a * 2 * H);
-    block_linear(sc->pre, sc->zs, 2 * H, net->m2.weight, j->weight_t[WT_M2],
+        z_row(j, sc->block_send[a], sc->z_block + (int64_t)a * 2 * H);
+    block_linear(sc->pre, sc->z_block, 2 * H, net->m2.weight, j->weight_t[WT_M2],
                  2 * H, net->m2.bias, nb, 2 * H, H, false,
                  sc->pad_in, sc->pad_out);
     for (int a = 0; a < nb; a++) {
         float *out = sc->pre + (int64_t)a * H;
-        const float *x = sc->an + (int64_t)(sc->brecv[a] - v0) * H;
+        const float *x = sc->An + (int64_t)(sc->block_recv[a] - v0) * H;
         row_sum3(out, x, out, net->me.bias, H);   /* (An[v] + Bn[u]) + b_me, as dar.c */
-        int e = sc->bedge[a];
+        int e = sc->block_edge[a];
         float f[DAR_ARC_FEATURES] = {0};
         if (e >= 0) {
             f[DAR_ARC_CAP] = g->cap[e];
@@ -192,7 +192,7 @@ CLONES static void message_block(const struct job *j, struct scratch *sc, int nb
                  sc->pad_out);
     relu_forward(sc->pre, sc->pre, (int64_t)nb * H);
     for (int a = 0; a < nb; a++) {
-        float *out = sc->agg + (int64_t)(sc->brecv[a] - v0) * H;
+        float *out = sc->agg + (int64_t)(sc->block_recv[a] - v0) * H;
         const float *m = sc->pre + (int64_t)a * H;
         if (j->agg == DAR_AGG_MAX)
             row_max_value(out, m, H);
@@ -209,8 +209,8 @@ CLONES static void run_unit(struct job *j, struct scratch *sc, int64_t u)
     int v0 = j->unit_start[u], v1 = j->unit_start[u + 1];
     int64_t rows = v1 - v0;
     for (int64_t r = 0; r < rows; r++)
-        z_row(j, (int)(v0 + r), sc->zr + r * 2 * H);
-    block_linear(sc->an, sc->zr, 2 * H, net->m1.weight, j->weight_t[WT_M1],
+        z_row(j, (int)(v0 + r), sc->z_unit + r * 2 * H);
+    block_linear(sc->An, sc->z_unit, 2 * H, net->m1.weight, j->weight_t[WT_M1],
                  2 * H, net->m1.bias, rows, 2 * H, H, false,
                  sc->pad_in, sc->pad_out);
     for (int64_t i = 0; i < rows * H; i++)
@@ -219,9 +219,9 @@ CLONES static void run_unit(struct job *j, struct scratch *sc, int64_t u)
     for (int v = v0; v < v1; v++) {
         for (int64_t k = adj->off[v]; k <= adj->off[v + 1]; k++) {
             bool self = k == adj->off[v + 1];
-            sc->brecv[nb] = v;
-            sc->bsend[nb] = self ? v : adj->nbr[k];
-            sc->bedge[nb] = self ? -1 : adj->edge_of[k];
+            sc->block_recv[nb] = v;
+            sc->block_send[nb] = self ? v : adj->nbr[k];
+            sc->block_edge[nb] = self ? -1 : adj->edge_of[k];
             if (++nb == BLOCK) {
                 message_block(j, sc, nb, v0);
                 nb = 0;
@@ -242,14 +242,14 @@ CLONES static void run_unit(struct job *j, struct scratch *sc, int64_t u)
                 out[h] /= degree;
         }
     }
-    block_linear(sc->ho, sc->zr, 2 * H, net->o1.weight, j->weight_t[WT_O1],
+    block_linear(sc->h_out, sc->z_unit, 2 * H, net->o1.weight, j->weight_t[WT_O1],
                  2 * H, net->o1.bias, rows, 2 * H, H, false,
                  sc->pad_in, sc->pad_out);
-    block_linear(sc->ho, sc->agg, H, net->o2.weight, j->weight_t[WT_O2],
+    block_linear(sc->h_out, sc->agg, H, net->o2.weight, j->weight_t[WT_O2],
                  H, net->o2.bias, rows, H, H, true, sc->pad_in,
                  sc->pad_out);
-    relu_forward(sc->ho, sc->ho, rows * H);
-    memcpy(j->hout + (int64_t)v0 * H, sc->ho, sizeof(float) * (size_t)(rows * H));
+    relu_forward(sc->h_out, sc->h_out, rows * H);
+    memcpy(j->hout + (int64_t)v0 * H, sc->h_out, sizeof(float) * (size_t)(rows * H));
 }
 
 static void *worker(void *arg)
@@ -261,18 +261,18 @@ static void *worker(void *arg)
     for (int64_t u = 0; u < j->nunits; u++)
         if (j->unit_start[u + 1] - j->unit_start[u] > maxrows)
             maxrows = j->unit_start[u + 1] - j->unit_start[u];
-    sc.zr = xmalloc(sizeof(float) * (size_t)(maxrows * 2 * H + 1));
-    sc.an = xmalloc(sizeof(float) * (size_t)(maxrows * H + 1));
+    sc.z_unit = xmalloc(sizeof(float) * (size_t)(maxrows * 2 * H + 1));
+    sc.An = xmalloc(sizeof(float) * (size_t)(maxrows * H + 1));
     sc.agg = xmalloc(sizeof(float) * (size_t)(maxrows * H + 1));
-    sc.ho = xmalloc(sizeof(float) * (size_t)(maxrows * H + 1));
-    sc.zs = xmalloc(sizeof(float) * (size_t)BLOCK * 2 * H);
+    sc.h_out = xmalloc(sizeof(float) * (size_t)(maxrows * H + 1));
+    sc.z_block = xmalloc(sizeof(float) * (size_t)BLOCK * 2 * H);
     sc.pre = xmalloc(sizeof(float) * (size_t)BLOCK * H);
     sc.r1 = xmalloc(sizeof(float) * (size_t)BLOCK * H);
     sc.pad_in = xmalloc(sizeof(float) * (size_t)BLOCK * 2 * H);
     sc.pad_out = xmalloc(sizeof(float) * (size_t)BLOCK * 2 * H);
-    sc.brecv = xmalloc(sizeof(int32_t) * BLOCK);
-    sc.bsend = xmalloc(sizeof(int32_t) * BLOCK);
-    sc.bedge = xmalloc(sizeof(int32_t) * BLOCK);
+    sc.block_recv = xmalloc(sizeof(int32_t) * BLOCK);
+    sc.block_send = xmalloc(sizeof(int32_t) * BLOCK);
+    sc.block_edge = xmalloc(sizeof(int32_t) * BLOCK);
     for (;;) {
         int64_t u = atomic_fetch_add(&j->next, 1);
         if (u >= j->nunits)
@@ -285,8 +285,9 @@ static void *worker(void *arg)
         progress_update(j->progress, j->progress_base + j->done);
         pthread_mutex_unlock(&j->lock);
     }
-    free(sc.zr); free(sc.an); free(sc.agg); free(sc.ho); free(sc.zs); free(sc.pre); free(sc.r1);
-    free(sc.pad_in); free(sc.pad_out); free(sc.brecv); free(sc.bsend); free(sc.bedge);
+    free(sc.z_unit); free(sc.An); free(sc.agg); free(sc.h_out);
+    free(sc.z_block); free(sc.pre); free(sc.r1); free(sc.pad_in); free(sc.pad_out);
+    free(sc.block_recv); free(sc.block_send); free(sc.block_edge);
     return NULL;
 }
 
