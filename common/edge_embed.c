@@ -24,6 +24,7 @@
  * then f_φ·(Me a_φ) feature by feature), so results match dar_predict to
  * float rounding (sgemm shapes differ). */
 #include "edge_embed.h"
+#include "arena.h"
 #include "gemm.h"
 #include "layers.h"
 #include "rows.h"
@@ -136,10 +137,8 @@ struct job {
 
 struct scratch {
     float *z_unit, *An, *agg, *h_out;   /* per unit: rows×2H, rows×H, rows×H, rows×H */
-    int64_t rows_cap;
     float *z_block, *pre, *r1, *pad_in, *pad_out;  /* per block: the senders' z, messages */
     int32_t *block_recv, *block_send, *block_edge;  /* [BLOCK] */
-    float *x;                           /* [H] */
 };
 
 static void z_row(const struct job *j, int v, float *z)
@@ -261,18 +260,19 @@ static void *worker(void *arg)
     for (int64_t u = 0; u < j->nunits; u++)
         if (j->unit_start[u + 1] - j->unit_start[u] > maxrows)
             maxrows = j->unit_start[u + 1] - j->unit_start[u];
-    sc.z_unit = xmalloc(sizeof(float) * (size_t)(maxrows * 2 * H + 1));
-    sc.An = xmalloc(sizeof(float) * (size_t)(maxrows * H + 1));
-    sc.agg = xmalloc(sizeof(float) * (size_t)(maxrows * H + 1));
-    sc.h_out = xmalloc(sizeof(float) * (size_t)(maxrows * H + 1));
-    sc.z_block = xmalloc(sizeof(float) * (size_t)BLOCK * 2 * H);
-    sc.pre = xmalloc(sizeof(float) * (size_t)BLOCK * H);
-    sc.r1 = xmalloc(sizeof(float) * (size_t)BLOCK * H);
-    sc.pad_in = xmalloc(sizeof(float) * (size_t)BLOCK * 2 * H);
-    sc.pad_out = xmalloc(sizeof(float) * (size_t)BLOCK * 2 * H);
-    sc.block_recv = xmalloc(sizeof(int32_t) * BLOCK);
-    sc.block_send = xmalloc(sizeof(int32_t) * BLOCK);
-    sc.block_edge = xmalloc(sizeof(int32_t) * BLOCK);
+    struct arena memory = {0};      /* every buffer of this thread, freed at once */
+    sc.z_unit = arena_floats(&memory, maxrows * 2 * H);
+    sc.An = arena_floats(&memory, maxrows * H);
+    sc.agg = arena_floats(&memory, maxrows * H);
+    sc.h_out = arena_floats(&memory, maxrows * H);
+    sc.z_block = arena_floats(&memory, (int64_t)BLOCK * 2 * H);
+    sc.pre = arena_floats(&memory, (int64_t)BLOCK * H);
+    sc.r1 = arena_floats(&memory, (int64_t)BLOCK * H);
+    sc.pad_in = arena_floats(&memory, (int64_t)BLOCK * 2 * H);
+    sc.pad_out = arena_floats(&memory, (int64_t)BLOCK * 2 * H);
+    sc.block_recv = arena_alloc(&memory, sizeof(int32_t) * BLOCK);
+    sc.block_send = arena_alloc(&memory, sizeof(int32_t) * BLOCK);
+    sc.block_edge = arena_alloc(&memory, sizeof(int32_t) * BLOCK);
     for (;;) {
         int64_t u = atomic_fetch_add(&j->next, 1);
         if (u >= j->nunits)
@@ -285,9 +285,7 @@ static void *worker(void *arg)
         progress_update(j->progress, j->progress_base + j->done);
         pthread_mutex_unlock(&j->lock);
     }
-    free(sc.z_unit); free(sc.An); free(sc.agg); free(sc.h_out);
-    free(sc.z_block); free(sc.pre); free(sc.r1); free(sc.pad_in); free(sc.pad_out);
-    free(sc.block_recv); free(sc.block_send); free(sc.block_edge);
+    arena_free(&memory);
     return NULL;
 }
 
