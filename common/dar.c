@@ -653,14 +653,11 @@ static void take_columns(float *dst, const float *all, int64_t stride, int col, 
         memcpy(dst + v * width, all + v * stride + col, sizeof(float) * (size_t)width);
 }
 
-/* The decoders the network has, on all graphs of the run: one product of hd
- * for all of them (net->heads_t, columns in decoder_list's order), then the
- * pointer logits and the flow heads; the d-buffers are zeroed here for the
- * loss code to fill. */
-static void heads_forward(struct ctx *c, struct run *r)
+/* The outputs of the decoders the network has and, with backward, their
+ * d-buffers, zeroed for the loss code to fill. */
+static void heads_allocate(struct ctx *c, struct run *r)
 {
     const struct dar_net *net = r->net;
-    const struct netcache *nc = &c->nc[net_index(c->model, net)];
     int H = c->H;
     int64_t N = r->N;
     bool bw = c->backward;
@@ -692,6 +689,18 @@ static void heads_forward(struct ctx *c, struct run *r)
         r->cut_logit = arena_floats(c->arena, N * 2);
         if (bw) r->dcut = arena_zero_floats(c->arena, N * 2);
     }
+}
+
+/* The decoders the network has, on all graphs of the run: one product of hd
+ * for all of them (net->heads_t, columns in decoder_list's order), then the
+ * pointer logits and the flow heads. */
+static void heads_forward(struct ctx *c, struct run *r)
+{
+    const struct dar_net *net = r->net;
+    const struct netcache *nc = &c->nc[net_index(c->model, net)];
+    int H = c->H;
+    int64_t N = r->N;
+    heads_allocate(c, r);
     struct arena_mark mark = arena_mark(c->arena);
     int out = net->heads_out;
     float *all = arena_floats(c->arena, N * out);
