@@ -204,7 +204,7 @@ struct netcache {
 /* The loss normalisers of the whole batch (model.md §5). */
 struct scales {
     int n_hints;
-    double count_mask, count_pi, count_fh;   /* (graph, step) pairs scored */
+    double count_mask, count_pi, count_flow_hint;   /* (graph, step) pairs scored */
     double sum_adj, sum_nodes;               /* Σ_b (2m+n), Σ_b n */
 };
 
@@ -228,8 +228,8 @@ struct ctx {
     struct scales scales;
     struct sums sum;
     struct dar_prediction *pred;    /* [B] or NULL (training) */
-    struct graph_layout *gd;
-    struct graph_state *st;
+    struct graph_layout *gd;    /* [B] */
+    struct graph_state *st;     /* [B] */
     struct netcache nc[DAR_MAX_NETS];
 };
 
@@ -1250,7 +1250,7 @@ static struct scales batch_scales(const struct dar_model *model, struct dar_grap
         for (int i = 0; i + 1 < T; i++) {
             sc.count_mask++;
             if (phase[i]) sc.count_pi++;
-            else sc.count_fh++;
+            else sc.count_flow_hint++;
         }
     }
     return sc;
@@ -1381,11 +1381,11 @@ static void flow_step_losses(struct ctx *c, const struct step *s, int b)
     double hints = sc->n_hints;
     bool backward = c->backward;
     int64_t edges = r->edge_offset[s->flow_pos[b]], nodes = r->node_offset[s->flow_pos[b]];
-    float flow_hint_scale = (float)(2.0 / ((2.0 * m + n) * sc->count_fh * hints));
+    float flow_hint_scale = (float)(2.0 / ((2.0 * m + n) * sc->count_flow_hint * hints));
     c->sum.flow_hint += squared_error(backward ? r->flow_hint_dF + edges : NULL,
                                       r->flow_hint_F + edges, dg->hint_flow + (int64_t)(i + 1) * m,
                                       NULL, flow_hint_scale, m);
-    float cut_hint_scale = (float)(1.0 / (n * sc->count_fh * hints));
+    float cut_hint_scale = (float)(1.0 / (n * sc->count_flow_hint * hints));
     if (c->variant == DAR_DUAL)
         c->sum.cut_hint += softmax_cross_entropy(backward ? r->dcut_hint + nodes * 2 : NULL,
                                                  r->cut_hint_logit + nodes * 2, gd->cut_target,
