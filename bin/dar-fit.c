@@ -5,7 +5,7 @@
 #include "dar.h"
 #include "die.h"
 #include "io.h"
-#include "train.h"
+#include "dar_fit.h"
 #include "workers.h"
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "cpus.h"
 #include "dar.h"
-#include "darstep.h"
+#include "dar_step.h"
 #include "die.h"
 #include "io.h"
 #include "workers.h"

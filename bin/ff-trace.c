@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "cpus.h"
 #include "die.h"
-#include "fftrace.h"
+#include "ff_trace.h"
 #include "io.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* flow-fix - the corrective procedure: a predicted flow made feasible. */
 #include "cli.h"
-#include "flowfix_filter.h"
+#include "flow_fix.h"
 #include "io.h"
 #include <string.h>
 

@@ -2,7 +2,7 @@
 #include "cli.h"
 #include "die.h"
 #include "io.h"
-#include "jsonl.h"
+#include "mpcat.h"
 #include "stream.h"
 #include <string.h>
 

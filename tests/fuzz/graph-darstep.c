@@ -1,7 +1,7 @@
 /* graph-darstep: graph records as dar-step reads them (darstep_stream with
  * a small model, the hints and the embeddings; and the random baseline). */
 #include "harness.h"
-#include "darstep.h"
+#include "dar_step.h"
 
 static struct dar_model model;
 

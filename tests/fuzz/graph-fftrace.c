@@ -1,7 +1,7 @@
 /* graph-fftrace: graph records as ff-trace reads them (fftrace_stream,
  * one thread, with the trace and with --no-hints). */
 #include "harness.h"
-#include "fftrace.h"
+#include "ff_trace.h"
 
 struct input {
     const uint8_t *data;

@@ -1,7 +1,7 @@
 /* graph-flowfix: records with a predicted flow as flow-fix reads them
  * (flowfix_stream, the default key pred_flow). */
 #include "harness.h"
-#include "flowfix_filter.h"
+#include "flow_fix.h"
 
 struct input {
     const uint8_t *data;

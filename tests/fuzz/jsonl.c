@@ -3,7 +3,7 @@
  * without error; printing it again (mpcat) may still refuse a map that
  * claims to be a tensor ({"nd": ...}) and is not one, with exit 65. */
 #include "harness.h"
-#include "jsonl.h"
+#include "mpcat.h"
 #include "stream.h"
 
 struct input {

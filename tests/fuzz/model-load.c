@@ -2,7 +2,7 @@
  * (dar_model_load: one record, then nothing), then used by dar-step on a
  * small traced graph (tests/fuzz/fixtures/traced.mp). */
 #include "harness.h"
-#include "darstep.h"
+#include "dar_step.h"
 
 static uint8_t *graph;
 static size_t graph_size;

@@ -5,7 +5,7 @@
  * models were written with (tests/fuzz/corpus.sh); a model of another
  * configuration or seed is a usage error (64). */
 #include "harness.h"
-#include "train.h"
+#include "dar_fit.h"
 
 static uint8_t *graphs;
 static size_t graphs_size;

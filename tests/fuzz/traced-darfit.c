@@ -2,7 +2,7 @@
  * training set loaded and checked whole, then one iteration on two of
  * its graphs, a small dual model). */
 #include "harness.h"
-#include "train.h"
+#include "dar_fit.h"
 
 struct input {
     const uint8_t *data;

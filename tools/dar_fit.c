@@ -8,7 +8,7 @@
  * the same bytes.  Validation runs at every multiple of --eval-every; when
  * --iters is not one, a last validation picks the output parameters but is not
  * remembered in the resume state (an uninterrupted longer run never saw it). */
-#include "train.h"
+#include "dar_fit.h"
 #include "die.h"
 #include "io.h"
 #include "optim.h"

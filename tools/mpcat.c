@@ -1,5 +1,5 @@
 /* jsonl.c - msgpack records <-> JSON lines (see jsonl.h for the mapping). */
-#include "jsonl.h"
+#include "mpcat.h"
 #include "die.h"
 #include "io.h"
 #include "tensor.h"

@@ -3,7 +3,7 @@
  * A predicted flow outside [-cap, cap] (or [0, cap] on a directed arc) is
  * first clamped into it: the model's F = C * tanh(.) never is, but a flow from
  * elsewhere may be, and Algorithm 2 starts from a flow within capacity. */
-#include "flowfix_filter.h"
+#include "flow_fix.h"
 #include "die.h"
 #include "flowfix.h"
 #include "graph.h"

@@ -9,7 +9,7 @@
  * the flow of the T x m hint_flow tensor is converted to float once per
  * augmentation, not once per frame. */
 #define _GNU_SOURCE     /* sched_getcpu, pthread_attr_setaffinity_np */
-#include "fftrace.h"
+#include "ff_trace.h"
 #include "die.h"
 #include "graph.h"
 #include "io.h"

@@ -8,7 +8,7 @@
  * proposal of dar-reference.md §3.7) needs neither: F = C tanh(R - R^T) with R
  * standard normal on the two arcs of each edge, and a cut probability
  * U(0,1) per node. */
-#include "darstep.h"
+#include "dar_step.h"
 #include "die.h"
 #include "graph.h"
 #include "maxflow.h"
