@@ -1,4 +1,4 @@
-/* darstep.c - predictions of a trained model (or the random baseline) added
+/* dar_step.c - predictions of a trained model (or the random baseline) added
  * to graph records.
  *
  * The model follows the trace's phase flags and length, as the paper's
@@ -62,7 +62,7 @@ static void random_record(struct writer *w, const struct record *rec, uint64_t s
     graph_free(&g);
 }
 
-static void model_record(struct writer *w, const struct record *rec, const struct darstep_options *o,
+static void model_record(struct writer *w, const struct record *rec, const struct dar_step_options *o,
                          struct dar_workspace *ws)
 {
     const char *keys[6];
@@ -113,7 +113,7 @@ static void model_record(struct writer *w, const struct record *rec, const struc
     dar_graph_free(&dg);
 }
 
-void darstep_stream(FILE *in, const char *in_name, FILE *out, const struct darstep_options *o)
+void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o)
 {
     struct reader rd;
     struct record rec;
