@@ -1,4 +1,4 @@
-/* test_edge_embed.c - edge_embed_states (common/edge_embed.c), the third
+/* test_edge_embed.c - edge_embed_states (tools/edge_embed.c), the third
  * copy of the PGN message and aggregate (dar.h says why there are three),
  * against dar_predict(DAR_EMBED_FIRST): P_BF's and P_F's node states after
  * one step from frame 0 must be dar.c's, for primal and dual, every
