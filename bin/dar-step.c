@@ -15,13 +15,13 @@ static bool hints, embed, no_cache, verbose, force;
 static int64_t seed = 0, threads = 0;
 
 static const struct cli_option options[] = {
-    {"model", 'm', CLI_STRING, &model_path, "FILE", "the model record written by dar-fit", 0, NULL, 0, 0},
-    {"baseline", 0, CLI_CHOICE, &baseline, "B", "random: the paper's random baseline instead of a model", CLI_KEY, "none|random", 0, 0},
-    {"seed", 's', CLI_INT, &seed, "S", "seed of the random baseline", CLI_KEY, NULL, 0, 9e18},
-    {"hints", 0, CLI_FLAG, &hints, NULL, "add the per-step predictions pred_pi, pred_mask, pred_hint_flow", CLI_KEY, NULL, 0, 0},
-    {"embed", 0, CLI_FLAG, &embed, NULL, "add node embeddings 'embed' (P_F's decoder input, 3H per node)", CLI_KEY, NULL, 0, 0},
-    {"embed-step", 0, CLI_CHOICE, &embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", CLI_KEY, "last|first", 0, 0},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 1024},
+    CLI_STRING("model", 'm', model_path, "FILE", "the model record written by dar-fit"),
+    CLI_CHOICE_KEY("baseline", 0, baseline, "B", "random: the paper's random baseline instead of a model", "none|random"),
+    CLI_INT_KEY("seed", 's', seed, "S", "seed of the random baseline", 0, 9e18),
+    CLI_FLAG_KEY("hints", 0, hints, "add the per-step predictions pred_pi, pred_mask, pred_hint_flow"),
+    CLI_FLAG_KEY("embed", 0, embed, "add node embeddings 'embed' (P_F's decoder input, 3H per node)"),
+    CLI_CHOICE_KEY("embed-step", 0, embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", "last|first"),
+    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),

@@ -13,8 +13,8 @@ static int64_t threads = 0;
 static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
-    {"no-hints", 0, CLI_FLAG, &no_hints, NULL, "only flow, maxflow and cut, by the fast exact solver (huge graphs)", CLI_KEY, NULL, 0, 0},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use, at most 8); the output does not depend on it", 0, NULL, 0, 256},
+    CLI_FLAG_KEY("no-hints", 0, no_hints, "only flow, maxflow and cut, by the fast exact solver (huge graphs)"),
+    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use, at most 8); the output does not depend on it", 0, 256),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),

@@ -8,7 +8,7 @@ static bool force;
 static const char *input = "-", *output = "-", *key = "pred_flow";
 
 static const struct cli_option options[] = {
-    {"key", 'k', CLI_STRING, &key, "NAME", "the key holding the predicted flow", 0, NULL, 0, 0},
+    CLI_STRING("key", 'k', key, "NAME", "the key holding the predicted flow"),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_FORCE(force),

@@ -28,34 +28,26 @@ static double density = 0.75, inter_density = 0.05;
 static bool directed, force, no_cache, verbose, quiet, progress;
 
 static const struct cli_option options[] = {
-    {"family", 0, CLI_CHOICE, &family, "NAME", "graph family", CLI_KEY,
-     "two-community|bipartite|erdos-renyi|vessel", 0, 0},
-    {"nodes", 'n', CLI_INT, &nodes, "N", "nodes per graph (two-community: even; not vessel)", CLI_KEY, NULL, 2, 46340},
-    {"edges", 'e', CLI_INT, &edges, "E",
-     "vessel: exactly E edges (3234: the benchmark's synthetic graph; 5791309, 2150326, 3130650: "
-     "CD1-E-1/2/3); one record (formats/vessel.md)", CLI_KEY, NULL, 0, 1e8},
-    {"from-vesselgraph", 0, CLI_STRING, &from_vesselgraph, "DIR",
-     "read DIR/*_nodes_processed.csv and DIR/*_edges_processed.csv (VesselGraph) into one vessel "
-     "record instead of generating; --seed draws w", CLI_KEY, NULL, 0, 0},
-    {"count", 'c', CLI_INT, &count, "K", "number of graphs", CLI_KEY, NULL, 0, 1e12},
-    {"seed", 's', CLI_INT, &seed, "S", "random seed; graph k depends only on (options, S, k)", CLI_KEY,
-     NULL, 0, 9.2e18},
-    {"density", 0, CLI_DOUBLE, &density, "P",
-     "community pair density ({i,j} iff U_ij<=P or U_ji<=P); erdos-renyi edge probability; "
-     "bipartite: A-B probability ~ U(P,1) per graph", CLI_KEY, NULL, 0, 1},
-    {"inter-density", 0, CLI_DOUBLE, &inter_density, "P",
-     "two-community: probability of each C1-C2 pair (+0.01 per redraw until one)", CLI_KEY, NULL, 0, 1},
-    {"directed", 0, CLI_FLAG, &directed, NULL,
-     "directed arcs, ordered pairs drawn independently (else undirected, src<dst)", CLI_KEY, NULL, 0, 0},
-    {"capacity", 0, CLI_CHOICE, &capacity, "LAW",
-     "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
-     "min-max rescaled per graph (paper); bipartite is always 1", CLI_KEY, "max-of-two|uniform-minmax", 0, 0},
+    CLI_CHOICE_KEY("family", 0, family, "NAME", "graph family", "two-community|bipartite|erdos-renyi|vessel"),
+    CLI_INT_KEY("nodes", 'n', nodes, "N", "nodes per graph (two-community: even; not vessel)", 2, 46340),
+    CLI_INT_KEY("edges", 'e', edges, "E", "vessel: exactly E edges (3234: the benchmark's synthetic graph; 5791309, 2150326, 3130650: "
+     "CD1-E-1/2/3); one record (formats/vessel.md)", 0, 1e8),
+    CLI_STRING_KEY("from-vesselgraph", 0, from_vesselgraph, "DIR", "read DIR/*_nodes_processed.csv and DIR/*_edges_processed.csv (VesselGraph) into one vessel "
+     "record instead of generating; --seed draws w"),
+    CLI_INT_KEY("count", 'c', count, "K", "number of graphs", 0, 1e12),
+    CLI_INT_KEY("seed", 's', seed, "S", "random seed; graph k depends only on (options, S, k)", 0, 9.2e18),
+    CLI_DOUBLE_KEY("density", 0, density, "P", "community pair density ({i,j} iff U_ij<=P or U_ji<=P); erdos-renyi edge probability; "
+     "bipartite: A-B probability ~ U(P,1) per graph", 0, 1),
+    CLI_DOUBLE_KEY("inter-density", 0, inter_density, "P", "two-community: probability of each C1-C2 pair (+0.01 per redraw until one)", 0, 1),
+    CLI_FLAG_KEY("directed", 0, directed, "directed arcs, ordered pairs drawn independently (else undirected, src<dst)"),
+    CLI_CHOICE_KEY("capacity", 0, capacity, "LAW", "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
+     "min-max rescaled per graph (paper); bipartite is always 1", "max-of-two|uniform-minmax"),
     CLI_OUTPUT(output),
     CLI_FORCE(force),
-    {"no-cache", 0, CLI_FLAG, &no_cache, NULL, "do not use the cache (large outputs are cached)", 0, NULL, 0, 0},
-    {"verbose", 'v', CLI_FLAG, &verbose, NULL, "say on stderr whether the cache hit", 0, NULL, 0, 0},
+    CLI_FLAG("no-cache", 0, no_cache, "do not use the cache (large outputs are cached)"),
+    CLI_FLAG("verbose", 'v', verbose, "say on stderr whether the cache hit"),
     CLI_QUIET(quiet),
-    {"progress", 0, CLI_FLAG, &progress, NULL, "progress line even when stderr is not a terminal", 0, NULL, 0, 0},
+    CLI_FLAG("progress", 0, progress, "progress line even when stderr is not a terminal"),
     {0},
 };
 
