@@ -8,8 +8,6 @@
 #include "edge_embed.h"
 #include "io.h"
 #include "workers.h"
-#include <stdlib.h>
-#include <string.h>
 
 static const char *model_path, *capacity = "cross-section", *node = "both", *log_path,
                   *input = "-", *output = "-";
@@ -60,55 +58,38 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     if (!model_path)
         cli_usage_error(&spec, "--model FILE is required");
-    if (quiet && progress)
-        cli_usage_error(&spec, "--quiet and --progress contradict each other");
     if (log_path && !reconstruct)
         cli_usage_error(&spec, "--log applies to --reconstruct only");
     cleanup_install_signals();
     enum progress_mode pm = progress_mode_of(quiet, progress, true);
-
     FILE *in = io_open_input(input);
     FILE *model_file = io_open_input(model_path);
     FILE *out = io_open_output(output, 1, force);
     const char *in_name = io_input_name(input);
-    char *args = cli_canonical_args(&spec);
-    struct cache c;
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    model_file = cache_add_input(&c, model_file, model_path);
-    FILE *data = cache_add_input(&c, in, in_name);
-    /* the log is not part of the key: the model carries the curve, so a hit
-     * writes the same log (without the timings) */
-    FILE *hit = cache_replay_begin(out, reconstruct && log_path);
-    FILE *dest = cache_lookup(&c, hit);
-    if (dest) {
-        if (reconstruct) {
-            struct reconstruct_options o = {iters, lr, tf_decay, EDGE_CAP_CROSS_SECTION, max_steps,
-                                            (uint64_t)seed, log_path, pm, args};
-            edge_capacity_parse(capacity, &o.capacity);
-            workers_start(threads ? (int)threads : cpus_usable());
-            reconstruct_run(&o, model_file, model_path, data, in_name, dest);
-        } else {
-            struct dar_model model;
-            dar_model_load(&model, model_file, model_path);
-            struct edge_embed_options o = {&model, chunk, threads ? (int)threads : cpus_usable(),
-                                           EDGE_NODE_BOTH, pm};
-            edge_node_parse(node, &o.node);
-            edge_embed_stream(data, in_name, dest, &o);
-            dar_model_free(&model);
-        }
-        cache_commit(&c);
-    } else if (hit != out) {
-        rewind(hit);
-        reconstruct_write_log_from_model(hit, "<cache>", log_path);
+    /* the log is not part of the key: the model carries the curve */
+    struct cached_run run = {.log_path = log_path, .write_log = reconstruct_write_log_from_model};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    model_file = cached_run_input(&run, model_file, model_path);
+    FILE *data = cached_run_input(&run, in, in_name);
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest && reconstruct) {
+        struct reconstruct_options o = {iters, lr, tf_decay, EDGE_CAP_CROSS_SECTION, max_steps, (uint64_t)seed,
+                                        log_path, pm, run.args};
+        edge_capacity_parse(capacity, &o.capacity);
+        workers_start(threads ? (int)threads : cpus_usable());
+        reconstruct_run(&o, model_file, model_path, data, in_name, dest);
+    } else if (dest) {
+        struct dar_model model;
+        dar_model_load(&model, model_file, model_path);
+        struct edge_embed_options o = {&model, chunk, threads ? (int)threads : cpus_usable(), EDGE_NODE_BOTH, pm};
+        edge_node_parse(node, &o.node);
+        edge_embed_stream(data, in_name, dest, &o);
+        dar_model_free(&model);
     }
-    cache_end(&c);
-    cache_replay_end(hit, out);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     return 0;
 }

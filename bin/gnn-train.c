@@ -4,7 +4,7 @@
 #include "die.h"
 #include "gnn_train.h"
 #include "io.h"
-#include <stdlib.h>
+#include "lc_train.h"
 
 static const char *model = "sage", *inputs = "length,distance,curveness", *embed = "", *drop = "", *log_path;
 static int64_t layers = 0, hidden = 0, epochs = 1500, patience = 300, eval_every = 0, parts = 9, batch_clusters = 32;
@@ -24,9 +24,9 @@ static const struct cli_option options[] = {
     CLI_INT_KEY("eval-every", 0, eval_every, "K", "evaluate every K epochs after epoch 9 (0: 10, c-sage 5)", 0, 1e6),
     CLI_INT_KEY("parts", 0, parts, "P", "c-sage: METIS parts of the line graph", 1, 1 << 20),
     CLI_INT_KEY("batch-clusters", 0, batch_clusters, "B", "c-sage: clusters per step", 1, 1 << 20),
-    CLI_STRING_KEY("inputs", 0, inputs, "KEYS", "comma-separated per-edge inputs to the convolutions (f32[m] or f32[m,d])"),
-    CLI_STRING_KEY("embed", 0, embed, "KEYS", "comma-separated per-edge embeddings to the final linear layer (e.g. edge_embed,n2v)"),
-    CLI_STRING_KEY("drop", 0, drop, "KEYS", "comma-separated keys not to pass through (e.g. edge_embed)"),
+    CLI_LIST_KEY("inputs", 0, inputs, "KEYS", "comma-separated per-edge inputs to the convolutions (f32[m] or f32[m,d])", 1, LC_MAX_INPUTS),
+    CLI_LIST_KEY("embed", 0, embed, "KEYS", "comma-separated per-edge embeddings to the final linear layer (e.g. edge_embed,n2v)", 0, LC_MAX_INPUTS),
+    CLI_LIST_KEY("drop", 0, drop, "KEYS", "comma-separated keys not to pass through (e.g. edge_embed)", 0, 0),
     CLI_INT_KEY("split-seed", 0, split_seed, "S", "seed of the random 80/10/10 split (the benchmark's is 12)", 0, 0),
     CLI_INT_KEY("seed", 0, seed, "S", "seed of the weights, dropout and batches: one trial", 0, 0),
     CLI_STRING("log", 0, log_path, "FILE", "write the validation metrics of every evaluation as TSV"),
@@ -56,13 +56,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
-    if (quiet && progress)
-        cli_usage_error(&spec, "--quiet and --progress contradict each other");
-    if (!*inputs)
-        cli_usage_error(&spec, "--inputs: at least one key");
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
     struct gnn_options o = {model, (int)layers, (int)hidden, dropout, lr, epochs, patience, eval_every, (int)parts,
                             (int)batch_clusters, inputs, embed, drop, split_seed, seed, (int)threads, log_path,
@@ -71,25 +65,14 @@ int main(int argc, char **argv)
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     const char *name = io_input_name(input);
-    char *args = cli_canonical_args(&spec);
-    struct cache c;
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    FILE *data = cache_add_input(&c, in, name);
     /* the log is not part of the key: the output's gnn_model carries the curve */
-    FILE *replay = cache_replay_begin(out, log_path != NULL);
-    FILE *dest = cache_lookup(&c, replay);
-    if (dest) {
+    struct cached_run run = {.log_path = log_path, .write_log = gnn_write_log, .log_after_miss = true};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    FILE *data = cached_run_input(&run, in, name);
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest)
         gnn_train_stream(data, name, dest, &o);
-        cache_commit(&c);
-    }
-    cache_end(&c);
-    if (log_path) {
-        fflush(replay);
-        rewind(replay);
-        gnn_write_log(replay, "<output>", log_path);
-    }
-    cache_replay_end(replay, out);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     return 0;
 }

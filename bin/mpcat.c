@@ -29,11 +29,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        input = argv[first++];
-    if (first < argc)
-        cli_usage_error(&spec, "too many operands");
+    cli_operand(&spec, argc, argv, cli_parse(&spec, argc, argv), &input);
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, to_msgpack, force);
     const char *name = io_input_name(input);

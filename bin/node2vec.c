@@ -4,7 +4,6 @@
 #include "die.h"
 #include "io.h"
 #include "node2vec.h"
-#include <stdlib.h>
 
 static const char *key = "n2v", *input = "-", *output = "-";
 static int64_t dim = 128, walk_length = 40, context = 15, walks_per_node = 10, epochs = 5, negatives = 1, seed = 0,
@@ -44,9 +43,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     if (!*key)
         cli_usage_error(&spec, "--key: an empty name");
     if (context > walk_length)
@@ -59,18 +56,14 @@ int main(int argc, char **argv)
     cleanup_install_signals();
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
-    struct cache c;
-    char *args = cli_canonical_args(&spec);
     const char *name = io_input_name(input);
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    FILE *data = cache_add_input(&c, in, name);
-    FILE *dest = cache_lookup(&c, out);
-    if (dest) {
+    struct cached_run run = {0};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    FILE *data = cached_run_input(&run, in, name);
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest)
         node2vec_stream(data, name, dest, &o);
-        cache_commit(&c);
-    }
-    cache_end(&c);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     return 0;
 }
