@@ -7,8 +7,6 @@
 #include "io.h"
 #include "train.h"
 #include "workers.h"
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd";
@@ -59,77 +57,42 @@ static const struct cli_spec spec = {
     options,
 };
 
-/* The reference's hyperparameters per variant (dar-reference.md §4). */
-static void resolve_defaults(struct train_options *o)
-{
-    bool primal_like = o->config.variant == DAR_PRIMAL || o->config.variant == DAR_NO_ALGO;
-    if (hidden == 0)
-        hidden = primal_like ? 68 : 65;
-    if (lr < 0)
-        lr = primal_like ? 0.009341493994646139 : 0.009868199084919982;
-    if (weight_decay < 0)
-        weight_decay = primal_like ? 0.003420373065077989 : 0.0017345516681916279;
-}
-
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
-    if (quiet && progress)
-        cli_usage_error(&spec, "--quiet and --progress contradict each other");
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
     workers_start(threads ? (int)threads : cpus_usable());
-    struct train_options o = {0};
+    struct train_options o = {.batch = batch, .iters = iters, .eval_every = eval_every, .adam = !strcmp(optim, "adam"),
+                              .seed = (uint64_t)seed, .tf_decay = tf_decay, .tf_per_step = tf_per_step,
+                              .log_path = log_path, .progress = progress_mode_of(quiet, progress, true)};
     dar_variant_parse(variant, &o.config.variant);
     dar_processor_parse(processor, &o.config.processor);
     dar_agg_parse(agg, &o.config.agg);
     if (leak_cut && o.config.variant != DAR_DUAL)
         cli_usage_error(&spec, "--leak-cut applies to --variant dual only");
-    resolve_defaults(&o);
+    /* before the key is made: it holds the values trained with */
+    dar_reference_hyperparameters(o.config.variant, &hidden, &lr, &weight_decay);
     o.config.hidden = (int)hidden;
     o.config.leak_cut = leak_cut;
     o.lr = lr;
     o.weight_decay = weight_decay;
-    o.batch = batch;
-    o.iters = iters;
-    o.eval_every = eval_every;
-    o.adam = strcmp(optim, "adam") == 0;
-    o.seed = (uint64_t)seed;
-    o.tf_decay = tf_decay;
-    o.tf_per_step = tf_per_step;
-    o.log_path = log_path;
-    o.progress = progress_mode_of(quiet, progress, true);
-    char *args = cli_canonical_args(&spec);
-    o.canonical_args = args;
 
     FILE *in = io_open_input(input);
     FILE *val = val_path ? io_open_input(val_path) : NULL;
     FILE *resume = resume_path ? io_open_input(resume_path) : NULL;
     FILE *out = io_open_output(output, 1, force);
     const char *in_name = io_input_name(input);
-
-    /* The log is not part of the cache key: the model record carries the
-     * curve, so a hit writes the same log (without the timings). */
-    struct cache c;
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    FILE *data = cache_add_input(&c, in, in_name);
-    if (val)
-        val = cache_add_input(&c, val, val_path);
-    if (resume)
-        resume = cache_add_input(&c, resume, resume_path);
-    FILE *hit = cache_replay_begin(out, log_path != NULL);
-    FILE *dest = cache_lookup(&c, hit);
-    if (dest) {
+    /* the log is not part of the key: the model record carries the curve */
+    struct cached_run run = {.log_path = log_path, .write_log = train_write_log_from_model};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    o.canonical_args = run.args;
+    FILE *data = cached_run_input(&run, in, in_name);
+    val = val ? cached_run_input(&run, val, val_path) : NULL;
+    resume = resume ? cached_run_input(&run, resume, resume_path) : NULL;
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest)
         train_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
-        cache_commit(&c);
-    } else if (log_path) {
-        rewind(hit);
-        train_write_log_from_model(hit, "<cache>", log_path);
-    }
-    cache_end(&c);
-    cache_replay_end(hit, out);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     workers_stop();
     return 0;
