@@ -2,6 +2,7 @@
  * TSV): cells are mean, sample standard deviation and count of the values
  * sharing a row key and a column key (formats/metric.md, "Tables"). */
 #include "metrics.h"
+#include "cli.h"
 #include "die.h"
 #include "io.h"
 #include "stream.h"
@@ -44,24 +45,19 @@ static void strings_free(struct strings *s)
     free(s->v);
 }
 
-/* "a,b,c" -> the keys; empty parts are an error. */
+/* "a,b,c" -> the keys; an empty one ("" included) is an error. */
 static void split_keys(const char *list, const char *option, struct strings *out)
 {
-    const char *p = list;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == 0)
-            die(EX_USAGE, "option '--%s' has an empty key in '%s'", option, list);
-        char *k = xmalloc(len + 1);
-        memcpy(k, p, len);
-        k[len] = 0;
-        strings_add(out, k);
-        free(k);
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
+    struct cli_list keys;
+    cli_list_split(&keys, list);
+    bool empty = keys.count == 0;
+    for (int i = 0; i < keys.count; i++)
+        empty |= !keys.items[i][0];
+    if (empty)
+        die(EX_USAGE, "option '--%s' has an empty key in '%s'", option, list);
+    for (int i = 0; i < keys.count; i++)
+        strings_add(out, keys.items[i]);
+    cli_list_free(&keys);
 }
 
 struct cell {
