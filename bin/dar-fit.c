@@ -5,7 +5,7 @@
 #include "dar.h"
 #include "die.h"
 #include "io.h"
-#include "train.h"
+#include "dar_fit.h"
 #include "workers.h"
 #include <string.h>
 
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
     workers_start(threads ? (int)threads : cpus_usable());
-    struct train_options o = {.batch = batch, .iters = iters, .eval_every = eval_every, .adam = !strcmp(optim, "adam"),
+    struct dar_fit_options o = {.batch = batch, .iters = iters, .eval_every = eval_every, .adam = !strcmp(optim, "adam"),
                               .seed = (uint64_t)seed, .tf_decay = tf_decay, .tf_per_step = tf_per_step,
                               .log_path = log_path, .progress = progress_mode_of(quiet, progress, true)};
     dar_variant_parse(variant, &o.config.variant);
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
     resume = resume ? cached_run_input(&run, resume, resume_path) : NULL;
     FILE *dest = cached_run_lookup(&run, out);
     if (dest)
-        train_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
+        dar_fit_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
     cached_run_end(&run);
     io_close_output(out);
     workers_stop();

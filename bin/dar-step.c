@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "cpus.h"
 #include "dar.h"
-#include "darstep.h"
+#include "dar_step.h"
 #include "die.h"
 #include "io.h"
 #include "workers.h"
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--baseline random takes no --model, --hints or --embed");
     cleanup_install_signals();
     workers_start(threads ? (int)threads : cpus_usable());
-    struct darstep_options o = {NULL, random, (uint64_t)seed, hints, embed,
+    struct dar_step_options o = {NULL, random, (uint64_t)seed, hints, embed,
                                 strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         o.model = &model;
     }
     if (dest)
-        darstep_stream(data, in_name, dest, &o);
+        dar_step_run(data, in_name, dest, &o);
     if (o.model)
         dar_model_free(&model);
     cached_run_end(&run);

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "cpus.h"
 #include "die.h"
-#include "fftrace.h"
+#include "ff_trace.h"
 #include "io.h"
 
 static bool no_hints, no_cache, verbose, force, quiet, progress;
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 {
     cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
-    struct fftrace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads};
+    struct ff_trace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads};
     if (!threads)
         o.threads = cpus_usable() > 8 ? 8 : cpus_usable();
     FILE *in = io_open_input(input);
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     FILE *data = cached_run_input(&run, in, io_input_name(input));
     FILE *dest = cached_run_lookup(&run, out);
     if (dest)
-        fftrace_stream(data, io_input_name(input), dest, &o);
+        ff_trace_run(data, io_input_name(input), dest, &o);
     cached_run_end(&run);
     io_close_output(out);
     return 0;

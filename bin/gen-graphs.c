@@ -1,6 +1,6 @@
 /* gen-graphs - synthetic flow networks as a graph record stream
- * (formats/graph.md; the families are in common/graphgen.c, the body in
- * common/gen_graphs.c). */
+ * (formats/graph.md; the families are in common/graphs/graphgen.c, the body
+ * in tools/gen_graphs.c). */
 #include "cli.h"
 #include "die.h"
 #include "gen_graphs.h"

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     FILE *data = cached_run_input(&run, in, name);
     FILE *dest = cached_run_lookup(&run, out);
     if (dest)
-        lc_train_stream(data, name, dest, &o);
+        lc_train_run(data, name, dest, &o);
     cached_run_end(&run);
     io_close_output(out);
     return 0;
