@@ -7,7 +7,6 @@
 #include "die.h"
 #include "io.h"
 #include "workers.h"
-#include <stdlib.h>
 #include <string.h>
 
 static const char *model_path, *baseline = "none", *embed_step = "last", *input = "-", *output = "-";
@@ -15,13 +14,13 @@ static bool hints, embed, no_cache, verbose, force;
 static int64_t seed = 0, threads = 0;
 
 static const struct cli_option options[] = {
-    {"model", 'm', CLI_STRING, &model_path, "FILE", "the model record written by dar-fit", 0, NULL, 0, 0},
-    {"baseline", 0, CLI_CHOICE, &baseline, "B", "random: the paper's random baseline instead of a model", CLI_KEY, "none|random", 0, 0},
-    {"seed", 's', CLI_INT, &seed, "S", "seed of the random baseline", CLI_KEY, NULL, 0, 9e18},
-    {"hints", 0, CLI_FLAG, &hints, NULL, "add the per-step predictions pred_pi, pred_mask, pred_hint_flow", CLI_KEY, NULL, 0, 0},
-    {"embed", 0, CLI_FLAG, &embed, NULL, "add node embeddings 'embed' (P_F's decoder input, 3H per node)", CLI_KEY, NULL, 0, 0},
-    {"embed-step", 0, CLI_CHOICE, &embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", CLI_KEY, "last|first", 0, 0},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 1024},
+    CLI_STRING("model", 'm', model_path, "FILE", "the model record written by dar-fit"),
+    CLI_CHOICE_KEY("baseline", 0, baseline, "B", "random: the paper's random baseline instead of a model", "none|random"),
+    CLI_INT_KEY("seed", 's', seed, "S", "seed of the random baseline", 0, 9e18),
+    CLI_FLAG_KEY("hints", 0, hints, "add the per-step predictions pred_pi, pred_mask, pred_hint_flow"),
+    CLI_FLAG_KEY("embed", 0, embed, "add node embeddings 'embed' (P_F's decoder input, 3H per node)"),
+    CLI_CHOICE_KEY("embed-step", 0, embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", "last|first"),
+    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -44,9 +43,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     bool random = strcmp(baseline, "random") == 0;
     if (!random && !model_path)
         cli_usage_error(&spec, "--model FILE is required (or --baseline random)");
@@ -54,33 +51,28 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--baseline random takes no --model, --hints or --embed");
     cleanup_install_signals();
     workers_start(threads ? (int)threads : cpus_usable());
-
-    struct dar_model model;
     struct dar_step_options o = {NULL, random, (uint64_t)seed, hints, embed,
-                                 strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST};
+                                strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     FILE *model_file = model_path ? io_open_input(model_path) : NULL;
     const char *in_name = io_input_name(input);
-    char *args = cli_canonical_args(&spec);
-    struct cache c;
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
+    struct cached_run run = {0};
+    cached_run_begin(&run, &spec, no_cache, verbose);
     if (model_file)
-        model_file = cache_add_input(&c, model_file, model_path);
-    FILE *data = cache_add_input(&c, in, in_name);
-    FILE *dest = cache_lookup(&c, out);
-    if (dest) {
-        if (model_file) {
-            dar_model_load(&model, model_file, model_path);
-            o.model = &model;
-        }
-        dar_step_run(data, in_name, dest, &o);
-        cache_commit(&c);
-        if (o.model)
-            dar_model_free(&model);
+        model_file = cached_run_input(&run, model_file, model_path);
+    FILE *data = cached_run_input(&run, in, in_name);
+    FILE *dest = cached_run_lookup(&run, out);
+    struct dar_model model;
+    if (dest && model_file) {
+        dar_model_load(&model, model_file, model_path);
+        o.model = &model;
     }
-    cache_end(&c);
-    free(args);
+    if (dest)
+        dar_step_run(data, in_name, dest, &o);
+    if (o.model)
+        dar_model_free(&model);
+    cached_run_end(&run);
     io_close_output(out);
     workers_stop();
     return 0;

@@ -8,8 +8,6 @@
 #include "edge_embed.h"
 #include "io.h"
 #include "workers.h"
-#include <stdlib.h>
-#include <string.h>
 
 static const char *model_path, *capacity = "cross-section", *node = "both", *log_path,
                   *input = "-", *output = "-";
@@ -18,24 +16,24 @@ static int64_t iters = 15000, seed = 0, max_steps = 0, chunk = 65536, threads = 
 static double lr = 1e-5, tf_decay = 0.999;
 
 static const struct cli_option options[] = {
-    {"model", 'm', CLI_STRING, &model_path, "FILE", "a dar-fit model (primal or dual), or a reconstructed one to embed with", 0, NULL, 0, 0},
-    {"reconstruct", 0, CLI_FLAG, &reconstruct, NULL, "train vessel encoders in place of cap's on the one graph of stdin; write a model", CLI_KEY, NULL, 0, 0},
-    {"iters", 0, CLI_INT, &iters, "N", "--reconstruct: Adam steps", CLI_KEY, NULL, 0, 1e9},
-    {"lr", 0, CLI_DOUBLE, &lr, "X", "--reconstruct: Adam learning rate", CLI_KEY, NULL, 0, 1e3},
-    {"tf-decay", 0, CLI_DOUBLE, &tf_decay, "D", "--reconstruct: teacher forcing probability D^iteration", CLI_KEY, NULL, 0, 1},
-    {"capacity", 0, CLI_CHOICE, &capacity, "RULE", "--reconstruct: the trace's capacity from avgRadiusAvg r: (r/rmax)^2, (r/rmax)^4 or 1", CLI_KEY, "cross-section|poiseuille|unit", 0, 0},
-    {"max-steps", 0, CLI_INT, &max_steps, "T", "--reconstruct: train on the first T frames of the trace (0: all)", CLI_KEY, NULL, 0, 1e9},
-    {"seed", 's', CLI_INT, &seed, "S", "--reconstruct: seed of the new encoders' init and of teacher forcing", CLI_KEY, NULL, 0, 9e18},
-    {"log", 0, CLI_STRING, &log_path, "FILE", "--reconstruct: write the training curve as TSV", 0, NULL, 0, 0},
-    {"node", 0, CLI_CHOICE, &node, "E", "node embedding: [h_BF; h_F], h_F, or P_F's [x; h_BF; h_F]", CLI_KEY, "both|flow|hd", 0, 0},
-    {"chunk", 0, CLI_INT, &chunk, "N", "arcs per work unit (memory O(N*H) per thread; no effect on the result)", 0, NULL, 1, 1e12},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use); no effect on the result", 0, NULL, 0, 1024},
+    CLI_STRING("model", 'm', model_path, "FILE", "a dar-fit model (primal or dual), or a reconstructed one to embed with"),
+    CLI_FLAG_KEY("reconstruct", 0, reconstruct, "train vessel encoders in place of cap's on the one graph of stdin; write a model"),
+    CLI_INT_KEY("iters", 0, iters, "N", "--reconstruct: Adam steps", 0, 1e9),
+    CLI_DOUBLE_KEY("lr", 0, lr, "X", "--reconstruct: Adam learning rate", 0, 1e3),
+    CLI_DOUBLE_KEY("tf-decay", 0, tf_decay, "D", "--reconstruct: teacher forcing probability D^iteration", 0, 1),
+    CLI_CHOICE_KEY("capacity", 0, capacity, "RULE", "--reconstruct: the trace's capacity from avgRadiusAvg r: (r/rmax)^2, (r/rmax)^4 or 1", "cross-section|poiseuille|unit"),
+    CLI_INT_KEY("max-steps", 0, max_steps, "T", "--reconstruct: train on the first T frames of the trace (0: all)", 0, 1e9),
+    CLI_INT_KEY("seed", 's', seed, "S", "--reconstruct: seed of the new encoders' init and of teacher forcing", 0, 9e18),
+    CLI_STRING("log", 0, log_path, "FILE", "--reconstruct: write the training curve as TSV"),
+    CLI_CHOICE_KEY("node", 0, node, "E", "node embedding: [h_BF; h_F], h_F, or P_F's [x; h_BF; h_F]", "both|flow|hd"),
+    CLI_INT("chunk", 0, chunk, "N", "arcs per work unit (memory O(N*H) per thread; no effect on the result)", 1, 1e12),
+    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use); no effect on the result", 0, 1024),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
     CLI_VERBOSE(verbose),
     CLI_QUIET(quiet),
-    {"progress", 0, CLI_FLAG, &progress, NULL, "a progress line even when stderr is not a terminal", 0, NULL, 0, 0},
+    CLI_FLAG("progress", 0, progress, "a progress line even when stderr is not a terminal"),
     CLI_FORCE(force),
     {0},
 };
@@ -60,55 +58,38 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     if (!model_path)
         cli_usage_error(&spec, "--model FILE is required");
-    if (quiet && progress)
-        cli_usage_error(&spec, "--quiet and --progress contradict each other");
     if (log_path && !reconstruct)
         cli_usage_error(&spec, "--log applies to --reconstruct only");
     cleanup_install_signals();
     enum progress_mode pm = progress_mode_of(quiet, progress, true);
-
     FILE *in = io_open_input(input);
     FILE *model_file = io_open_input(model_path);
     FILE *out = io_open_output(output, 1, force);
     const char *in_name = io_input_name(input);
-    char *args = cli_canonical_args(&spec);
-    struct cache c;
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    model_file = cache_add_input(&c, model_file, model_path);
-    FILE *data = cache_add_input(&c, in, in_name);
-    /* the log is not part of the key: the model carries the curve, so a hit
-     * writes the same log (without the timings) */
-    FILE *hit = cache_replay_begin(out, reconstruct && log_path);
-    FILE *dest = cache_lookup(&c, hit);
-    if (dest) {
-        if (reconstruct) {
-            struct edge_embed_reconstruct_options o = {iters, lr, tf_decay, EDGE_CAP_CROSS_SECTION,
-                                                       max_steps, (uint64_t)seed, log_path, pm, args};
-            edge_capacity_parse(capacity, &o.capacity);
-            workers_start(threads ? (int)threads : cpus_usable());
-            edge_embed_reconstruct_run(&o, model_file, model_path, data, in_name, dest);
-        } else {
-            struct dar_model model;
-            dar_model_load(&model, model_file, model_path);
-            struct edge_embed_options o = {&model, chunk, threads ? (int)threads : cpus_usable(),
-                                           EDGE_NODE_BOTH, pm};
-            edge_node_parse(node, &o.node);
-            edge_embed_run(data, in_name, dest, &o);
-            dar_model_free(&model);
-        }
-        cache_commit(&c);
-    } else if (hit != out) {
-        rewind(hit);
-        reconstruct_write_log_from_model(hit, "<cache>", log_path);
+    /* the log is not part of the key: the model carries the curve */
+    struct cached_run run = {.log_path = log_path, .write_log = reconstruct_write_log_from_model};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    model_file = cached_run_input(&run, model_file, model_path);
+    FILE *data = cached_run_input(&run, in, in_name);
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest && reconstruct) {
+        struct edge_embed_reconstruct_options o = {iters, lr, tf_decay, EDGE_CAP_CROSS_SECTION, max_steps, (uint64_t)seed,
+                                        log_path, pm, run.args};
+        edge_capacity_parse(capacity, &o.capacity);
+        workers_start(threads ? (int)threads : cpus_usable());
+        edge_embed_reconstruct_run(&o, model_file, model_path, data, in_name, dest);
+    } else if (dest) {
+        struct dar_model model;
+        dar_model_load(&model, model_file, model_path);
+        struct edge_embed_options o = {&model, chunk, threads ? (int)threads : cpus_usable(), EDGE_NODE_BOTH, pm};
+        edge_node_parse(node, &o.node);
+        edge_embed_run(data, in_name, dest, &o);
+        dar_model_free(&model);
     }
-    cache_end(&c);
-    cache_replay_end(hit, out);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     return 0;
 }

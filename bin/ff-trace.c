@@ -5,16 +5,14 @@
 #include "die.h"
 #include "ff_trace.h"
 #include "io.h"
-#include <stdlib.h>
-#include <string.h>
 
 static bool no_hints, no_cache, verbose, force, quiet, progress;
 static int64_t threads = 0;
 static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
-    {"no-hints", 0, CLI_FLAG, &no_hints, NULL, "only flow, maxflow and cut, by the fast exact solver (huge graphs)", CLI_KEY, NULL, 0, 0},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads (0: one per CPU this process may use, at most 8); the output does not depend on it", 0, NULL, 0, 256},
+    CLI_FLAG_KEY("no-hints", 0, no_hints, "only flow, maxflow and cut, by the fast exact solver (huge graphs)"),
+    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use, at most 8); the output does not depend on it", 0, 256),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -38,28 +36,20 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
     struct ff_trace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads};
-    if (!threads) {
-        int cpus = cpus_usable();
-        o.threads = cpus > 8 ? 8 : cpus;
-    }
+    if (!threads)
+        o.threads = cpus_usable() > 8 ? 8 : cpus_usable();
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
-    struct cache c;
-    char *args = cli_canonical_args(&spec);
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    FILE *data = cache_add_input(&c, in, io_input_name(input));
-    FILE *dest = cache_lookup(&c, out);
-    if (dest) {
+    struct cached_run run = {0};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    FILE *data = cached_run_input(&run, in, io_input_name(input));
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest)
         ff_trace_run(data, io_input_name(input), dest, &o);
-        cache_commit(&c);
-    }
-    cache_end(&c);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     return 0;
 }

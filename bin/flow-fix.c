@@ -8,7 +8,7 @@ static bool force;
 static const char *input = "-", *output = "-", *key = "pred_flow";
 
 static const struct cli_option options[] = {
-    {"key", 'k', CLI_STRING, &key, "NAME", "the key holding the predicted flow", 0, NULL, 0, 0},
+    CLI_STRING("key", 'k', key, "NAME", "the key holding the predicted flow"),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_FORCE(force),
@@ -27,11 +27,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        input = argv[first++];
-    if (first < argc)
-        cli_usage_error(&spec, "too many operands");
+    cli_operand(&spec, argc, argv, cli_parse(&spec, argc, argv), &input);
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     flow_fix_run(in, io_input_name(input), out, key);

@@ -4,7 +4,7 @@
 #include "die.h"
 #include "gnn_train.h"
 #include "io.h"
-#include <stdlib.h>
+#include "lc_train.h"
 
 static const char *model = "sage", *inputs = "length,distance,curveness", *embed = "", *drop = "", *log_path;
 static int64_t layers = 0, hidden = 0, epochs = 1500, patience = 300, eval_every = 0, parts = 9, batch_clusters = 32;
@@ -14,23 +14,23 @@ static bool no_cache, verbose, force, quiet, progress;
 static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
-    {"model", 0, CLI_CHOICE, &model, "M", "gcn, sage or c-sage (ClusterGCN batches of SAGE)", CLI_KEY, "gcn|sage|c-sage", 0, 0},
-    {"layers", 0, CLI_INT, &layers, "L", "graph convolutions (0: the paper's, gcn 3, sage and c-sage 4)", CLI_KEY, NULL, 0, 16},
-    {"hidden", 0, CLI_INT, &hidden, "H", "their width (0: the paper's, gcn 256, sage and c-sage 128)", CLI_KEY, NULL, 0, 4096},
-    {"dropout", 0, CLI_DOUBLE, &dropout, "P", "dropout after each ReLU (-1: the paper's, 0.4, c-sage 0.2)", CLI_KEY, NULL, -1, 0.99},
-    {"lr", 0, CLI_DOUBLE, &lr, "LR", "Adam step size", CLI_KEY, NULL, 1e-9, 10},
-    {"epochs", 0, CLI_INT, &epochs, "N", "at most N epochs", CLI_KEY, NULL, 1, 1e7},
-    {"patience", 0, CLI_INT, &patience, "P", "after epoch 70, stop once no validation metric improved for more than P epochs", CLI_KEY, NULL, 0, 1e7},
-    {"eval-every", 0, CLI_INT, &eval_every, "K", "evaluate every K epochs after epoch 9 (0: 10, c-sage 5)", CLI_KEY, NULL, 0, 1e6},
-    {"parts", 0, CLI_INT, &parts, "P", "c-sage: METIS parts of the line graph", CLI_KEY, NULL, 1, 1 << 20},
-    {"batch-clusters", 0, CLI_INT, &batch_clusters, "B", "c-sage: clusters per step", CLI_KEY, NULL, 1, 1 << 20},
-    {"inputs", 0, CLI_STRING, &inputs, "KEYS", "comma-separated per-edge inputs to the convolutions (f32[m] or f32[m,d])", CLI_KEY, NULL, 0, 0},
-    {"embed", 0, CLI_STRING, &embed, "KEYS", "comma-separated per-edge embeddings to the final linear layer (e.g. edge_embed,n2v)", CLI_KEY, NULL, 0, 0},
-    {"drop", 0, CLI_STRING, &drop, "KEYS", "comma-separated keys not to pass through (e.g. edge_embed)", CLI_KEY, NULL, 0, 0},
-    {"split-seed", 0, CLI_INT, &split_seed, "S", "seed of the random 80/10/10 split (the benchmark's is 12)", CLI_KEY, NULL, 0, 0},
-    {"seed", 0, CLI_INT, &seed, "S", "seed of the weights, dropout and batches: one trial", CLI_KEY, NULL, 0, 0},
-    {"log", 0, CLI_STRING, &log_path, "FILE", "write the validation metrics of every evaluation as TSV", 0, NULL, 0, 0},
-    {"threads", 'j', CLI_INT, &threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 256},
+    CLI_CHOICE_KEY("model", 0, model, "M", "gcn, sage or c-sage (ClusterGCN batches of SAGE)", "gcn|sage|c-sage"),
+    CLI_INT_KEY("layers", 0, layers, "L", "graph convolutions (0: the paper's, gcn 3, sage and c-sage 4)", 0, 16),
+    CLI_INT_KEY("hidden", 0, hidden, "H", "their width (0: the paper's, gcn 256, sage and c-sage 128)", 0, 4096),
+    CLI_DOUBLE_KEY("dropout", 0, dropout, "P", "dropout after each ReLU (-1: the paper's, 0.4, c-sage 0.2)", -1, 0.99),
+    CLI_DOUBLE_KEY("lr", 0, lr, "LR", "Adam step size", 1e-9, 10),
+    CLI_INT_KEY("epochs", 0, epochs, "N", "at most N epochs", 1, 1e7),
+    CLI_INT_KEY("patience", 0, patience, "P", "after epoch 70, stop once no validation metric improved for more than P epochs", 0, 1e7),
+    CLI_INT_KEY("eval-every", 0, eval_every, "K", "evaluate every K epochs after epoch 9 (0: 10, c-sage 5)", 0, 1e6),
+    CLI_INT_KEY("parts", 0, parts, "P", "c-sage: METIS parts of the line graph", 1, 1 << 20),
+    CLI_INT_KEY("batch-clusters", 0, batch_clusters, "B", "c-sage: clusters per step", 1, 1 << 20),
+    CLI_LIST_KEY("inputs", 0, inputs, "KEYS", "comma-separated per-edge inputs to the convolutions (f32[m] or f32[m,d])", 1, LC_MAX_INPUTS),
+    CLI_LIST_KEY("embed", 0, embed, "KEYS", "comma-separated per-edge embeddings to the final linear layer (e.g. edge_embed,n2v)", 0, LC_MAX_INPUTS),
+    CLI_LIST_KEY("drop", 0, drop, "KEYS", "comma-separated keys not to pass through (e.g. edge_embed)", 0, 0),
+    CLI_INT_KEY("split-seed", 0, split_seed, "S", "seed of the random 80/10/10 split (the benchmark's is 12)", 0, 0),
+    CLI_INT_KEY("seed", 0, seed, "S", "seed of the weights, dropout and batches: one trial", 0, 0),
+    CLI_STRING("log", 0, log_path, "FILE", "write the validation metrics of every evaluation as TSV"),
+    CLI_INT("threads", 'j', threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, 256),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -56,13 +56,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
-    if (quiet && progress)
-        cli_usage_error(&spec, "--quiet and --progress contradict each other");
-    if (!*inputs)
-        cli_usage_error(&spec, "--inputs: at least one key");
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
     struct gnn_options o = {model, (int)layers, (int)hidden, dropout, lr, epochs, patience, eval_every, (int)parts,
                             (int)batch_clusters, inputs, embed, drop, split_seed, seed, (int)threads, log_path,
@@ -71,25 +65,14 @@ int main(int argc, char **argv)
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     const char *name = io_input_name(input);
-    char *args = cli_canonical_args(&spec);
-    struct cache c;
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    FILE *data = cache_add_input(&c, in, name);
     /* the log is not part of the key: the output's gnn_model carries the curve */
-    FILE *replay = cache_replay_begin(out, log_path != NULL);
-    FILE *dest = cache_lookup(&c, replay);
-    if (dest) {
+    struct cached_run run = {.log_path = log_path, .write_log = gnn_write_log, .log_after_miss = true};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    FILE *data = cached_run_input(&run, in, name);
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest)
         gnn_train_run(data, name, dest, &o);
-        cache_commit(&c);
-    }
-    cache_end(&c);
-    if (log_path) {
-        fflush(replay);
-        rewind(replay);
-        gnn_write_log(replay, "<output>", log_path);
-    }
-    cache_replay_end(replay, out);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     return 0;
 }

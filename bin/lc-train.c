@@ -4,8 +4,6 @@
 #include "die.h"
 #include "io.h"
 #include "lc_train.h"
-#include <stdlib.h>
-#include <string.h>
 
 static const char *inputs = "length,distance,curveness", *drop = "";
 static int64_t split_seed = 12, seed = 0, batch = 0, epochs = 50, patience = 5, threads = 0;
@@ -14,23 +12,23 @@ static bool no_cache, verbose, force, quiet, progress;
 static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
-    {"inputs", 0, CLI_STRING, &inputs, "KEYS", "comma-separated per-edge inputs: f32[m] keys or f32[m,d] keys such as edge_embed", CLI_KEY, NULL, 0, 0},
-    {"drop", 0, CLI_STRING, &drop, "KEYS", "comma-separated keys not to pass through (e.g. edge_embed: 3 GB at 5.8M edges)", CLI_KEY, NULL, 0, 0},
-    {"split-seed", 0, CLI_INT, &split_seed, "S", "seed of the random 80/10/10 split (the benchmark's is 12)", CLI_KEY, NULL, 0, 0},
-    {"seed", 0, CLI_INT, &seed, "S", "seed of the initial weights and the batch order: one trial", CLI_KEY, NULL, 0, 0},
-    {"lr", 0, CLI_DOUBLE, &lr, "LR", "Adam step size", CLI_KEY, NULL, 1e-9, 10},
-    {"l2", 0, CLI_DOUBLE, &l2, "L", "L2 penalty L/2 ||W||^2 on the mean loss (bias excluded)", CLI_KEY, NULL, 0, 1e6},
-    {"batch", 0, CLI_INT, &batch, "B", "rows per step (0: train edges / 256, between 32 and 4096)", CLI_KEY, NULL, 0, 1 << 24},
-    {"epochs", 0, CLI_INT, &epochs, "N", "at most N passes over the train edges", CLI_KEY, NULL, 1, 1e6},
-    {"patience", 0, CLI_INT, &patience, "P", "stop after P epochs without a better validation balanced accuracy", CLI_KEY, NULL, 1, 1e6},
-    {"threads", 'j', CLI_INT, &threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 1024},
-    {"input", 'i', CLI_STRING, &input, "FILE", "read FILE instead of stdin", 0, NULL, 0, 0},
-    {"output", 'o', CLI_STRING, &output, "FILE", "write FILE instead of stdout", 0, NULL, 0, 0},
-    {"no-cache", 0, CLI_FLAG, &no_cache, NULL, "neither read nor write the cache", 0, NULL, 0, 0},
-    {"verbose", 'v', CLI_FLAG, &verbose, NULL, "say cache hit or miss on stderr", 0, NULL, 0, 0},
-    {"force", 'f', CLI_FLAG, &force, NULL, "write msgpack even to a terminal", 0, NULL, 0, 0},
-    {"progress", 0, CLI_FLAG, &progress, NULL, "show progress even when stderr is not a terminal", 0, NULL, 0, 0},
-    {"quiet", 'q', CLI_FLAG, &quiet, NULL, "no progress line", 0, NULL, 0, 0},
+    CLI_LIST_KEY("inputs", 0, inputs, "KEYS", "comma-separated per-edge inputs: f32[m] keys or f32[m,d] keys such as edge_embed", 1, LC_MAX_INPUTS),
+    CLI_LIST_KEY("drop", 0, drop, "KEYS", "comma-separated keys not to pass through (e.g. edge_embed: 3 GB at 5.8M edges)", 0, 0),
+    CLI_INT_KEY("split-seed", 0, split_seed, "S", "seed of the random 80/10/10 split (the benchmark's is 12)", 0, 0),
+    CLI_INT_KEY("seed", 0, seed, "S", "seed of the initial weights and the batch order: one trial", 0, 0),
+    CLI_DOUBLE_KEY("lr", 0, lr, "LR", "Adam step size", 1e-9, 10),
+    CLI_DOUBLE_KEY("l2", 0, l2, "L", "L2 penalty L/2 ||W||^2 on the mean loss (bias excluded)", 0, 1e6),
+    CLI_INT_KEY("batch", 0, batch, "B", "rows per step (0: train edges / 256, between 32 and 4096)", 0, 1 << 24),
+    CLI_INT_KEY("epochs", 0, epochs, "N", "at most N passes over the train edges", 1, 1e6),
+    CLI_INT_KEY("patience", 0, patience, "P", "stop after P epochs without a better validation balanced accuracy", 1, 1e6),
+    CLI_INT("threads", 'j', threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
+    CLI_INPUT(input),
+    CLI_OUTPUT(output),
+    CLI_NO_CACHE(no_cache),
+    CLI_VERBOSE(verbose),
+    CLI_FORCE(force),
+    CLI_PROGRESS(progress),
+    CLI_QUIET(quiet),
     {0},
 };
 
@@ -46,53 +44,22 @@ static const struct cli_spec spec = {
     options,
 };
 
-/* --inputs: names that are non-empty, distinct, at most LC_MAX_INPUTS. */
-static void check_inputs(void)
-{
-    char *copy = xstrdup(inputs);
-    const char *seen[LC_MAX_INPUTS];
-    int n = 0;
-    for (char *p = copy, *end; ; p = end + 1) {
-        end = strchr(p, ',');
-        if (end)
-            *end = 0;
-        if (!*p)
-            cli_usage_error(&spec, "--inputs: an empty name in '%s'", inputs);
-        for (int i = 0; i < n; i++)
-            if (!strcmp(seen[i], p))
-                cli_usage_error(&spec, "--inputs: '%s' given twice", p);
-        if (n == LC_MAX_INPUTS)
-            cli_usage_error(&spec, "--inputs: more than %d names", LC_MAX_INPUTS);
-        seen[n++] = p;
-        if (!end)
-            break;
-    }
-    free(copy);
-}
-
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
-    check_inputs();
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
     struct lc_options o = {inputs, drop, split_seed, seed, lr, l2, batch, epochs, patience, (int)threads,
                            progress_mode_of(quiet, progress, true)};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
-    struct cache c;
-    char *args = cli_canonical_args(&spec);
     const char *name = io_input_name(input);
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    FILE *data = cache_add_input(&c, in, name);
-    FILE *dest = cache_lookup(&c, out);
-    if (dest) {
+    struct cached_run run = {0};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    FILE *data = cached_run_input(&run, in, name);
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest)
         lc_train_run(data, name, dest, &o);
-        cache_commit(&c);
-    }
-    cache_end(&c);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     return 0;
 }

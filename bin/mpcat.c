@@ -10,8 +10,8 @@ static bool summary, to_msgpack, force;
 static const char *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
-    {"summary", 0, CLI_FLAG, &summary, NULL, "print tensors as dtype, shape, min, max and mean only", 0, NULL, 0, 0},
-    {"to-msgpack", 0, CLI_FLAG, &to_msgpack, NULL, "read JSON lines, write a msgpack stream", 0, NULL, 0, 0},
+    CLI_FLAG("summary", 0, summary, "print tensors as dtype, shape, min, max and mean only"),
+    CLI_FLAG("to-msgpack", 0, to_msgpack, "read JSON lines, write a msgpack stream"),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_FORCE(force),
@@ -29,11 +29,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        input = argv[first++];
-    if (first < argc)
-        cli_usage_error(&spec, "too many operands");
+    cli_operand(&spec, argc, argv, cli_parse(&spec, argc, argv), &input);
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, to_msgpack, force);
     const char *name = io_input_name(input);

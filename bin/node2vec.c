@@ -4,7 +4,6 @@
 #include "die.h"
 #include "io.h"
 #include "node2vec.h"
-#include <stdlib.h>
 
 static const char *key = "n2v", *input = "-", *output = "-";
 static int64_t dim = 128, walk_length = 40, context = 15, walks_per_node = 10, epochs = 5, negatives = 1, seed = 0,
@@ -13,18 +12,18 @@ static double p = 1, q = 1, lr = 0.01;
 static bool no_cache, verbose, force, quiet, progress;
 
 static const struct cli_option options[] = {
-    {"key", 0, CLI_STRING, &key, "KEY", "output key of the f32[m,dim] embedding", CLI_KEY, NULL, 0, 0},
-    {"dim", 0, CLI_INT, &dim, "D", "embedding width", CLI_KEY, NULL, 1, 1024},
-    {"walk-length", 0, CLI_INT, &walk_length, "L", "nodes per walk, the start included", CLI_KEY, NULL, 2, 1000},
-    {"context", 0, CLI_INT, &context, "C", "window: a node and the C-1 nodes after it (at most --walk-length)", CLI_KEY, NULL, 2, 1000},
-    {"walks-per-node", 0, CLI_INT, &walks_per_node, "W", "walks from every node an epoch", CLI_KEY, NULL, 1, 100},
-    {"epochs", 0, CLI_INT, &epochs, "E", "passes over the nodes", CLI_KEY, NULL, 1, 10000},
-    {"p", 0, CLI_DOUBLE, &p, "P", "return parameter: weight 1/P to step back", CLI_KEY, NULL, 1e-6, 1e6},
-    {"q", 0, CLI_DOUBLE, &q, "Q", "in-out parameter: weight 1/Q to move away from the previous node", CLI_KEY, NULL, 1e-6, 1e6},
-    {"lr", 0, CLI_DOUBLE, &lr, "LR", "SparseAdam step size", CLI_KEY, NULL, 1e-9, 10},
-    {"negatives", 0, CLI_INT, &negatives, "K", "negative walks per walk (uniform random nodes)", CLI_KEY, NULL, 1, 20},
-    {"seed", 0, CLI_INT, &seed, "S", "seed of the initial table, the walks and the negatives", CLI_KEY, NULL, 0, 0},
-    {"threads", 0, CLI_INT, &threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, NULL, 0, 1024},
+    CLI_STRING_KEY("key", 0, key, "KEY", "output key of the f32[m,dim] embedding"),
+    CLI_INT_KEY("dim", 0, dim, "D", "embedding width", 1, 1024),
+    CLI_INT_KEY("walk-length", 0, walk_length, "L", "nodes per walk, the start included", 2, 1000),
+    CLI_INT_KEY("context", 0, context, "C", "window: a node and the C-1 nodes after it (at most --walk-length)", 2, 1000),
+    CLI_INT_KEY("walks-per-node", 0, walks_per_node, "W", "walks from every node an epoch", 1, 100),
+    CLI_INT_KEY("epochs", 0, epochs, "E", "passes over the nodes", 1, 10000),
+    CLI_DOUBLE_KEY("p", 0, p, "P", "return parameter: weight 1/P to step back", 1e-6, 1e6),
+    CLI_DOUBLE_KEY("q", 0, q, "Q", "in-out parameter: weight 1/Q to move away from the previous node", 1e-6, 1e6),
+    CLI_DOUBLE_KEY("lr", 0, lr, "LR", "SparseAdam step size", 1e-9, 10),
+    CLI_INT_KEY("negatives", 0, negatives, "K", "negative walks per walk (uniform random nodes)", 1, 20),
+    CLI_INT_KEY("seed", 0, seed, "S", "seed of the initial table, the walks and the negatives", 0, 0),
+    CLI_INT("threads", 0, threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
     CLI_INPUT(input), CLI_OUTPUT(output), CLI_NO_CACHE(no_cache), CLI_VERBOSE(verbose), CLI_FORCE(force),
     CLI_PROGRESS(progress), CLI_QUIET(quiet),
     {0},
@@ -44,9 +43,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
-    int first = cli_parse(&spec, argc, argv);
-    if (first < argc)
-        cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     if (!*key)
         cli_usage_error(&spec, "--key: an empty name");
     if (context > walk_length)
@@ -59,18 +56,14 @@ int main(int argc, char **argv)
     cleanup_install_signals();
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
-    struct cache c;
-    char *args = cli_canonical_args(&spec);
     const char *name = io_input_name(input);
-    cache_begin(&c, spec.tool, args, NULL, no_cache, verbose);
-    FILE *data = cache_add_input(&c, in, name);
-    FILE *dest = cache_lookup(&c, out);
-    if (dest) {
+    struct cached_run run = {0};
+    cached_run_begin(&run, &spec, no_cache, verbose);
+    FILE *data = cached_run_input(&run, in, name);
+    FILE *dest = cached_run_lookup(&run, out);
+    if (dest)
         node2vec_run(data, name, dest, &o);
-        cache_commit(&c);
-    }
-    cache_end(&c);
-    free(args);
+    cached_run_end(&run);
     io_close_output(out);
     return 0;
 }

@@ -28,6 +28,29 @@ load test_helper
     done
 }
 
+@test "--quiet with --progress is a usage error in every tool that has both" {
+    local checked=0
+    for tool in $(dar_tools); do
+        "$tool" --help | grep -q -- '--quiet' && "$tool" --help | grep -q -- '--progress' || continue
+        run --separate-stderr "$tool" --quiet --progress
+        [ "$status" -eq 64 ] || fail "$tool exited $status"
+        [[ "$stderr" == "$tool: --quiet and --progress contradict each other"* ]] || fail "$tool: $stderr"
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge 7 ] || fail "only $checked tools have both"
+}
+
+@test "a comma-separated list refuses an empty or a repeated item" {
+    run -64 --separate-stderr lc-train --inputs length,,distance
+    [[ "$stderr" == "lc-train: option '--inputs' has an empty item in 'length,,distance'"* ]] || fail "$stderr"
+    run -64 --separate-stderr gnn-train --drop a,b,a
+    [[ "$stderr" == "gnn-train: option '--drop' names 'a' twice"* ]] || fail "$stderr"
+    run -64 --separate-stderr metrics --quantity mae_flow,mae_flow
+    [[ "$stderr" == "metrics: option '--quantity' names 'mae_flow' twice"* ]] || fail "$stderr"
+    run -64 --separate-stderr metrics -l model=dual --label model=primal
+    [[ "$stderr" == "metrics: option '--label' names 'model' twice"* ]] || fail "$stderr"
+}
+
 @test "a missing input file exits 66" {
     run --separate-stderr mpcat "$T/does-not-exist.mp"
     [ "$status" -eq 66 ]

@@ -18,6 +18,7 @@
  * row order: the output does not depend on the thread count. */
 #include "gnn_train.h"
 #include "cpus.h"
+#include "cli.h"
 #include "die.h"
 #include "gnn.h"
 #include "lc_train.h"
@@ -162,16 +163,16 @@ struct job {
     struct gnn_model best_model;     /* values only */
 };
 
-/* The inputs named by the comma-separated list (read in place). */
-static void view_inputs(struct lc_inputs *in, char *names, const struct record *rec, int64_t m)
+/* The inputs named by the list (read in place). */
+static void view_inputs(struct lc_inputs *in, const struct cli_list *names, const struct record *rec, int64_t m)
 {
     memset(in, 0, sizeof *in);
     in->m = m;
-    for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (int i = 0; i < names->count; i++) {
         if (in->count == LC_MAX_INPUTS)
             die_record(rec->index, "more than %d keys in one list", LC_MAX_INPUTS);
-        in->name[in->count] = tok;
-        in->dim[in->count] = lc_input_view(rec, tok, m, &in->data[in->count]);
+        in->name[in->count] = names->items[i];
+        in->dim[in->count] = lc_input_view(rec, names->items[i], m, &in->data[in->count]);
         in->q += in->dim[in->count];
         in->count++;
     }
@@ -478,9 +479,11 @@ static void train_record(struct writer *w, const struct record *rec, const struc
         die_record(rec->index, "'m' is %lld, expected at least 1 edge", (long long)m);
     j.m = m;
     int32_t *src = record_vector(rec, "src", DT_I32, m), *dst = record_vector(rec, "dst", DT_I32, m);
-    char *in_names = xstrdup(o->inputs), *emb_names = xstrdup(o->embed ? o->embed : "");
-    view_inputs(&j.in, in_names, rec, m);
-    view_inputs(&j.emb, emb_names, rec, m);
+    struct cli_list in_names, emb_names;
+    cli_list_split(&in_names, o->inputs);
+    cli_list_split(&emb_names, o->embed ? o->embed : "");
+    view_inputs(&j.in, &in_names, rec, m);
+    view_inputs(&j.emb, &emb_names, rec, m);
     uint8_t *label8 = record_vector(rec, "label", DT_U8, m);
     j.label = xmalloc(sizeof *j.label * (size_t)m);
     for (int64_t e = 0; e < m; e++) {
@@ -544,8 +547,8 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     free(j.row_weight);
     free(j.split);
     free(j.label);
-    free(in_names);
-    free(emb_names);
+    cli_list_free(&in_names);
+    cli_list_free(&emb_names);
 }
 
 void gnn_train_run(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)

@@ -14,6 +14,7 @@
  * thread: the parallelism is ours. */
 #include "lc_train.h"
 #include "cpus.h"
+#include "cli.h"
 #include "die.h"
 #include "metrics.h"
 #include "rng.h"
@@ -757,19 +758,12 @@ static void write_model(struct writer *w, const struct lc_inputs *in, const stru
     mp_key(w, "val_balanced_accuracy"); mp_vector(w, DT_F64, res->epochs, res->curve_bacc);
 }
 
-/* Is key (a msgpack string) one of the comma-separated names of list? */
-static bool key_listed(const msgpack_object *key, const char *list)
+/* Is key (a msgpack string) one of the names of list? */
+static bool key_listed(const msgpack_object *key, const struct cli_list *list)
 {
     const char *p = key->type == MSGPACK_OBJECT_STR ? key->via.str.ptr : key->via.bin.ptr;
     size_t n = key->type == MSGPACK_OBJECT_STR ? key->via.str.size : key->via.bin.size;
-    for (const char *s = list; s && *s;) {
-        const char *end = strchr(s, ',');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
-        if (len == n && !memcmp(s, p, n))
-            return true;
-        s = end ? end + 1 : NULL;
-    }
-    return false;
+    return cli_list_has(list, p, n);
 }
 
 void lc_begin_output(struct writer *w, const struct record *rec, const char *const *added_keys, int n_added,
@@ -780,6 +774,8 @@ void lc_begin_output(struct writer *w, const struct record *rec, const char *con
         return;
     }
     const msgpack_object_map *m = &rec->map->via.map;
+    struct cli_list dropped;
+    cli_list_split(&dropped, drop);
     uint32_t kept = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass)
@@ -789,7 +785,7 @@ void lc_begin_output(struct writer *w, const struct record *rec, const char *con
             bool added = false;
             for (int a = 0; a < n_added; a++)
                 added = added || mp_str_eq(k, added_keys[a]);
-            if (added || key_listed(k, drop))
+            if (added || key_listed(k, &dropped))
                 continue;
             if (!pass)
                 kept++;
@@ -799,6 +795,7 @@ void lc_begin_output(struct writer *w, const struct record *rec, const char *con
             }
         }
     }
+    cli_list_free(&dropped);
 }
 
 static void train_record(struct writer *w, const struct record *rec, const struct lc_options *o, struct pool *p)
@@ -810,10 +807,13 @@ static void train_record(struct writer *w, const struct record *rec, const struc
         die_record(rec->index, "'m' is %lld, expected at least 1 edge", (long long)m);
     struct lc_inputs in = {0};
     in.m = m;
-    char *names = xstrdup(o->inputs);
-    for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        in.name[in.count] = tok;
-        in.dim[in.count] = lc_input_view(rec, tok, m, &in.data[in.count]);
+    struct cli_list names;
+    cli_list_split(&names, o->inputs);
+    if (names.count > LC_MAX_INPUTS)
+        die_record(rec->index, "more than %d keys in one list", LC_MAX_INPUTS);
+    for (int i = 0; i < names.count; i++) {
+        in.name[in.count] = names.items[i];
+        in.dim[in.count] = lc_input_view(rec, names.items[i], m, &in.data[in.count]);
         in.q += in.dim[in.count];
         in.count++;
     }
@@ -845,7 +845,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     free(pred_label);
     free(pred_proba);
     free(label);
-    free(names);
+    cli_list_free(&names);
 }
 
 void lc_train_run(FILE *in, const char *in_name, FILE *out, const struct lc_options *o)

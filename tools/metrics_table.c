@@ -2,6 +2,7 @@
  * TSV): cells are mean, sample standard deviation and count of the values
  * sharing a row key and a column key (formats/metric.md, "Tables"). */
 #include "metrics.h"
+#include "cli.h"
 #include "die.h"
 #include "io.h"
 #include "stream.h"
@@ -44,24 +45,19 @@ static void strings_free(struct strings *s)
     free(s->v);
 }
 
-/* "a,b,c" -> the keys; empty parts are an error. */
+/* "a,b,c" -> the keys; an empty one ("" included) is an error. */
 static void split_keys(const char *list, const char *option, struct strings *out)
 {
-    const char *p = list;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == 0)
-            die(EX_USAGE, "option '--%s' has an empty key in '%s'", option, list);
-        char *k = xmalloc(len + 1);
-        memcpy(k, p, len);
-        k[len] = 0;
-        strings_add(out, k);
-        free(k);
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
+    struct cli_list keys;
+    cli_list_split(&keys, list);
+    bool empty = keys.count == 0;
+    for (int i = 0; i < keys.count; i++)
+        empty |= !keys.items[i][0];
+    if (empty)
+        die(EX_USAGE, "option '--%s' has an empty key in '%s'", option, list);
+    for (int i = 0; i < keys.count; i++)
+        strings_add(out, keys.items[i]);
+    cli_list_free(&keys);
 }
 
 struct cell {
@@ -381,6 +377,191 @@ static void put_md_text(FILE *f, const char *s)
             io_write(f, s, 1);
 }
 
+/* One metric record into the cell its row and column keys name. */
+static void table_add(struct table *t, struct record *rec, const struct strings *row_keys,
+                      const struct strings *col_keys, const struct strings *only)
+{
+    char *kind = string_key(rec, "kind");
+    if (strcmp(kind, "metric") != 0)
+        die_record(rec->index, "a '%s' record, expected 'metric'", kind);
+    free(kind);
+    char *name = string_key(rec, "name");
+    if (only->n && !in_list(only, name)) {   /* one stream of scores feeds several tables */
+        free(name);
+        return;
+    }
+    char *split = string_key(rec, "split");
+    double value = record_double(rec, "value");
+    const msgpack_object *labels = record_find(rec, "labels");
+    static const msgpack_object no_labels = {.type = MSGPACK_OBJECT_MAP};
+    if (!labels)
+        labels = &no_labels;
+    else if (labels->type != MSGPACK_OBJECT_MAP)
+        die_record(rec->index, "'labels' is not a map");
+    char *rk = join_key(row_keys, name, split, labels, rec->index);
+    char *ck = join_key(col_keys, name, split, labels, rec->index);
+    int r = strings_add(&t->rows, rk), c = strings_add(&t->cols, ck);
+    char *rs = shown_key(rk), *cs = shown_key(ck);
+    struct cell *cell = table_cell(t, r, c);
+    if (cell->n == 0) {
+        cell->name = xstrdup(name);
+        cell->split = xstrdup(split);
+        cell->first_record = rec->index;
+    } else if (strcmp(cell->name, name) != 0) {
+        die_record(rec->index, "metric '%s' falls in the cell of metric '%s' (record %ld): row '%s', column '%s'; "
+                   "add 'name' to --rows or --cols", name, cell->name, cell->first_record, rs, cs);
+    } else if (strcmp(cell->split, split) != 0) {
+        die_record(rec->index, "split '%s' falls in the cell of split '%s' (record %ld): row '%s', column '%s'; "
+                   "add 'split' to --rows or --cols", split, cell->split, cell->first_record, rs, cs);
+    }
+    if (cell->n == cell->cap) {
+        cell->cap = cell->cap ? 2 * cell->cap : 8;
+        cell->values = xrealloc(cell->values, sizeof *cell->values * (size_t)cell->cap);
+    }
+    cell->values[cell->n++] = value;
+    free(rk);
+    free(ck);
+    free(rs);
+    free(cs);
+    free(name);
+    free(split);
+}
+
+static void print_md(FILE *f, struct table *t, const struct strings *row_keys, const struct strings *percent,
+                     const struct metrics_table_options *o)
+{
+    if (o->title)
+        put(f, "**%s**\n\n", o->title);
+    put(f, "|");
+    for (int k = 0; k < row_keys->n; k++) {
+        put(f, " ");
+        put_md_text(f, row_keys->v[k]);
+        put(f, " |");
+    }
+    for (int c = 0; c < t->cols.n; c++) {
+        char *h = shown_key(t->cols.v[c]);
+        put(f, " ");
+        put_md_text(f, h);
+        put(f, " |");
+        free(h);
+    }
+    put(f, "\n|");
+    for (int k = 0; k < row_keys->n; k++)
+        put(f, "---|");
+    for (int c = 0; c < t->cols.n; c++)
+        put(f, "---|");
+    put(f, "\n");
+    for (int r = 0; r < t->rows.n; r++) {
+        put(f, "|");
+        /* the row key's parts, one column each */
+        char *rk = xstrdup(t->rows.v[r]), *p = rk;
+        for (int k = 0; k < row_keys->n; k++) {
+            char *sp = strchr(p, KEY_SEP[0]);
+            if (sp) *sp = 0;
+            put(f, " ");
+            put_md_text(f, p);
+            put(f, " |");
+            p = sp ? sp + 1 : p + strlen(p);
+        }
+        free(rk);
+        for (int c = 0; c < t->cols.n; c++) {
+            struct cell *cell = table_cell(t, r, c);
+            char a[64], b[64];
+            put(f, " ");
+            /* percent or not by the metric's name; an empty cell (only a
+             * paper value) takes the name of a filled cell of its column */
+            const char *metric = cell->name;
+            for (int i = 0; !metric && i < t->rows.n; i++)
+                metric = table_cell(t, i, c)->name;
+            bool pc = metric && in_list(percent, metric);
+            if (cell->n == 0) {
+                put(f, "-");
+            } else {
+                double mean, std;
+                cell_stats(cell, &mean, &std);
+                pretty(a, sizeof a, mean, pc, o->digits);
+                if (cell->n > 1) {
+                    pretty_std(b, sizeof b, std, pc, o->digits);
+                    put(f, "%s ± %s (%d)", a, b, cell->n);
+                } else {
+                    put(f, "%s (%d)", a, cell->n);
+                }
+            }
+            if (cell->has_paper) {
+                pretty(a, sizeof a, cell->paper_mean, pc, o->digits);
+                put(f, " (paper %s", a);
+                if (!isnan(cell->paper_std)) {
+                    pretty_std(b, sizeof b, cell->paper_std, pc, o->digits);
+                    put(f, " ± %s", b);
+                }
+                put(f, ")");
+            }
+            put(f, " |");
+        }
+        put(f, "\n");
+    }
+}
+
+static void print_tsv(FILE *f, struct table *t, const struct strings *row_keys, const struct metrics_table_options *o)
+{
+    if (o->title)
+        put(f, "# %s\n", o->title);
+    for (int k = 0; k < row_keys->n; k++)
+        put(f, "%s%s", k ? "\t" : "", row_keys->v[k]);
+    for (int c = 0; c < t->cols.n; c++) {
+        char *h = shown_key(t->cols.v[c]);
+        put(f, "\t%s\t%s std\t%s n", h, h, h);
+        if (o->paper)
+            put(f, "\t%s paper\t%s paper std", h, h);
+        free(h);
+    }
+    put(f, "\n");
+    for (int r = 0; r < t->rows.n; r++) {
+        char *rk = xstrdup(t->rows.v[r]), *p = rk;
+        for (int k = 0; k < row_keys->n; k++) {
+            char *sp = strchr(p, KEY_SEP[0]);
+            if (sp) *sp = 0;
+            put(f, "%s%s", k ? "\t" : "", p);
+            p = sp ? sp + 1 : p + strlen(p);
+        }
+        free(rk);
+        for (int c = 0; c < t->cols.n; c++) {
+            struct cell *cell = table_cell(t, r, c);
+            char a[40] = "", b[40] = "";
+            if (cell->n) {
+                double mean, std;
+                cell_stats(cell, &mean, &std);
+                shortest(a, sizeof a, mean);
+                if (cell->n > 1)
+                    shortest(b, sizeof b, std);
+            }
+            put(f, "\t%s\t%s\t%d", a, b, cell->n);
+            if (o->paper) {
+                a[0] = b[0] = 0;
+                if (cell->has_paper) {
+                    shortest(a, sizeof a, cell->paper_mean);
+                    if (!isnan(cell->paper_std))
+                        shortest(b, sizeof b, cell->paper_std);
+                }
+                put(f, "\t%s\t%s", a, b);
+            }
+        }
+        put(f, "\n");
+    }
+}
+
+static void table_free(struct table *t)
+{
+    for (int i = 0; i < t->cap_rows * t->cap_cols; i++) {
+        free(t->cells[i].values);
+        free(t->cells[i].name);
+        free(t->cells[i].split);
+    }
+    free(t->cells);
+    strings_free(&t->rows);
+    strings_free(&t->cols);
+}
+
 void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metrics_table_options *o)
 {
     struct strings row_keys = {0}, col_keys = {0}, percent = {0};
@@ -395,52 +576,8 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
     struct reader rd;
     struct record rec;
     reader_init(&rd, in, in_name);
-    while (reader_next(&rd, &rec)) {
-        char *kind = string_key(&rec, "kind");
-        if (strcmp(kind, "metric") != 0)
-            die_record(rec.index, "a '%s' record, expected 'metric'", kind);
-        free(kind);
-        char *name = string_key(&rec, "name");
-        if (only.n && !in_list(&only, name)) {   /* one stream of scores feeds several tables */
-            free(name);
-            continue;
-        }
-        char *split = string_key(&rec, "split");
-        double value = record_double(&rec, "value");
-        const msgpack_object *labels = record_find(&rec, "labels");
-        static const msgpack_object no_labels = {.type = MSGPACK_OBJECT_MAP};
-        if (!labels)
-            labels = &no_labels;
-        else if (labels->type != MSGPACK_OBJECT_MAP)
-            die_record(rec.index, "'labels' is not a map");
-        char *rk = join_key(&row_keys, name, split, labels, rec.index);
-        char *ck = join_key(&col_keys, name, split, labels, rec.index);
-        int r = strings_add(&t.rows, rk), c = strings_add(&t.cols, ck);
-        char *rs = shown_key(rk), *cs = shown_key(ck);
-        struct cell *cell = table_cell(&t, r, c);
-        if (cell->n == 0) {
-            cell->name = xstrdup(name);
-            cell->split = xstrdup(split);
-            cell->first_record = rec.index;
-        } else if (strcmp(cell->name, name) != 0) {
-            die_record(rec.index, "metric '%s' falls in the cell of metric '%s' (record %ld): row '%s', column '%s'; "
-                       "add 'name' to --rows or --cols", name, cell->name, cell->first_record, rs, cs);
-        } else if (strcmp(cell->split, split) != 0) {
-            die_record(rec.index, "split '%s' falls in the cell of split '%s' (record %ld): row '%s', column '%s'; "
-                       "add 'split' to --rows or --cols", split, cell->split, cell->first_record, rs, cs);
-        }
-        if (cell->n == cell->cap) {
-            cell->cap = cell->cap ? 2 * cell->cap : 8;
-            cell->values = xrealloc(cell->values, sizeof *cell->values * (size_t)cell->cap);
-        }
-        cell->values[cell->n++] = value;
-        free(rk);
-        free(ck);
-        free(rs);
-        free(cs);
-        free(name);
-        free(split);
-    }
+    while (reader_next(&rd, &rec))
+        table_add(&t, &rec, &row_keys, &col_keys, &only);
     reader_free(&rd);
     if (t.rows.n == 0)
         die(EX_DATAERR, "no metric records in the input");
@@ -452,134 +589,11 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
         free(row_order);
         free(col_order);
     }
-
-    FILE *f = out;
-    if (o->format == TABLE_MD) {
-        if (o->title)
-            put(f, "**%s**\n\n", o->title);
-        put(f, "|");
-        for (int k = 0; k < row_keys.n; k++) {
-            put(f, " ");
-            put_md_text(f, row_keys.v[k]);
-            put(f, " |");
-        }
-        for (int c = 0; c < t.cols.n; c++) {
-            char *h = shown_key(t.cols.v[c]);
-            put(f, " ");
-            put_md_text(f, h);
-            put(f, " |");
-            free(h);
-        }
-        put(f, "\n|");
-        for (int k = 0; k < row_keys.n; k++)
-            put(f, "---|");
-        for (int c = 0; c < t.cols.n; c++)
-            put(f, "---|");
-        put(f, "\n");
-        for (int r = 0; r < t.rows.n; r++) {
-            put(f, "|");
-            /* the row key's parts, one column each */
-            char *rk = xstrdup(t.rows.v[r]), *p = rk;
-            for (int k = 0; k < row_keys.n; k++) {
-                char *sp = strchr(p, KEY_SEP[0]);
-                if (sp) *sp = 0;
-                put(f, " ");
-                put_md_text(f, p);
-                put(f, " |");
-                p = sp ? sp + 1 : p + strlen(p);
-            }
-            free(rk);
-            for (int c = 0; c < t.cols.n; c++) {
-                struct cell *cell = table_cell(&t, r, c);
-                char a[64], b[64];
-                put(f, " ");
-                /* percent or not by the metric's name; an empty cell (only a
-                 * paper value) takes the name of a filled cell of its column */
-                const char *metric = cell->name;
-                for (int i = 0; !metric && i < t.rows.n; i++)
-                    metric = table_cell(&t, i, c)->name;
-                bool pc = metric && in_list(&percent, metric);
-                if (cell->n == 0) {
-                    put(f, "-");
-                } else {
-                    double mean, std;
-                    cell_stats(cell, &mean, &std);
-                    pretty(a, sizeof a, mean, pc, o->digits);
-                    if (cell->n > 1) {
-                        pretty_std(b, sizeof b, std, pc, o->digits);
-                        put(f, "%s ± %s (%d)", a, b, cell->n);
-                    } else {
-                        put(f, "%s (%d)", a, cell->n);
-                    }
-                }
-                if (cell->has_paper) {
-                    pretty(a, sizeof a, cell->paper_mean, pc, o->digits);
-                    put(f, " (paper %s", a);
-                    if (!isnan(cell->paper_std)) {
-                        pretty_std(b, sizeof b, cell->paper_std, pc, o->digits);
-                        put(f, " ± %s", b);
-                    }
-                    put(f, ")");
-                }
-                put(f, " |");
-            }
-            put(f, "\n");
-        }
-    } else {
-        if (o->title)
-            put(f, "# %s\n", o->title);
-        for (int k = 0; k < row_keys.n; k++)
-            put(f, "%s%s", k ? "\t" : "", row_keys.v[k]);
-        for (int c = 0; c < t.cols.n; c++) {
-            char *h = shown_key(t.cols.v[c]);
-            put(f, "\t%s\t%s std\t%s n", h, h, h);
-            if (o->paper)
-                put(f, "\t%s paper\t%s paper std", h, h);
-            free(h);
-        }
-        put(f, "\n");
-        for (int r = 0; r < t.rows.n; r++) {
-            char *rk = xstrdup(t.rows.v[r]), *p = rk;
-            for (int k = 0; k < row_keys.n; k++) {
-                char *sp = strchr(p, KEY_SEP[0]);
-                if (sp) *sp = 0;
-                put(f, "%s%s", k ? "\t" : "", p);
-                p = sp ? sp + 1 : p + strlen(p);
-            }
-            free(rk);
-            for (int c = 0; c < t.cols.n; c++) {
-                struct cell *cell = table_cell(&t, r, c);
-                char a[40] = "", b[40] = "";
-                if (cell->n) {
-                    double mean, std;
-                    cell_stats(cell, &mean, &std);
-                    shortest(a, sizeof a, mean);
-                    if (cell->n > 1)
-                        shortest(b, sizeof b, std);
-                }
-                put(f, "\t%s\t%s\t%d", a, b, cell->n);
-                if (o->paper) {
-                    a[0] = b[0] = 0;
-                    if (cell->has_paper) {
-                        shortest(a, sizeof a, cell->paper_mean);
-                        if (!isnan(cell->paper_std))
-                            shortest(b, sizeof b, cell->paper_std);
-                    }
-                    put(f, "\t%s\t%s", a, b);
-                }
-            }
-            put(f, "\n");
-        }
-    }
-
-    for (int i = 0; i < t.cap_rows * t.cap_cols; i++) {
-        free(t.cells[i].values);
-        free(t.cells[i].name);
-        free(t.cells[i].split);
-    }
-    free(t.cells);
-    strings_free(&t.rows);
-    strings_free(&t.cols);
+    if (o->format == TABLE_MD)
+        print_md(out, &t, &row_keys, &percent, o);
+    else
+        print_tsv(out, &t, &row_keys, o);
+    table_free(&t);
     strings_free(&row_keys);
     strings_free(&col_keys);
     strings_free(&percent);

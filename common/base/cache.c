@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "cache.h"
+#include "cli.h"
 #include "die.h"
 #include "io.h"
 #include <errno.h>
@@ -691,4 +692,38 @@ void cache_replay_end(FILE *replay, FILE *out)
     rewind(replay);
     io_copy(replay, out);
     fclose(replay);
+}
+
+void cached_run_begin(struct cached_run *r, const struct cli_spec *spec, bool disabled, bool verbose)
+{
+    r->args = cli_canonical_args(spec);
+    cache_begin(&r->cache, spec->tool, r->args, NULL, disabled, verbose);
+}
+
+FILE *cached_run_input(struct cached_run *r, FILE *in, const char *name)
+{
+    return cache_add_input(&r->cache, in, name);
+}
+
+FILE *cached_run_lookup(struct cached_run *r, FILE *out)
+{
+    r->out = out;
+    r->replay = cache_replay_begin(out, r->log_path != NULL);
+    r->dest = cache_lookup(&r->cache, r->replay);
+    return r->dest;
+}
+
+void cached_run_end(struct cached_run *r)
+{
+    bool hit = !r->dest;
+    if (!hit)
+        cache_commit(&r->cache);
+    if (r->replay != r->out && (hit || r->log_after_miss)) {
+        rewind(r->replay);
+        r->write_log(r->replay, hit ? "<cache>" : "<output>", r->log_path);
+    }
+    cache_end(&r->cache);
+    cache_replay_end(r->replay, r->out);
+    free(r->args);
+    r->args = NULL;
 }

@@ -95,6 +95,40 @@ void cache_end(struct cache *c);
 FILE *cache_replay_begin(FILE *out, bool wanted);
 void cache_replay_end(FILE *replay, FILE *out);
 
+/* One cached run of a tool: the ritual every caching main shares (key from
+ * the tool's canonical arguments, inputs, lookup, commit, end) and the
+ * side output some rebuild from the output record (a --log: the record
+ * carries the curve, so a hit writes the same log, without timings).
+ *
+ *   struct cached_run run = {.log_path = log_path, .write_log = write_curve};
+ *   cached_run_begin(&run, &spec, no_cache, verbose);
+ *   FILE *data = cached_run_input(&run, in, in_name);   // each input, in key order
+ *   FILE *dest = cached_run_lookup(&run, out);          // NULL: a hit, copied to out
+ *   if (dest)
+ *       compute(data, dest);
+ *   cached_run_end(&run);                               // commit, the log, release
+ *
+ * The caller keeps and closes out (cached_run_end copies to it but does not
+ * close it); run.args holds the canonical arguments until cached_run_end. */
+struct cli_spec;
+typedef void cached_log_writer(FILE *record, const char *record_name, const char *log_path);
+
+struct cached_run {
+    /* set by the caller, before cached_run_begin */
+    const char *log_path;           /* the side output, or NULL */
+    cached_log_writer *write_log;   /* rebuilds it from the output record */
+    bool log_after_miss;            /* rebuild it after a miss too: the computation does not write it */
+    /* set by cached_run_begin */
+    char *args;
+    struct cache cache;
+    FILE *out, *replay, *dest;
+};
+
+void cached_run_begin(struct cached_run *r, const struct cli_spec *spec, bool disabled, bool verbose);
+FILE *cached_run_input(struct cached_run *r, FILE *in, const char *name);
+FILE *cached_run_lookup(struct cached_run *r, FILE *out);
+void cached_run_end(struct cached_run *r);
+
 /* Lower level, for tests and tools: the key (32 hex) of the description so
  * far; "" when the cache is disabled (inputs are then not read). */
 const char *cache_key_hex(struct cache *c);

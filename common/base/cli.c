@@ -44,9 +44,9 @@ void cli_usage_error(const struct cli_spec *spec, const char *fmt, ...)
 static void format_value(const struct cli_option *o, char *buf, size_t cap)
 {
     switch (o->type) {
-    case CLI_FLAG: snprintf(buf, cap, "%s", *(bool *)o->dest ? "true" : "false"); break;
-    case CLI_INT: snprintf(buf, cap, "%lld", (long long)*(int64_t *)o->dest); break;
-    case CLI_DOUBLE: {
+    case CLI_TYPE_FLAG: snprintf(buf, cap, "%s", *(bool *)o->dest ? "true" : "false"); break;
+    case CLI_TYPE_INT: snprintf(buf, cap, "%lld", (long long)*(int64_t *)o->dest); break;
+    case CLI_TYPE_DOUBLE: {
         /* the shortest text that reads back to the same double: exact for
          * cache keys, readable in --help */
         double v = *(double *)o->dest;
@@ -57,10 +57,19 @@ static void format_value(const struct cli_option *o, char *buf, size_t cap)
         }
         break;
     }
-    case CLI_STRING:
-    case CLI_CHOICE: {
+    case CLI_TYPE_STRING:
+    case CLI_TYPE_CHOICE:
+    case CLI_TYPE_LIST: {
         const char *s = *(const char **)o->dest;
         snprintf(buf, cap, "%s", s ? s : "");
+        break;
+    }
+    case CLI_TYPE_REPEAT: {
+        const struct cli_repeat *r = o->dest;
+        size_t len = 0;
+        buf[0] = 0;
+        for (int i = 0; i < r->count && len < cap; i++)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", r->values[i]);
         break;
     }
     }
@@ -75,14 +84,14 @@ static void print_help(const struct cli_spec *spec)
             snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         else
             snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        if (o->type != CLI_FLAG) {
+        if (o->type != CLI_TYPE_FLAG) {
             char v[96];
             format_value(o, v, sizeof v);
             if (v[0])
                 snprintf(def, sizeof def, " (default: %s)", v);
         }
         printf("  %-28s %s%s\n", left, o->help, def);
-        if (o->type == CLI_CHOICE)
+        if (o->type == CLI_TYPE_CHOICE)
             printf("  %-28s one of: %s\n", "", o->choices);
     }
     printf("  %-28s %s\n  %-28s %s\n", "-h, --help", "show this help and exit",
@@ -96,14 +105,35 @@ static void print_help(const struct cli_spec *spec)
         printf("\nexample:\n  %s\n", spec->example);
 }
 
+/* A list's items are named things (keys, quantities): an empty or repeated
+ * one is a typo, refused here rather than in every tool that splits it. */
+static void check_list(const struct cli_spec *spec, const struct cli_option *o, const char *v)
+{
+    struct cli_list l;
+    cli_list_split(&l, v);
+    for (int i = 0; i < l.count; i++) {
+        if (!l.items[i][0])
+            cli_usage_error(spec, "option '--%s' has an empty item in '%s'", o->name, v);
+        for (int j = 0; j < i; j++)
+            if (strcmp(l.items[i], l.items[j]) == 0)
+                cli_usage_error(spec, "option '--%s' names '%s' twice", o->name, l.items[i]);
+    }
+    if (o->min < o->max && l.count < o->min)
+        cli_usage_error(spec, "option '--%s' needs at least %g item%s, got %d", o->name, o->min, o->min == 1 ? "" : "s",
+                        l.count);
+    if (o->min < o->max && l.count > o->max)
+        cli_usage_error(spec, "option '--%s' takes at most %g items, got %d", o->name, o->max, l.count);
+    cli_list_free(&l);
+}
+
 static void set_value(const struct cli_spec *spec, const struct cli_option *o, const char *v)
 {
     char *end;
     switch (o->type) {
-    case CLI_FLAG:
+    case CLI_TYPE_FLAG:
         *(bool *)o->dest = true;
         return;
-    case CLI_INT: {
+    case CLI_TYPE_INT: {
         errno = 0;
         long long x = strtoll(v, &end, 10);
         if (errno || end == v || *end)
@@ -113,7 +143,7 @@ static void set_value(const struct cli_spec *spec, const struct cli_option *o, c
         *(int64_t *)o->dest = x;
         return;
     }
-    case CLI_DOUBLE: {
+    case CLI_TYPE_DOUBLE: {
         errno = 0;
         double x = strtod(v, &end);
         if (errno || end == v || *end || !isfinite(x))
@@ -123,14 +153,39 @@ static void set_value(const struct cli_spec *spec, const struct cli_option *o, c
         *(double *)o->dest = x;
         return;
     }
-    case CLI_CHOICE:
+    case CLI_TYPE_LIST:
+        check_list(spec, o, v);
+        *(const char **)o->dest = v;
+        return;
+    case CLI_TYPE_REPEAT: {
+        struct cli_repeat *r = o->dest;
+        r->values = xrealloc(r->values, sizeof *r->values * (size_t)(r->count + 1));
+        r->values[r->count++] = v;
+        return;
+    }
+    case CLI_TYPE_CHOICE:
         if (!choice_ok(o->choices, v))
             cli_usage_error(spec, "option '--%s' must be one of %s, got '%s'", o->name, o->choices, v);
         /* fall through */
-    case CLI_STRING:
+    case CLI_TYPE_STRING:
         *(const char **)o->dest = v;
         return;
     }
+}
+
+static const struct cli_option *find_flag(const struct cli_spec *spec, const char *name)
+{
+    for (const struct cli_option *o = spec->options; o->name; o++)
+        if (o->type == CLI_TYPE_FLAG && strcmp(o->name, name) == 0)
+            return o;
+    return NULL;
+}
+
+static void check_quiet_progress(const struct cli_spec *spec)
+{
+    const struct cli_option *quiet = find_flag(spec, "quiet"), *progress = find_flag(spec, "progress");
+    if (quiet && progress && *(bool *)quiet->dest && *(bool *)progress->dest)
+        cli_usage_error(spec, "--quiet and --progress contradict each other");
 }
 
 int cli_parse(const struct cli_spec *spec, int argc, char **argv)
@@ -172,7 +227,7 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv)
         }
         if (!o)
             cli_usage_error(spec, "unknown option '%s'", a);
-        if (o->type == CLI_FLAG) {
+        if (o->type == CLI_TYPE_FLAG) {
             if (inline_value)
                 cli_usage_error(spec, "option '--%s' takes no value", o->name);
             set_value(spec, o, NULL);
@@ -186,7 +241,22 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv)
         }
         set_value(spec, o, v);
     }
+    check_quiet_progress(spec);
     return i;
+}
+
+void cli_no_operand(const struct cli_spec *spec, int argc, char **argv, int first)
+{
+    if (first < argc)
+        cli_usage_error(spec, "unexpected operand '%s'", argv[first]);
+}
+
+void cli_operand(const struct cli_spec *spec, int argc, char **argv, int first, const char **dest)
+{
+    if (first + 1 < argc)
+        cli_usage_error(spec, "too many operands");
+    if (first < argc)
+        *dest = argv[first];
 }
 
 char *cli_canonical_args(const struct cli_spec *spec)
@@ -207,4 +277,66 @@ char *cli_canonical_args(const struct cli_spec *spec)
         len += (size_t)sprintf(out + len, "%s=%s\n", o->name, v);
     }
     return out;
+}
+
+void cli_list_split(struct cli_list *l, const char *list)
+{
+    size_t len = strlen(list);
+    int count = len ? 1 : 0;
+    for (const char *p = list; *p; p++)
+        count += *p == ',';
+    /* the pointers, then one copy of the text with each comma made a NUL */
+    l->items = xmalloc(sizeof *l->items * (size_t)(count + 1) + len + 1);
+    char *text = memcpy((char *)(l->items + count + 1), list, len + 1);
+    l->count = 0;
+    for (char *p = text; count; p++) {
+        l->items[l->count++] = p;
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        *p = 0;
+    }
+    l->items[l->count] = NULL;
+}
+
+bool cli_list_has(const struct cli_list *l, const char *s, size_t len)
+{
+    for (int i = 0; i < l->count; i++)
+        if (strlen(l->items[i]) == len && memcmp(l->items[i], s, len) == 0)
+            return true;
+    return false;
+}
+
+void cli_list_free(struct cli_list *l)
+{
+    free(l->items);
+    l->items = NULL;
+    l->count = 0;
+}
+
+int cli_pairs(const struct cli_spec *spec, const char *option, const struct cli_repeat *r, const char ***keys,
+              const char ***values)
+{
+    size_t text = 0;
+    for (int i = 0; i < r->count; i++)
+        text += strlen(r->values[i]) + 1;
+    const char **pointers = xmalloc(sizeof *pointers * 2 * (size_t)(r->count + 1) + text);
+    char *copy = (char *)(pointers + 2 * (r->count + 1));
+    *keys = pointers;
+    *values = pointers + r->count + 1;
+    for (int i = 0; i < r->count; i++) {
+        const char *v = r->values[i], *eq = strchr(v, '=');
+        if (!eq || eq == v)
+            cli_usage_error(spec, "option '--%s' needs KEY=VALUE, got '%s'", option, v);
+        size_t len = (size_t)(eq - v);
+        memcpy(copy, v, len);
+        copy[len] = 0;
+        for (int k = 0; k < i; k++)
+            if (strcmp((*keys)[k], copy) == 0)
+                cli_usage_error(spec, "option '--%s' names '%s' twice", option, copy);
+        (*keys)[i] = copy;
+        (*values)[i] = eq + 1;
+        copy += len + 1;
+    }
+    return r->count;
 }

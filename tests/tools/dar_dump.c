@@ -28,15 +28,15 @@ static const char *teacher = "none";
 static int64_t hidden = 8, seed = 0;
 
 static const struct cli_option options[] = {
-    {"init", 0, CLI_FLAG, &init, NULL, "write an initialised model record", 0, NULL, 0, 0},
-    {"variant", 0, CLI_CHOICE, &variant, "V", "model variant", 0, "primal|dual|pipeline|no-algo", 0, 0},
-    {"processor", 0, CLI_CHOICE, &processor, "P", "processor", 0, "pgn|mpnn", 0, 0},
-    {"agg", 0, CLI_CHOICE, &agg, "A", "aggregation", 0, "max|mean|sum", 0, 0},
-    {"hidden", 0, CLI_INT, &hidden, "H", "hidden size", 0, NULL, 1, 4096},
-    {"seed", 0, CLI_INT, &seed, "S", "init seed", 0, NULL, 0, 0},
-    {"leak-cut", 0, CLI_FLAG, &leak_cut, NULL, "feed the true min cut (the authors' code)", 0, NULL, 0, 0},
-    {"model", 'm', CLI_STRING, &model_path, "FILE", "model record to differentiate", 0, NULL, 0, 0},
-    {"teacher", 0, CLI_STRING, &teacher, "TF", "teacher forcing: all, none or one 0/1 per step", 0, NULL, 0, 0},
+    CLI_FLAG("init", 0, init, "write an initialised model record"),
+    CLI_CHOICE("variant", 0, variant, "V", "model variant", "primal|dual|pipeline|no-algo"),
+    CLI_CHOICE("processor", 0, processor, "P", "processor", "pgn|mpnn"),
+    CLI_CHOICE("agg", 0, agg, "A", "aggregation", "max|mean|sum"),
+    CLI_INT("hidden", 0, hidden, "H", "hidden size", 1, 4096),
+    CLI_INT("seed", 0, seed, "S", "init seed", 0, 0),
+    CLI_FLAG("leak-cut", 0, leak_cut, "feed the true min cut (the authors' code)"),
+    CLI_STRING("model", 'm', model_path, "FILE", "model record to differentiate"),
+    CLI_STRING("teacher", 0, teacher, "TF", "teacher forcing: all, none or one 0/1 per step"),
     {0},
 };
 

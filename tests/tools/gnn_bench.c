@@ -30,13 +30,13 @@ static int64_t layers = 0, hidden = 0, epochs = 3, threads = 1;
 static bool no_metis;
 
 static const struct cli_option options[] = {
-    {"conv", 0, CLI_CHOICE, &conv, "C", "convolution", 0, "sage|gcn", 0, 0},
-    {"layers", 0, CLI_INT, &layers, "L", "convolutions (0: sage 4, gcn 3)", 0, NULL, 0, 16},
-    {"hidden", 0, CLI_INT, &hidden, "H", "width (0: sage 128, gcn 256)", 0, NULL, 0, 4096},
-    {"epochs", 0, CLI_INT, &epochs, "N", "epochs timed", 0, NULL, 1, 1000},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads", 0, NULL, 1, 64},
-    {"csr", 0, CLI_STRING, &csr_path, "FILE", "write the line graph for the peer", 0, NULL, 0, 0},
-    {"no-metis", 0, CLI_FLAG, &no_metis, NULL, "skip the METIS timing", 0, NULL, 0, 0},
+    CLI_CHOICE("conv", 0, conv, "C", "convolution", "sage|gcn"),
+    CLI_INT("layers", 0, layers, "L", "convolutions (0: sage 4, gcn 3)", 0, 16),
+    CLI_INT("hidden", 0, hidden, "H", "width (0: sage 128, gcn 256)", 0, 4096),
+    CLI_INT("epochs", 0, epochs, "N", "epochs timed", 1, 1000),
+    CLI_INT("threads", 'j', threads, "N", "threads", 1, 64),
+    CLI_STRING("csr", 0, csr_path, "FILE", "write the line graph for the peer"),
+    CLI_FLAG("no-metis", 0, no_metis, "skip the METIS timing"),
     {0},
 };
 

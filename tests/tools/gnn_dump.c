@@ -28,13 +28,13 @@ static int64_t layers = 2, hidden = 8, embed = 0, seed = 0, threads = 1;
 static double dropout = 0;
 
 static const struct cli_option options[] = {
-    {"conv", 0, CLI_CHOICE, &conv, "C", "convolution", 0, "sage|gcn", 0, 0},
-    {"layers", 0, CLI_INT, &layers, "L", "convolutions", 0, NULL, 1, 16},
-    {"hidden", 0, CLI_INT, &hidden, "H", "width", 0, NULL, 1, 4096},
-    {"embed", 0, CLI_INT, &embed, "D", "embedding width (0: none)", 0, NULL, 0, 4096},
-    {"seed", 0, CLI_INT, &seed, "S", "seed of the model and the drawn data", 0, NULL, 0, 0},
-    {"threads", 'j', CLI_INT, &threads, "N", "threads of the sparse products", 0, NULL, 1, 64},
-    {"dropout", 0, CLI_DOUBLE, &dropout, "P", "dropout; the masks drawn are written as 'masks' for the twin", 0, NULL, 0, 0.9},
+    CLI_CHOICE("conv", 0, conv, "C", "convolution", "sage|gcn"),
+    CLI_INT("layers", 0, layers, "L", "convolutions", 1, 16),
+    CLI_INT("hidden", 0, hidden, "H", "width", 1, 4096),
+    CLI_INT("embed", 0, embed, "D", "embedding width (0: none)", 0, 4096),
+    CLI_INT("seed", 0, seed, "S", "seed of the model and the drawn data", 0, 0),
+    CLI_INT("threads", 'j', threads, "N", "threads of the sparse products", 1, 64),
+    CLI_DOUBLE("dropout", 0, dropout, "P", "dropout; the masks drawn are written as 'masks' for the twin", 0, 0.9),
     {0},
 };
 

@@ -1,8 +1,8 @@
-/* Unit tests of the record reader/writer, the tensor codec, the RNG and the
- * option parser.  Error paths end the process (die), so each bad input runs
- * in a forked child whose exit status and stderr are checked. */
+/* Unit tests of the record reader/writer, the tensor codec and the RNG (the
+ * option parser's are in test_cli.c).  Error paths end the process (die), so
+ * each bad input runs in a forked child whose exit status and stderr are
+ * checked. */
 #include "check.h"
-#include "cli.h"
 #include "die.h"
 #include "rng.h"
 #include "stream.h"
@@ -242,29 +242,6 @@ static void test_rng(void)
     CHECK(first == 0x8c4986f3f0e565d5ULL, "first draw of rng(0,0,0) is pinned (%016llx)", (unsigned long long)first);
 }
 
-static void test_cli(void)
-{
-    int64_t count = 3;
-    double density = 0.75;
-    bool flag = false;
-    const char *name = "a";
-    const struct cli_option opts[] = {
-        {"count", 'c', CLI_INT, &count, "N", "how many", CLI_KEY, NULL, 1, 100},
-        {"density", 0, CLI_DOUBLE, &density, "P", "density", CLI_KEY, NULL, 0, 1},
-        {"flag", 0, CLI_FLAG, &flag, NULL, "a flag", 0, NULL, 0, 0},
-        {"name", 'n', CLI_CHOICE, &name, "X", "a choice", CLI_KEY, "a|bb", 0, 0},
-        {0},
-    };
-    const struct cli_spec spec = {"test", "[options]", "summary", "example", opts};
-    char *argv[] = {"test", "-c7", "--density=0.05", "--flag", "-n", "bb", "--", "-x", NULL};
-    int first = cli_parse(&spec, 8, argv);
-    CHECK(count == 7 && density == 0.05 && flag && strcmp(name, "bb") == 0 && first == 7,
-          "options parsed, '--' ends them (first operand %d)", first);
-    char *canon = cli_canonical_args(&spec);
-    CHECK(strcmp(canon, "count=7\ndensity=0.05\nname=bb\n") == 0, "canonical arguments, defaults included, in table order");
-    free(canon);
-}
-
 int main(void)
 {
     check_file_name = "stream";
@@ -272,6 +249,5 @@ int main(void)
     test_tensor_expectations();
     test_roundtrip();
     test_rng();
-    test_cli();
     return check_done();
 }
