@@ -20,6 +20,13 @@ void die(int code, const char *fmt, ...);
 /* die() with the record index prefixed: "tool: record 17: message" (exit 65). */
 __attribute__((noreturn, format(printf, 2, 3)))
 void die_record(long record, const char *fmt, ...);
+/* die_record() naming the stream too, "tool: 'val.mp': record 17: message",
+ * when source is not NULL (a record's source: NULL for stdin, the one input
+ * every message of a filter is about). */
+__attribute__((noreturn, format(printf, 3, 4)))
+void die_record_in(const char *source, long record, const char *fmt, ...);
+__attribute__((noreturn, format(printf, 3, 0)))
+void vdie_record_in(const char *source, long record, const char *fmt, va_list ap);
 
 /* A thread that must report its errors in an order of its own (ff-trace's
  * workers: the first bad record in input order is the one named) catches

@@ -455,10 +455,9 @@ static void embed_record(struct writer *w, const struct record *rec, const struc
 {
     static const char *const keys[] = {"edge_embed"};
     const struct dar_model *model = o->model;
-    long r = rec->index;
     record_expect_kind(rec, "graph");
     if (!record_has(rec, "w"))
-        die_record(r, "missing key 'w' (the model encodes the Bellman-Ford weights)");
+        record_die(rec, "missing key 'w' (the model encodes the Bellman-Ford weights)");
     struct graph g;
     graph_read(&g, rec);
     float *vessel[3] = {NULL, NULL, NULL};
@@ -472,11 +471,11 @@ static void embed_record(struct writer *w, const struct record *rec, const struc
     int d = double_sweep(&adj, -1, &s, &t);
     adjacency_free(&adj);
     if (d == 0)
-        die_record(r, "no two connected nodes: the double sweep finds no source and sink");
+        record_die(rec, "no two connected nodes: the double sweep finds no source and sink");
     int dim = o->node == EDGE_NODE_FLOW ? H : o->node == EDGE_NODE_BOTH ? 2 * H : 3 * H;
     uint64_t nbytes = (uint64_t)g.m * (uint64_t)dim * sizeof(float);
     if (nbytes > UINT32_MAX)
-        die_record(r, "'edge_embed' would take %llu bytes, more than a MessagePack binary holds "
+        record_die(rec, "'edge_embed' would take %llu bytes, more than a MessagePack binary holds "
                    "(4 GiB); use --node flow", (unsigned long long)nbytes);
     float *h_bf = xmalloc(sizeof(float) * (size_t)n * (size_t)H);
     float *h_f = xmalloc(sizeof(float) * (size_t)n * (size_t)H);

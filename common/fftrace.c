@@ -257,6 +257,7 @@ struct worker {
 struct batch {
     int count;
     long first_index, last_index;       /* of its first and last records */
+    const char *source;                 /* their stream's name (struct record) */
     size_t end[BATCH_RECORDS];          /* where each record's bytes end in worker->bytes */
     struct worker *worker;              /* the thread that read and traced it */
     struct writer *out;                 /* its output, once traced */
@@ -338,8 +339,10 @@ static bool batch_read_records(struct reader *rd, struct batch *bt)
         wk->bytes_used += size;
         bt->end[bt->count++] = wk->bytes_used;
         bt->last_index = rd->index;
-        if (bt->count == 1)
+        if (bt->count == 1) {
             bt->first_index = rd->index;
+            bt->source = rd->source;
+        }
     }
     return true;
 }
@@ -371,7 +374,8 @@ static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace
         for (int i = 0; i < bt->count; i++) {
             struct record rec;
             size_t start = i ? bt->end[i - 1] : 0;
-            record_parse(&rec, wk->bytes + start, bt->end[i] - start, bt->first_index + i, &wk->records);
+            record_parse(&rec, wk->bytes + start, bt->end[i] - start, bt->first_index + i, bt->source,
+                         &wk->records);
             trace_record(w, &rec, o, &wk->b);
         }
         die_catch_end();

@@ -20,14 +20,14 @@ static void fix_record(struct writer *w, const struct record *rec, const char *k
     graph_read(&g, rec);
     const msgpack_object *o = record_find(rec, key);
     if (!o)
-        die_record(rec->index, "missing key '%s' (the predicted flow; choose another with --key)", key);
+        record_die(rec, "missing key '%s' (the predicted flow; choose another with --key)", key);
     struct tensor t;
     char err[160];
     if (!tensor_decode(o, &t, err, sizeof err))
-        die_record(rec->index, "'%s' %s", key, err);
+        record_die(rec, "'%s' %s", key, err);
     if (t.ndim != 1 || t.count != g.m || (t.dtype != DT_F32 && t.dtype != DT_F64)) {
         tensor_free(&t);
-        die_record(rec->index, "'%s' must be a float vector of %d entries (one per edge)", key, g.m);
+        record_die(rec, "'%s' must be a float vector of %d entries (one per edge)", key, g.m);
     }
     size_t m = (size_t)(g.m ? g.m : 1), n = (size_t)g.n;
     double *cap = xmalloc(sizeof *cap * m), *pred = xmalloc(sizeof *pred * m), *fixed = xmalloc(sizeof *fixed * m);
@@ -36,7 +36,7 @@ static void fix_record(struct writer *w, const struct record *rec, const char *k
     for (int e = 0; e < g.m; e++) {
         double p = t.dtype == DT_F32 ? ((float *)t.data)[e] : ((double *)t.data)[e];
         if (!isfinite(p))
-            die_record(rec->index, "'%s' entry %d is %g, expected a finite number", key, e, p);
+            record_die(rec, "'%s' entry %d is %g, expected a finite number", key, e, p);
         cap[e] = g.cap[e];
         double lo = g.directed ? 0 : -cap[e];
         pred[e] = fmin(fmax(p, lo), cap[e]);

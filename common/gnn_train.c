@@ -167,9 +167,10 @@ static void view_inputs(struct lc_inputs *in, char *names, const struct record *
 {
     memset(in, 0, sizeof *in);
     in->m = m;
+    in->source = rec->source;
     for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (in->count == LC_MAX_INPUTS)
-            die_record(rec->index, "more than %d keys in one list", LC_MAX_INPUTS);
+            record_die(rec, "more than %d keys in one list", LC_MAX_INPUTS);
         in->name[in->count] = tok;
         in->dim[in->count] = lc_input_view(rec, tok, m, &in->data[in->count]);
         in->q += in->dim[in->count];
@@ -475,7 +476,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     j.threads = threads;
     int64_t m = record_int(rec, "m"), n = record_int(rec, "n");
     if (m < 1)
-        die_record(rec->index, "'m' is %lld, expected at least 1 edge", (long long)m);
+        record_die(rec, "'m' is %lld, expected at least 1 edge", (long long)m);
     j.m = m;
     int32_t *src = record_vector(rec, "src", DT_I32, m), *dst = record_vector(rec, "dst", DT_I32, m);
     char *in_names = xstrdup(o->inputs), *emb_names = xstrdup(o->embed ? o->embed : "");
@@ -485,7 +486,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     j.label = xmalloc(sizeof *j.label * (size_t)m);
     for (int64_t e = 0; e < m; e++) {
         if (label8[e] >= K)
-            die_record(rec->index, "'label' entry %lld is %d, expected 0, 1 or 2", (long long)e, label8[e]);
+            record_die(rec, "'label' entry %lld is %d, expected 0, 1 or 2", (long long)e, label8[e]);
         j.label[e] = label8[e];
         j.counts[label8[e]]++;
     }
@@ -493,7 +494,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     j.split = xmalloc((size_t)m);
     lc_split(j.split, m, (uint64_t)o->split_seed, j.sizes);
     if (j.sizes[0] < 1 || j.sizes[1] < 1)
-        die_record(rec->index, "%lld edges leave no train or no validation edge (80%%/10%% of m)", (long long)m);
+        record_die(rec, "%lld edges leave no train or no validation edge (80%%/10%% of m)", (long long)m);
     /* the benchmark's weights N / count_c over all labels; the loss divides by their sum */
     for (int c = 0; c < K; c++)
         j.class_weight[c] = j.counts[c] ? (double)m / (double)j.counts[c] : 0;
@@ -505,7 +506,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     j.e = j.emb.q ? standardise(&j.emb_mean, &j.emb_std, &j.emb, j.split, rec->index, threads) : NULL;
     char err[300];
     if (line_graph_build(&j.g, n, m, src, dst, err, sizeof err))
-        die_record(rec->index, "line graph: %s", err);
+        record_die(rec, "line graph: %s", err);
     free(src);
     free(dst);
     if (!strcmp(o->model, "gcn")) {
@@ -516,7 +517,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     if (j.cluster) {
         j.part = xmalloc(sizeof *j.part * (size_t)m);
         if (partition_metis(j.part, &j.g, o->parts, &j.edge_cut, err, sizeof err))
-            die_record(rec->index, "%s", err);
+            record_die(rec, "%s", err);
     }
     uint8_t *pred_label = xmalloc((size_t)m);
     float *pred_proba = xmalloc(sizeof *pred_proba * (size_t)m * K);
@@ -588,12 +589,12 @@ void gnn_write_log(FILE *output, const char *name, const char *log_path)
     while (reader_next(&rd, &rec)) {
         const msgpack_object *mo = record_find(&rec, "gnn_model");
         if (!mo || mo->type != MSGPACK_OBJECT_MAP)
-            die_record(rec.index, "no gnn_model in the output");
-        struct record model = {mo, rec.index};
+            record_die(&rec, "no gnn_model in the output");
+        struct record model = {mo, rec.index, rec.source};
         const msgpack_object *co = record_find(&model, "curve");
         if (!co || co->type != MSGPACK_OBJECT_MAP)
-            die_record(rec.index, "no curve in gnn_model");
-        struct record curve = {co, rec.index};
+            record_die(&rec, "no curve in gnn_model");
+        struct record curve = {co, rec.index, rec.source};
         struct tensor first;
         record_tensor(&curve, "epoch", DT_I64, 1, NULL, &first);
         int64_t rows = first.count, *epoch = first.data;

@@ -252,53 +252,30 @@ double lc_block_gradient_naive(float *gW, float *gb, const float *x, const uint8
 
 /* ---- inputs: tensors read in place ------------------------------------------ */
 
-static const msgpack_object *map_value(const msgpack_object *o, const char *key)
-{
-    for (uint32_t i = 0; i < o->via.map.size; i++)
-        if (mp_str_eq(&o->via.map.ptr[i].key, key))
-            return &o->via.map.ptr[i].val;
-    return NULL;
-}
-
-/* The f32[m] or f32[m, d] tensor under key, without copying its data: checks
- * what tensor_decode checks (record_tensor's messages), returns d. */
+/* The f32[m] or f32[m, d] tensor under key, without copying its data: the
+ * tensor codec's checks (record_tensor's messages), then the shape; returns d. */
 int lc_input_view(const struct record *rec, const char *key, int64_t m, const unsigned char **data)
 {
     const msgpack_object *o = record_find(rec, key);
     if (!o)
-        die_record(rec->index, "unknown input '%s' (no such key in the record)", key);
-    if (o->type != MSGPACK_OBJECT_MAP || !tensor_is(o))
-        die_record(rec->index, "'%s' is not a tensor (expected f32[m] or f32[m,d])", key);
-    const msgpack_object *type = map_value(o, "type"), *shape = map_value(o, "shape"), *bin = map_value(o, "data");
-    enum dtype dt;
-    if (!type || !shape || !bin || (type->type != MSGPACK_OBJECT_STR && type->type != MSGPACK_OBJECT_BIN) ||
-        shape->type != MSGPACK_OBJECT_ARRAY || (bin->type != MSGPACK_OBJECT_BIN && bin->type != MSGPACK_OBJECT_STR))
-        die_record(rec->index, "'%s' is not a tensor (needs keys nd, type, shape, data)", key);
-    const char *ts = type->type == MSGPACK_OBJECT_STR ? type->via.str.ptr : type->via.bin.ptr;
-    uint32_t tl = type->type == MSGPACK_OBJECT_STR ? type->via.str.size : type->via.bin.size;
-    if (!dtype_parse(ts, tl, &dt) || dt != DT_F32)
-        die_record(rec->index, "'%s' has dtype %.*s, expected <f4", key, (int)(tl < 16 ? tl : 16), ts);
-    uint32_t nd = shape->via.array.size;
-    int64_t dims[2] = {0, 1};
-    for (uint32_t i = 0; i < nd && i < 2; i++) {
-        const msgpack_object *s = &shape->via.array.ptr[i];
-        if (s->type != MSGPACK_OBJECT_POSITIVE_INTEGER || s->via.u64 > ((uint64_t)1 << 40))
-            die_record(rec->index, "'%s' has a bad shape entry", key);
-        dims[i] = (int64_t)s->via.u64;
-    }
-    if (nd < 1 || nd > 2)
-        die_record(rec->index, "'%s' has %u dimensions, expected 1 or 2", key, nd);
-    if (dims[0] != m)
-        die_record(rec->index, "'%s' has %lld entries, expected %lld", key, (long long)dims[0], (long long)m);
-    if (dims[1] < 1 || dims[1] > 1 << 20)
-        die_record(rec->index, "'%s' has %lld columns, expected 1 to %d", key, (long long)dims[1], 1 << 20);
-    const char *bytes = bin->type == MSGPACK_OBJECT_BIN ? bin->via.bin.ptr : bin->via.str.ptr;
-    uint64_t nbytes = bin->type == MSGPACK_OBJECT_BIN ? bin->via.bin.size : bin->via.str.size;
-    if (nbytes != (uint64_t)m * (uint64_t)dims[1] * 4)
-        die_record(rec->index, "'%s' has %llu data bytes, expected %llu for shape and dtype <f4", key,
-                   (unsigned long long)nbytes, (unsigned long long)m * (unsigned long long)dims[1] * 4);
-    *data = (const unsigned char *)bytes;
-    return (int)dims[1];
+        record_die(rec, "unknown input '%s' (no such key in the record)", key);
+    if (!tensor_is(o))
+        record_die(rec, "'%s' is not a tensor (expected f32[m] or f32[m,d])", key);
+    struct tensor_view v;
+    char err[160];
+    if (!tensor_view(o, &v, err, sizeof err))
+        record_die(rec, "'%s' %s", key, err);
+    if (v.dtype != DT_F32)
+        record_die(rec, "'%s' has dtype %s, expected <f4", key, dtype_name(v.dtype));
+    if (v.ndim < 1 || v.ndim > 2)
+        record_die(rec, "'%s' has %d dimensions, expected 1 or 2", key, v.ndim);
+    int64_t columns = v.ndim == 2 ? v.shape[1] : 1;
+    if (v.shape[0] != m)
+        record_die(rec, "'%s' has %lld entries, expected %lld", key, (long long)v.shape[0], (long long)m);
+    if (columns < 1 || columns > 1 << 20)
+        record_die(rec, "'%s' has %lld columns, expected 1 to %d", key, (long long)columns, 1 << 20);
+    *data = v.data;
+    return (int)columns;
 }
 
 /* One raw row (q floats) of the inputs. */
@@ -414,10 +391,10 @@ void lc_standardize_stats(double *mean, double *std, const struct lc_inputs *in,
             float v;
             memcpy(&v, in->data[k] + ((size_t)e * in->dim[k] + c) * 4, 4);
             if (in->dim[k] == 1)
-                die_record(record, "'%s' entry %lld is %s, expected a finite number", in->name[k], (long long)e,
-                           isnan(v) ? "nan" : "inf");
-            die_record(record, "'%s' entry [%lld, %d] is %s, expected a finite number", in->name[k], (long long)e, c,
-                       isnan(v) ? "nan" : "inf");
+                die_record_in(in->source, record, "'%s' entry %lld is %s, expected a finite number", in->name[k],
+                              (long long)e, isnan(v) ? "nan" : "inf");
+            die_record_in(in->source, record, "'%s' entry [%lld, %d] is %s, expected a finite number", in->name[k],
+                          (long long)e, c, isnan(v) ? "nan" : "inf");
         }
     int64_t n = 0;
     for (int64_t bl = 0; bl < j.blocks; bl++)
@@ -807,9 +784,10 @@ static void train_record(struct writer *w, const struct record *rec, const struc
         record_expect_kind(rec, "graph");
     int64_t m = record_int(rec, "m");
     if (m < 1)
-        die_record(rec->index, "'m' is %lld, expected at least 1 edge", (long long)m);
+        record_die(rec, "'m' is %lld, expected at least 1 edge", (long long)m);
     struct lc_inputs in = {0};
     in.m = m;
+    in.source = rec->source;
     char *names = xstrdup(o->inputs);
     for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         in.name[in.count] = tok;
@@ -820,13 +798,13 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     uint8_t *label = record_vector(rec, "label", DT_U8, m);
     for (int64_t e = 0; e < m; e++)
         if (label[e] >= K)
-            die_record(rec->index, "'label' entry %lld is %d, expected 0, 1 or 2", (long long)e, label[e]);
+            record_die(rec, "'label' entry %lld is %d, expected 0, 1 or 2", (long long)e, label[e]);
     struct result res = {0};
     uint8_t *split = xmalloc((size_t)m), *pred_label = xmalloc((size_t)m);
     float *pred_proba = xmalloc(sizeof *pred_proba * (size_t)m * K);
     lc_split(split, m, (uint64_t)o->split_seed, res.sizes);
     if (res.sizes[0] < 1)
-        die_record(rec->index, "%lld edges leave no train edge (80%% of m)", (long long)m);
+        record_die(rec, "%lld edges leave no train edge (80%% of m)", (long long)m);
     train(&res, &in, label, split, o, rec->index, p, pred_label, pred_proba);
 
     lc_begin_output(w, rec, added_keys, 4, o->drop);

@@ -84,6 +84,7 @@ struct lc_inputs {
     int dim[LC_MAX_INPUTS];
     int q;                              /* columns: sum of dim */
     int64_t m;
+    const char *source;                 /* the record's stream, for messages */
 };
 
 /* Per-column mean and population standard deviation (ddof 0, sklearn's

@@ -6,7 +6,6 @@
 #include "tensor.h"
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -450,25 +449,6 @@ static int key_count(int q)
     return k;
 }
 
-/* Where a record comes from, for messages: the fit stream is named. */
-struct source {
-    const char *name;
-    bool named;
-};
-
-__attribute__((noreturn, format(printf, 3, 4)))
-static void bad(const struct source *src, long index, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (src->named)
-        die(EX_DATAERR, "%s: record %ld: %s", src->name, index, msg);
-    die_record(index, "%s", msg);
-}
-
 static const char *missing_key(const struct record *rec, int q)
 {
     for (int k = 0; k < key_count(q); k++)
@@ -477,70 +457,70 @@ static const char *missing_key(const struct record *rec, int q)
     return NULL;
 }
 
-static void require_keys(const struct source *src, const struct record *rec, int q)
+static void require_keys(const struct record *rec, int q)
 {
     const char *key = missing_key(rec, q);
     if (key)
-        bad(src, rec->index, "missing key '%s' (needed by %s)", key, quantity[q].name);
+        record_die(rec, "missing key '%s' (needed by %s)", key, quantity[q].name);
 }
 
-static void check_finite_f32(const struct source *src, const struct record *rec, const char *key,
+static void check_finite_f32(const struct record *rec, const char *key,
                              const float *a, int64_t count)
 {
     for (int64_t i = 0; i < count; i++)
         if (!isfinite(a[i]))
-            bad(src, rec->index, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, (double)a[i]);
+            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, (double)a[i]);
 }
 
-static void check_finite_f64(const struct source *src, const struct record *rec, const char *key,
+static void check_finite_f64(const struct record *rec, const char *key,
                              const double *a, int64_t count)
 {
     for (int64_t i = 0; i < count; i++)
         if (!isfinite(a[i]))
-            bad(src, rec->index, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, a[i]);
+            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, a[i]);
 }
 
-static double finite_double(const struct source *src, const struct record *rec, const char *key)
+static double finite_double(const struct record *rec, const char *key)
 {
     double v = record_double(rec, key);
     if (!isfinite(v))
-        bad(src, rec->index, "'%s' is %g, expected a finite number", key, v);
+        record_die(rec, "'%s' is %g, expected a finite number", key, v);
     return v;
 }
 
 /* A max flow's value: a negative one is no max flow and would score as an
  * error of the wrong size, not as bad input.  (A fixed flow's value may be
  * negative: flow-fix keeps a prediction that sends flow from t to s.) */
-static double maxflow_of(const struct source *src, const struct record *rec)
+static double maxflow_of(const struct record *rec)
 {
-    double v = finite_double(src, rec, "maxflow");
+    double v = finite_double(rec, "maxflow");
     if (v < 0)
-        bad(src, rec->index, "'maxflow' is %g, expected a max flow value >= 0", v);
+        record_die(rec, "'maxflow' is %g, expected a max flow value >= 0", v);
     return v;
 }
 
-static float *f32_vector(const struct source *src, const struct record *rec, const char *key, int64_t n)
+static float *f32_vector(const struct record *rec, const char *key, int64_t n)
 {
     float *a = record_vector(rec, key, DT_F32, n);
-    check_finite_f32(src, rec, key, a, n);
+    check_finite_f32(rec, key, a, n);
     return a;
 }
 
 /* n or m: a negative count would pass record_vector()'s shape check for a
  * tensor of any length (-1 is its wildcard) and size the loops below. */
-static int64_t count_key(const struct source *src, const struct record *rec, const char *key)
+static int64_t count_key(const struct record *rec, const char *key)
 {
     int64_t v = record_int(rec, key);
     if (v < 0 || v > INT32_MAX)
-        bad(src, rec->index, "'%s' is %lld, expected 0..%d", key, (long long)v, INT32_MAX);
+        record_die(rec, "'%s' is %lld, expected 0..%d", key, (long long)v, INT32_MAX);
     return v;
 }
 
-static int64_t node_index(const struct source *src, const struct record *rec, const char *key, int64_t n)
+static int64_t node_index(const struct record *rec, const char *key, int64_t n)
 {
     int64_t v = record_int(rec, key);
     if (v < 0 || v >= n)
-        bad(src, rec->index, "'%s' is %lld, expected 0..%lld", key, (long long)v, (long long)(n - 1));
+        record_die(rec, "'%s' is %lld, expected 0..%lld", key, (long long)v, (long long)(n - 1));
     return v;
 }
 
@@ -565,34 +545,34 @@ static uint8_t *edge_mask(const struct record *rec, int64_t m, enum metric_edges
     if (edges == EDGES_ALL || (edges == EDGES_AUTO && !record_has(rec, "split")))
         return NULL;
     if (!record_has(rec, "split"))
-        die_record(rec->index, "missing key 'split' (needed by --edges)");
+        record_die(rec, "missing key 'split' (needed by --edges)");
     uint8_t want = edges == EDGES_TRAIN ? 0 : edges == EDGES_VAL ? 1 : 2;
     uint8_t *split = record_vector(rec, "split", DT_U8, m);
     for (int64_t e = 0; e < m; e++) {
         if (split[e] > 2)
-            die_record(rec->index, "'split' entry %lld is %u, expected 0 (train), 1 (val) or 2 (test)",
+            record_die(rec, "'split' entry %lld is %u, expected 0 (train), 1 (val) or 2 (test)",
                        (long long)e, split[e]);
         split[e] = split[e] == want;
     }
     return split;
 }
 
-static void add_embedding_row(struct accumulators *acc, const struct source *src, const struct record *rec)
+static void add_embedding_row(struct accumulators *acc, bool from_fit, const struct record *rec)
 {
-    int64_t n = count_key(src, rec, "n");
+    int64_t n = count_key(rec, "n");
     struct tensor t;
     record_tensor(rec, "embed", DT_F32, 2, (int64_t[]){n, -1}, &t);
     int64_t d = t.shape[1];
     if (acc->d < 0) {
         if (d < 1 || d > 1 << 20)
-            bad(src, rec->index, "'embed' has %lld columns, expected 1..%d", (long long)d, 1 << 20);
+            record_die(rec, "'embed' has %lld columns, expected 1..%d", (long long)d, 1 << 20);
         acc->d = (int)d;
     } else if (d != acc->d) {
-        bad(src, rec->index, "'embed' has %lld columns, expected %d like %s", (long long)d, acc->d,
-            acc->rows || src->named ? "the records before" : "the --fit records");
+        record_die(rec, "'embed' has %lld columns, expected %d like %s", (long long)d, acc->d,
+                   acc->rows || from_fit ? "the records before" : "the --fit records");
     }
     const float *e = t.data;
-    check_finite_f32(src, rec, "embed", e, n * d);
+    check_finite_f32(rec, "embed", e, n * d);
     if (acc->rows == acc->cap_rows) {
         acc->cap_rows = acc->cap_rows ? 2 * acc->cap_rows : 64;
         acc->X = xrealloc(acc->X, sizeof *acc->X * (size_t)(acc->cap_rows * d));
@@ -604,31 +584,30 @@ static void add_embedding_row(struct accumulators *acc, const struct source *src
     for (int64_t v = 0; v < n; v++)
         for (int64_t j = 0; j < d; j++)
             g[j] = fmax(g[j], (double)e[v * d + j]);
-    acc->y[acc->rows++] = maxflow_of(src, rec);
+    acc->y[acc->rows++] = maxflow_of(rec);
     tensor_free(&t);
 }
 
 static void accumulate(struct accumulators *acc, const bool *sel, const struct record *rec,
                        const struct metrics_options *o)
 {
-    const struct source src = {NULL, false};
     if (sel[Q_MAE_FLOW]) {
-        int64_t m = count_key(&src, rec, "m");
-        float *pred = f32_vector(&src, rec, "pred_flow", m), *flow = f32_vector(&src, rec, "flow", m);
+        int64_t m = count_key(rec, "m");
+        float *pred = f32_vector(rec, "pred_flow", m), *flow = f32_vector(rec, "flow", m);
         metric_masked_abs_error(&acc->mae_flow, pred, flow, m);
         free(pred);
         free(flow);
     }
     if (sel[Q_MAE_HINT_FLOW]) {
-        int64_t m = count_key(&src, rec, "m"), T = record_int(rec, "steps");
+        int64_t m = count_key(rec, "m"), T = record_int(rec, "steps");
         if (T < 1)
-            die_record(rec->index, "'steps' is %lld, expected at least 1", (long long)T);
+            record_die(rec, "'steps' is %lld, expected at least 1", (long long)T);
         struct tensor p, h;
         uint8_t *phase = record_vector(rec, "hint_phase", DT_U8, T);
         record_tensor(rec, "pred_hint_flow", DT_F32, 2, (int64_t[]){T, m}, &p);
         record_tensor(rec, "hint_flow", DT_F32, 2, (int64_t[]){T, m}, &h);
-        check_finite_f32(&src, rec, "pred_hint_flow", p.data, T * m);
-        check_finite_f32(&src, rec, "hint_flow", h.data, T * m);
+        check_finite_f32(rec, "pred_hint_flow", p.data, T * m);
+        check_finite_f32(rec, "hint_flow", h.data, T * m);
         double score = metric_hint_flow_mae(p.data, h.data, phase, T, m, NULL);
         if (!isnan(score)) {
             acc->hint_graphs.sum += score;
@@ -639,20 +618,20 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
         free(phase);
     }
     if (sel[Q_CUT_ACCURACY]) {
-        int64_t n = count_key(&src, rec, "n");
-        float *pred = f32_vector(&src, rec, "pred_cut", n);
+        int64_t n = count_key(rec, "n");
+        float *pred = f32_vector(rec, "pred_cut", n);
         uint8_t *cut = record_vector(rec, "cut", DT_U8, n);
         metric_cut_correct(&acc->cut, pred, cut, n);
         free(pred);
         free(cut);
     }
     if (sel[Q_MAXFLOW_ERROR]) {
-        int64_t n = count_key(&src, rec, "n"), m = count_key(&src, rec, "m");
-        int s = (int)node_index(&src, rec, "s", n), t = (int)node_index(&src, rec, "t", n);
+        int64_t n = count_key(rec, "n"), m = count_key(rec, "m");
+        int s = (int)node_index(rec, "s", n), t = (int)node_index(rec, "t", n);
         int32_t *a = record_vector(rec, "src", DT_I32, m), *b = record_vector(rec, "dst", DT_I32, m);
-        float *pred = f32_vector(&src, rec, "pred_flow", m);
+        float *pred = f32_vector(rec, "pred_flow", m);
         double value = metric_flow_value(pred, a, b, m, s, t);
-        acc->maxflow_error.sum += fabs(value - maxflow_of(&src, rec));
+        acc->maxflow_error.sum += fabs(value - maxflow_of(rec));
         acc->maxflow_error.count++;
         free(a);
         free(b);
@@ -660,16 +639,16 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
     }
     for (int q = Q_CONSERVATION_BEFORE; q <= Q_CONSERVATION_AFTER; q++)
         if (sel[q]) {
-            int64_t n = count_key(&src, rec, "n");
-            int s = (int)node_index(&src, rec, "s", n), t = (int)node_index(&src, rec, "t", n);
+            int64_t n = count_key(rec, "n");
+            int s = (int)node_index(rec, "s", n), t = (int)node_index(rec, "t", n);
             const char *key = quantity[q].name;
             double *c = record_vector(rec, key, DT_F64, n);
-            check_finite_f64(&src, rec, key, c, n);
+            check_finite_f64(rec, key, c, n);
             metric_conservation(q == Q_CONSERVATION_BEFORE ? &acc->cons_before : &acc->cons_after, c, n, s, t);
             free(c);
         }
     if (sel[Q_FIXED_VALUE_RATIO]) {
-        double value = finite_double(&src, rec, "fixed_value"), best = maxflow_of(&src, rec);
+        double value = finite_double(rec, "fixed_value"), best = maxflow_of(rec);
         if (best > 0) {
             acc->fixed_ratio.sum += value / best;
             acc->fixed_ratio.count++;
@@ -677,7 +656,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
     }
     bool hard = sel[Q_ACCURACY] || sel[Q_BALANCED_ACCURACY] || sel[Q_ROC_HARD];
     if (hard || sel[Q_ROC_AUC]) {
-        int64_t m = count_key(&src, rec, "m");
+        int64_t m = count_key(rec, "m");
         uint8_t *label = record_vector(rec, "label", DT_U8, m);
         uint8_t *keep = edge_mask(rec, m, o->edges);
         if (hard) {
@@ -690,15 +669,15 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
             record_tensor(rec, "pred_proba", DT_F32, 2, (int64_t[]){m, acc->K > 0 ? acc->K : -1}, &t);
             int64_t K = t.shape[1];
             if (K < 1 || K > METRIC_CLASSES)
-                die_record(rec->index, "'pred_proba' has %lld classes, expected 1..%d", (long long)K, METRIC_CLASSES);
+                record_die(rec, "'pred_proba' has %lld classes, expected 1..%d", (long long)K, METRIC_CLASSES);
             acc->K = (int)K;
             const float *p = t.data;
-            check_finite_f32(&src, rec, "pred_proba", p, m * K);
+            check_finite_f32(rec, "pred_proba", p, m * K);
             for (int64_t e = 0; e < m; e++) {
                 if (keep && !keep[e])
                     continue;
                 if (label[e] >= K)
-                    die_record(rec->index, "'label' entry %lld is %u, but 'pred_proba' has %lld classes",
+                    record_die(rec, "'label' entry %lld is %u, but 'pred_proba' has %lld classes",
                                (long long)e, label[e], (long long)K);
                 if (acc->n_proba == acc->cap_proba) {
                     acc->cap_proba = acc->cap_proba ? 2 * acc->cap_proba : 1024;
@@ -716,17 +695,17 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
         free(label);
     }
     if (sel[Q_R2])
-        add_embedding_row(acc, &src, rec);
+        add_embedding_row(acc, false, rec);
 }
 
-static void check_kind(const struct source *src, const struct record *rec, const char *want)
+static void check_kind(const struct record *rec, const char *want)
 {
     char kind[32];
     if (!record_has(rec, "kind"))
-        bad(src, rec->index, "missing key 'kind'");
+        record_die(rec, "missing key 'kind'");
     record_str(rec, "kind", kind, sizeof kind);
     if (strcmp(kind, want) != 0)
-        bad(src, rec->index, "a '%s' record, expected '%s'", kind, want);
+        record_die(rec, "a '%s' record, expected '%s'", kind, want);
 }
 
 static void write_metric(struct writer *w, const struct metrics_options *o, const char *name,
@@ -751,12 +730,11 @@ static void read_fit(const struct metrics_options *o, struct accumulators *fit)
 {
     struct reader rd;
     struct record rec;
-    const struct source src = {o->fit_name, true};
     reader_init(&rd, o->fit, o->fit_name);
     while (reader_next(&rd, &rec)) {
-        check_kind(&src, &rec, "graph");
-        require_keys(&src, &rec, Q_R2);
-        add_embedding_row(fit, &src, &rec);
+        check_kind(&rec, "graph");
+        require_keys(&rec, Q_R2);
+        add_embedding_row(fit, true, &rec);
     }
     reader_free(&rd);
     if (!fit->rows)
@@ -787,7 +765,6 @@ void metrics_stream(FILE *in, const char *in_name, FILE *out, const struct metri
     struct reader rd;
     struct record rec;
     struct writer w;
-    const struct source src = {in_name, false};
     struct accumulators acc = {.d = -1}, fit = {.d = -1};
     if (o->fit) {
         read_fit(o, &fit);
@@ -804,7 +781,7 @@ void metrics_stream(FILE *in, const char *in_name, FILE *out, const struct metri
     writer_init(&w, out);
     long records = 0;
     while (reader_next(&rd, &rec)) {
-        check_kind(&src, &rec, "graph");
+        check_kind(&rec, "graph");
         if (records == 0 && n_order == 0) {
             for (int q = 0; q < Q_COUNT; q++)
                 if (!missing_key(&rec, q) && (q != Q_R2 || o->fit)) {
@@ -812,10 +789,10 @@ void metrics_stream(FILE *in, const char *in_name, FILE *out, const struct metri
                     order[n_order++] = q;
                 }
             if (n_order == 0)
-                die_record(rec.index, "has the inputs of no metric (see 'metrics --help' for what each needs)");
+                record_die(&rec, "has the inputs of no metric (see 'metrics --help' for what each needs)");
         }
         for (int i = 0; i < n_order; i++)
-            require_keys(&src, &rec, order[i]);
+            require_keys(&rec, order[i]);
         accumulate(&acc, sel, &rec, o);
         records++;
     }

@@ -99,33 +99,30 @@ static char *string_key(const struct record *rec, const char *key)
 {
     const msgpack_object *o = record_find(rec, key);
     if (!o)
-        die_record(rec->index, "missing key '%s'", key);
+        record_die(rec, "missing key '%s'", key);
     char *s = object_string(o);
     if (!s)
-        die_record(rec->index, "'%s' is not a string", key);
+        record_die(rec, "'%s' is not a string", key);
     return s;
 }
 
 /* The value of one row/column key for a metric record: its name, its split
  * or one of its labels ("-" when the record has no such label). */
 static const char *key_value(const char *key, const char *name, const char *split,
-                             const msgpack_object *labels, long index, char **owned)
+                             const msgpack_object *labels, const struct record *rec, char **owned)
 {
     *owned = NULL;
     if (strcmp(key, "name") == 0)
         return name;
     if (strcmp(key, "split") == 0)
         return split;
-    for (uint32_t i = 0; i < labels->via.map.size; i++) {
-        const msgpack_object_kv *kv = &labels->via.map.ptr[i];
-        if (!mp_str_eq(&kv->key, key))
-            continue;
-        *owned = object_string(&kv->val);
-        if (!*owned)
-            die_record(index, "label '%s' is not a string", key);
-        return *owned;
-    }
-    return "-";
+    const msgpack_object *value = map_find(labels, key);
+    if (!value)
+        return "-";
+    *owned = object_string(value);
+    if (!*owned)
+        record_die(rec, "label '%s' is not a string", key);
+    return *owned;
 }
 
 /* Parts of a row or column key are joined by a byte labels do not hold;
@@ -156,14 +153,14 @@ static int find_shown(const struct strings *keys, const char *x)
 }
 
 static char *join_key(const struct strings *keys, const char *name, const char *split,
-                      const msgpack_object *labels, long index)
+                      const msgpack_object *labels, const struct record *rec)
 {
     size_t cap = 64, len = 0;
     char *out = xmalloc(cap);
     out[0] = 0;
     for (int i = 0; i < keys->n; i++) {
         char *owned;
-        const char *v = key_value(keys->v[i], name, split, labels, index, &owned);
+        const char *v = key_value(keys->v[i], name, split, labels, rec, &owned);
         size_t need = strlen(v) + 2;
         if (len + need >= cap) {
             cap = 2 * (len + need);
@@ -398,7 +395,7 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
     while (reader_next(&rd, &rec)) {
         char *kind = string_key(&rec, "kind");
         if (strcmp(kind, "metric") != 0)
-            die_record(rec.index, "a '%s' record, expected 'metric'", kind);
+            record_die(&rec, "a '%s' record, expected 'metric'", kind);
         free(kind);
         char *name = string_key(&rec, "name");
         if (only.n && !in_list(&only, name)) {   /* one stream of scores feeds several tables */
@@ -412,9 +409,9 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
         if (!labels)
             labels = &no_labels;
         else if (labels->type != MSGPACK_OBJECT_MAP)
-            die_record(rec.index, "'labels' is not a map");
-        char *rk = join_key(&row_keys, name, split, labels, rec.index);
-        char *ck = join_key(&col_keys, name, split, labels, rec.index);
+            record_die(&rec, "'labels' is not a map");
+        char *rk = join_key(&row_keys, name, split, labels, &rec);
+        char *ck = join_key(&col_keys, name, split, labels, &rec);
         int r = strings_add(&t.rows, rk), c = strings_add(&t.cols, ck);
         char *rs = shown_key(rk), *cs = shown_key(ck);
         struct cell *cell = table_cell(&t, r, c);
@@ -423,10 +420,10 @@ void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metric
             cell->split = xstrdup(split);
             cell->first_record = rec.index;
         } else if (strcmp(cell->name, name) != 0) {
-            die_record(rec.index, "metric '%s' falls in the cell of metric '%s' (record %ld): row '%s', column '%s'; "
+            record_die(&rec, "metric '%s' falls in the cell of metric '%s' (record %ld): row '%s', column '%s'; "
                        "add 'name' to --rows or --cols", name, cell->name, cell->first_record, rs, cs);
         } else if (strcmp(cell->split, split) != 0) {
-            die_record(rec.index, "split '%s' falls in the cell of split '%s' (record %ld): row '%s', column '%s'; "
+            record_die(&rec, "split '%s' falls in the cell of split '%s' (record %ld): row '%s', column '%s'; "
                        "add 'split' to --rows or --cols", split, cell->split, cell->first_record, rs, cs);
         }
         if (cell->n == cell->cap) {

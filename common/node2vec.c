@@ -348,15 +348,15 @@ static void embed_record(struct writer *w, const struct record *rec, const struc
         record_expect_kind(rec, "graph");
     int64_t nodes = record_int(rec, "n"), m = record_int(rec, "m");
     if (m < 1)
-        die_record(rec->index, "'m' is %lld, expected at least 1 edge (no vessel to embed)", (long long)m);
+        record_die(rec, "'m' is %lld, expected at least 1 edge (no vessel to embed)", (long long)m);
     if ((uint64_t)m * (uint64_t)o->dim * 4 > UINT32_MAX)
-        die_record(rec->index, "an embedding of %lld x %lld floats exceeds a msgpack tensor's 4 GiB", (long long)m,
+        record_die(rec, "an embedding of %lld x %lld floats exceeds a msgpack tensor's 4 GiB", (long long)m,
                    (long long)o->dim);
     int32_t *src = record_vector(rec, "src", DT_I32, m), *dst = record_vector(rec, "dst", DT_I32, m);
     struct line_graph g;
     char err[256];
     if (line_graph_build(&g, nodes, m, src, dst, err, sizeof err) != 0)
-        die_record(rec->index, "%s", err);
+        record_die(rec, "%s", err);
     free(src);
     free(dst);
     float *table = xmalloc(sizeof *table * (size_t)(m * o->dim));

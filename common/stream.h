@@ -50,6 +50,7 @@ struct reader_guard {
 struct reader {
     FILE *f;
     const char *name;          /* for messages: path or "<stdin>" */
+    const char *source;        /* its records' source: name, NULL for stdin */
     msgpack_unpacker u;
     msgpack_unpacked r;
     long index;                /* index of the record last returned, -1 before */
@@ -66,6 +67,8 @@ struct reader {
 struct record {
     const msgpack_object *map; /* a MSGPACK_OBJECT_MAP */
     long index;                /* position in its stream, for messages */
+    const char *source;        /* the stream's name for messages (die_record_in),
+                                * NULL for stdin */
 };
 
 void reader_init(struct reader *rd, FILE *f, const char *name);
@@ -85,16 +88,25 @@ bool reader_next(struct reader *rd, struct record *rec);
 bool reader_next_raw(struct reader *rd, const char **bytes, size_t *size);
 /* Parse the bytes of one record from reader_next_raw() into rec, its
  * objects in zone (msgpack_zone_init'ed) and pointing into bytes, both of
- * which must outlive rec; index is its position in the stream.  Dies with
- * reader_next()'s message if it is not a map with string keys. */
-void record_parse(struct record *rec, const char *bytes, size_t size, long index, msgpack_zone *zone);
+ * which must outlive rec; index is its position in the stream, source the
+ * reader's.  Dies with reader_next()'s message if it is not a map with
+ * string keys. */
+void record_parse(struct record *rec, const char *bytes, size_t size, long index, const char *source,
+                  msgpack_zone *zone);
 /* For a file of exactly one record (a model): dies, naming the file, if
  * another record follows the one read. */
 void reader_expect_end(struct reader *rd);
 void reader_free(struct reader *rd);
 
+/* die_record_in() naming rec's stream and index: "tool: 'val.mp': record
+ * 17: message", or "tool: record 17: message" for stdin (exit 65). */
+__attribute__((noreturn, format(printf, 2, 3)))
+void record_die(const struct record *rec, const char *fmt, ...);
+
 /* ---- reading keys of a record ---- */
-/* The value of key, or NULL if absent. */
+/* The value of key (a str or bin key) in the msgpack map, or NULL if absent. */
+const msgpack_object *map_find(const msgpack_object *map, const char *key);
+/* map_find() in the record. */
 const msgpack_object *record_find(const struct record *rec, const char *key);
 bool record_has(const struct record *rec, const char *key);
 /* Typed getters: die_record(...) naming the key if missing or of the wrong type. */

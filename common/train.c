@@ -159,8 +159,8 @@ static bool curve_read(struct curve *c, const struct record *rec)
     if (!o)
         return false;
     if (o->type != MSGPACK_OBJECT_MAP)
-        die_record(rec->index, "'curve' is not a map");
-    struct record sub = {o, rec->index};
+        record_die(rec, "'curve' is not a map");
+    struct record sub = {o, rec->index, rec->source};
     memset(c, 0, sizeof *c);
     struct tensor first;
     record_tensor(&sub, curve_names[0], DT_F64, 1, NULL, &first);
@@ -274,14 +274,14 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     dar_model_free(&saved);
     const msgpack_object *ts = record_find(&rec, "train_state");
     if (!ts || ts->type != MSGPACK_OBJECT_MAP)
-        die_record(rec.index, "missing key 'train_state' (write the model with dar-fit to resume it)");
-    struct record state = {ts, rec.index};
+        record_die(&rec, "missing key 'train_state' (write the model with dar-fit to resume it)");
+    struct record state = {ts, rec.index, rec.source};
     if ((uint64_t)record_int(&state, "seed") != o->seed)
         die(EX_USAGE, "--resume model was trained with --seed %lld; pass the same seed to continue it",
             (long long)record_int(&state, "seed"));
     st->iteration = record_int(&state, "iteration");
     if (!curve_read(curve, &rec) || curve->rows != st->iteration)
-        die_record(rec.index, "'curve' does not cover the %lld iterations of 'train_state'", (long long)st->iteration);
+        record_die(&rec, "'curve' does not cover the %lld iterations of 'train_state'", (long long)st->iteration);
     st->kappa = record_double(&state, "kappa");
     st->best_score = record_double(&state, "best_score");
     st->best_iteration = record_int(&state, "best_iteration");
@@ -290,7 +290,7 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     memcpy(model->values, st->current, sizeof(float) * (size_t)model->count);
     if (st->adam_used) {
         if (!record_has(&state, "adam_m"))
-            die_record(rec.index, "'train_state' has no Adam moments (it was trained with SGD)");
+            record_die(&rec, "'train_state' has no Adam moments (it was trained with SGD)");
         st->adam.step = record_int(&state, "adam_step");
         dar_params_read(model, &state, "adam_m", st->adam.m);
         dar_params_read(model, &state, "adam_v", st->adam.v);
