@@ -187,6 +187,14 @@ void *xrealloc(void *p, size_t n)
     return q;
 }
 
+void *xreserve(void *p, size_t *have, size_t bytes)
+{
+    if (bytes <= *have)
+        return p;
+    *have = 2 * bytes;
+    return xrealloc(p, *have);
+}
+
 char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -68,5 +68,9 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* p (NULL, or from x*alloc, *have bytes) made to hold at least bytes: when
+ * it must grow, to twice that, so a buffer reused over a stream or appended
+ * to one item at a time is reallocated a logarithmic number of times. */
+void *xreserve(void *p, size_t *have, size_t bytes);
 
 #endif

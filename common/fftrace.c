@@ -38,14 +38,6 @@ struct fftrace_buffers {
     size_t cap_bytes, flow_bytes, cut_bytes, values_bytes;
 };
 
-static void *reuse(void *p, size_t *have, size_t bytes)
-{
-    if (bytes <= *have)
-        return p;
-    *have = 2 * bytes;
-    return xrealloc(p, *have);
-}
-
 static void buffers_free(struct fftrace_buffers *b)
 {
     trace_free(&b->tr);
@@ -102,10 +94,10 @@ static void write_hint_flow(struct writer *w, struct fftrace_buffers *b, int m, 
     unsigned char *out = mp_tensor_reserve(w, DT_F32, 2, (int64_t[]){T, m});
     if (out) {
         hint_flow_values(out, tr, m, units);
-        b->values = reuse(b->values, &b->values_bytes, row + 1);
+        b->values = xreserve(b->values, &b->values_bytes, row + 1);
         memcpy(b->values, out + last, row);
     } else {
-        b->values = reuse(b->values, &b->values_bytes, (size_t)T * row + 1);
+        b->values = xreserve(b->values, &b->values_bytes, (size_t)T * row + 1);
         hint_flow_values((unsigned char *)b->values, tr, m, units);
         mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, b->values);
         memmove(b->values, (unsigned char *)b->values + last, row);
@@ -134,7 +126,7 @@ static void write_solution(struct writer *w, const struct record *rec, const str
                            const struct flownet *net, double units, struct fftrace_buffers *b)
 {
     int64_t value = maxflow_fast(net, b->flow, b->cut);
-    b->values = reuse(b->values, &b->values_bytes, sizeof *b->values * ((size_t)g->m + 1));
+    b->values = xreserve(b->values, &b->values_bytes, sizeof *b->values * ((size_t)g->m + 1));
     flow_to_values((unsigned char *)b->values, b->flow, g->m, units);
     writer_begin_enriched(w, rec, solution_keys, 3);
     mp_key(w, "flow");       mp_vector(w, DT_F32, g->m, b->values);
@@ -147,9 +139,9 @@ static void trace_graph(struct writer *w, const struct record *rec, const struct
                         const struct fftrace_options *o, struct fftrace_buffers *b)
 {
     size_t edges = (size_t)g->m + 1;
-    b->cap = reuse(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
-    b->flow = reuse(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
-    b->cut = reuse(b->cut, &b->cut_bytes, (size_t)g->n);
+    b->cap = xreserve(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
+    b->flow = xreserve(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
+    b->cut = xreserve(b->cut, &b->cut_bytes, (size_t)g->n);
     double units = graph_capacity_units(g, b->cap);
     struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, b->cap, g->w};
     if (o->hints)
@@ -331,10 +323,7 @@ static bool batch_read_records(struct reader *rd, struct batch *bt)
     while (bt->count < BATCH_RECORDS && wk->bytes_used < BATCH_BYTES) {
         if (!reader_next_raw(rd, &bytes, &size))
             return false;
-        if (size > wk->bytes_size - wk->bytes_used) {
-            wk->bytes_size = 2 * (wk->bytes_used + size);
-            wk->bytes = xrealloc(wk->bytes, wk->bytes_size);
-        }
+        wk->bytes = xreserve(wk->bytes, &wk->bytes_size, wk->bytes_used + size);
         memcpy(wk->bytes + wk->bytes_used, bytes, size);
         wk->bytes_used += size;
         bt->end[bt->count++] = wk->bytes_used;

@@ -162,10 +162,7 @@ static char *join_key(const struct strings *keys, const char *name, const char *
         char *owned;
         const char *v = key_value(keys->v[i], name, split, labels, rec, &owned);
         size_t need = strlen(v) + 2;
-        if (len + need >= cap) {
-            cap = 2 * (len + need);
-            out = xrealloc(out, cap);
-        }
+        out = xreserve(out, &cap, len + need + 1);
         len += (size_t)sprintf(out + len, "%s%s", i ? KEY_SEP : "", v);
         free(owned);
     }
