@@ -164,7 +164,7 @@ static void recon_graph_load(struct recon_graph *rg, const struct record *rec, c
     int64_t *flow = xmalloc(sizeof *flow * (size_t)(g->m + 1));
     uint8_t *cut = xmalloc((size_t)g->n);
     double units = graph_capacity_units(g, cap);
-    struct flownet net = {g->n, g->m, s, t, g->directed, g->src, g->dst, cap, g->w};
+    struct flownet net = flownet_from_graph(g, cap);
     struct trace tr = {0};
     int64_t value = maxflow_trace(&net, &tr, flow, cut);
     if (value == 0) {

@@ -26,7 +26,7 @@ static void phases_from_algorithm(struct dar_graph *dg)
     int64_t *cap = xmalloc(sizeof *cap * (size_t)(g->m + 1)), *flow = xmalloc(sizeof *flow * (size_t)(g->m + 1));
     uint8_t *cut = xmalloc((size_t)g->n);
     graph_capacity_units(g, cap);
-    struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, cap, g->w};
+    struct flownet net = flownet_from_graph(g, cap);
     struct trace tr;
     maxflow_trace(&net, &tr, flow, cut);
     dg->steps = tr.steps;

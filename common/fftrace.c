@@ -143,7 +143,7 @@ static void trace_graph(struct writer *w, const struct record *rec, const struct
     b->flow = xreserve(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
     b->cut = xreserve(b->cut, &b->cut_bytes, (size_t)g->n);
     double units = graph_capacity_units(g, b->cap);
-    struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, b->cap, g->w};
+    struct flownet net = flownet_from_graph(g, b->cap);
     if (o->hints)
         write_trace(w, rec, g, &net, units, b);
     else

@@ -11,6 +11,7 @@
  * 4.6e18); nothing here checks for overflow. */
 #include "maxflow.h"
 #include "die.h"
+#include "graph.h"
 #include <math.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -21,6 +22,12 @@
 
 /* Arc indices are int32 and every edge becomes two arcs. */
 #define MAXFLOW_MAX_EDGES (INT32_MAX / 2)
+
+struct flownet flownet_from_graph(const struct graph *g, const int64_t *cap)
+{
+    return (struct flownet){.n = g->n, .m = g->m, .s = g->s, .t = g->t, .directed = g->directed,
+                            .src = g->src, .dst = g->dst, .cap = cap, .w = g->w};
+}
 
 /* Every entry point checks its network the same way: a bad one is a bug in
  * the caller (graph_read() rejects bad records with exit 65), so it dies
