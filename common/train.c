@@ -9,6 +9,7 @@
  * --iters is not one, a last validation picks the output parameters but is not
  * remembered in the resume state (an uninterrupted longer run never saw it). */
 #include "train.h"
+#include "cache.h"
 #include "die.h"
 #include "io.h"
 #include "optim.h"
@@ -34,10 +35,7 @@ static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
 {
     size_t len;
     char *bytes = io_read_all(f, name, &len);
-    XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, XXH3_128bits(bytes, len));
-    for (int i = 0; i < 16; i++)
-        sprintf(d->hash + 2 * i, "%02x", c.digest[i]);
+    hex_of_hash128(d->hash, XXH3_128bits(bytes, len));
     FILE *mem = fmemopen(bytes, len ? len : 1, "rb");
     if (!mem)
         die(EX_SOFTWARE, "cannot read '%s' from memory:", name);
