@@ -3,6 +3,7 @@
 #include "dar.h"
 #include "die.h"
 #include "layers.h"
+#include "names.h"
 #include "rng.h"
 #include "tensor.h"
 #include <math.h>
@@ -19,14 +20,6 @@ static const char *const agg_names[] = {"max", "mean", "sum"};
 const char *dar_variant_name(enum dar_variant v) { return variant_names[v]; }
 const char *dar_processor_name(enum dar_processor p) { return processor_names[p]; }
 const char *dar_agg_name(enum dar_agg a) { return agg_names[a]; }
-
-static int name_index(const char *s, const char *const *names, int count)
-{
-    for (int i = 0; i < count; i++)
-        if (strcmp(s, names[i]) == 0)
-            return i;
-    return -1;
-}
 
 bool dar_variant_parse(const char *s, enum dar_variant *v)
 {

@@ -12,6 +12,7 @@
 #include "io.h"
 #include "layers.h"
 #include "maxflow.h"
+#include "names.h"
 #include "optim.h"
 #include "rng.h"
 #include "stream.h"
@@ -24,12 +25,9 @@ static const char *const capacity_names[] = {"cross-section", "poiseuille", "uni
 
 bool edge_capacity_parse(const char *s, enum edge_capacity *c)
 {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, capacity_names[i]) == 0) {
-            *c = (enum edge_capacity)i;
-            return true;
-        }
-    return false;
+    int i = name_index(s, capacity_names, 3);
+    if (i >= 0) *c = (enum edge_capacity)i;
+    return i >= 0;
 }
 
 const char *edge_capacity_name(enum edge_capacity c) { return capacity_names[c]; }

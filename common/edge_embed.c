@@ -28,6 +28,7 @@
 #include "rows.h"
 #include "die.h"
 #include "graph_bfs.h"
+#include "names.h"
 #include "stream.h"
 #include "tensor.h"
 #include <cblas.h>
@@ -46,12 +47,9 @@ static const char *const node_names[] = {"both", "flow", "hd"};
 
 bool edge_node_parse(const char *s, enum edge_node *e)
 {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, node_names[i]) == 0) {
-            *e = (enum edge_node)i;
-            return true;
-        }
-    return false;
+    int i = name_index(s, node_names, 3);
+    if (i >= 0) *e = (enum edge_node)i;
+    return i >= 0;
 }
 
 /* out[r] (= or +=) in[r]·Wᵀ + b for r < rows, always as sgemm calls of
