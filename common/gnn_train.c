@@ -179,13 +179,12 @@ static void view_inputs(struct lc_inputs *in, char *names, const struct record *
 }
 
 /* x [m, q] = the inputs standardised with the train statistics. */
-static float *standardise(double **mean, double **std, const struct lc_inputs *in, const uint8_t *split, long record,
-                          int threads)
+static float *standardise(double **mean, double **std, const struct lc_inputs *in, const uint8_t *split, long record)
 {
     int q = in->q;
     *mean = xmalloc(sizeof **mean * (size_t)q);
     *std = xmalloc(sizeof **std * (size_t)q);
-    lc_standardize_stats(*mean, *std, in, split, record, threads);
+    lc_standardize_stats(*mean, *std, in, split, record);
     float *shift = xmalloc(sizeof *shift * (size_t)q), *scale = xmalloc(sizeof *scale * (size_t)q);
     for (int c = 0; c < q; c++) {
         shift[c] = (float)(*mean)[c];
@@ -502,8 +501,8 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     for (int64_t e = 0; e < m; e++)
         j.row_weight[e] = j.split[e] == LC_TRAIN ? (float)j.class_weight[j.label[e]] : 0.0f;
 
-    j.x = standardise(&j.in_mean, &j.in_std, &j.in, j.split, rec->index, threads);
-    j.e = j.emb.q ? standardise(&j.emb_mean, &j.emb_std, &j.emb, j.split, rec->index, threads) : NULL;
+    j.x = standardise(&j.in_mean, &j.in_std, &j.in, j.split, rec->index);
+    j.e = j.emb.q ? standardise(&j.emb_mean, &j.emb_std, &j.emb, j.split, rec->index) : NULL;
     char err[300];
     if (line_graph_build(&j.g, n, m, src, dst, err, sizeof err))
         record_die(rec, "line graph: %s", err);

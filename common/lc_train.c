@@ -19,103 +19,14 @@
 #include "rng.h"
 #include "stream.h"
 #include "tensor.h"
+#include "workers.h"
 #include <cblas.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define K LC_CLASSES
 enum { SUB = 256, EVAL_BLOCK = 4096, STAT_BLOCK = 65536 };
-
-/* ---- a tiny thread pool: run fn(ctx, worker, workers) on every worker ------ */
-
-struct pool {
-    int n;
-    pthread_t *tid;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    uint64_t generation;
-    int running;
-    bool quit;
-    void (*fn)(void *ctx, int worker, int workers);
-    void *ctx;
-};
-struct pool_arg { struct pool *p; int id; };
-
-static void *pool_worker(void *arg)
-{
-    struct pool *p = ((struct pool_arg *)arg)->p;
-    int id = ((struct pool_arg *)arg)->id;
-    free(arg);
-    uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (p->generation == seen && !p->quit)
-            pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit)
-            break;
-        seen = p->generation;
-        pthread_mutex_unlock(&p->mu);
-        p->fn(p->ctx, id, p->n);
-        pthread_mutex_lock(&p->mu);
-        if (--p->running == 0)
-            pthread_cond_signal(&p->done);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-static void pool_start(struct pool *p, int n)
-{
-    memset(p, 0, sizeof *p);
-    p->n = n < 1 ? 1 : n;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    p->tid = xcalloc((size_t)p->n, sizeof *p->tid);
-    for (int i = 1; i < p->n; i++) {
-        struct pool_arg *a = xmalloc(sizeof *a);
-        a->p = p;
-        a->id = i;
-        if (pthread_create(&p->tid[i], NULL, pool_worker, a))
-            die(EX_SOFTWARE, "cannot start a thread:");
-    }
-}
-
-static void pool_run(struct pool *p, void (*fn)(void *, int, int), void *ctx)
-{
-    if (p->n == 1) {
-        fn(ctx, 0, 1);
-        return;
-    }
-    pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->running = p->n - 1;
-    p->generation++;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    fn(ctx, 0, p->n);
-    pthread_mutex_lock(&p->mu);
-    while (p->running > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-}
-
-static void pool_stop(struct pool *p)
-{
-    pthread_mutex_lock(&p->mu);
-    p->quit = true;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 1; i < p->n; i++)
-        pthread_join(p->tid[i], NULL);
-    free(p->tid);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->done);
-}
 
 /* ---- split, batch size, class weights ------------------------------------- */
 
@@ -329,38 +240,36 @@ struct stat_job {
     int64_t *bad;                /* [blocks] first non-finite entry (row*q + col), -1 none */
 };
 
-static void stat_block(void *ctx, int worker, int workers)
+static void stat_block(void *ctx, int64_t bl, int worker)
 {
     struct stat_job *j = ctx;
     int q = j->in->q;
     float *v = xmalloc(sizeof *v * (size_t)q);
-    for (int64_t bl = worker; bl < j->blocks; bl += workers) {
-        double *sum = j->sum + bl * q, *sq = j->sq + bl * q;
-        int64_t lo = bl * STAT_BLOCK, hi = lo + STAT_BLOCK < j->in->m ? lo + STAT_BLOCK : j->in->m, count = 0;
-        j->bad[bl] = -1;
-        memset(sum, 0, sizeof *sum * (size_t)q);
-        memset(sq, 0, sizeof *sq * (size_t)q);
-        for (int64_t e = lo; e < hi; e++) {
-            input_row(v, j->in, e);
-            for (int c = 0; c < q; c++)
-                if (!isfinite(v[c]) && j->bad[bl] < 0)
-                    j->bad[bl] = e * q + c;
-            if (j->split[e] != LC_TRAIN)
-                continue;
-            count++;
-            for (int c = 0; c < q; c++) {
-                double d = (double)v[c] - j->pivot[c];
-                sum[c] += d;
-                sq[c] += d * d;
-            }
+    double *sum = j->sum + bl * q, *sq = j->sq + bl * q;
+    int64_t lo = bl * STAT_BLOCK, hi = lo + STAT_BLOCK < j->in->m ? lo + STAT_BLOCK : j->in->m, count = 0;
+    j->bad[bl] = -1;
+    memset(sum, 0, sizeof *sum * (size_t)q);
+    memset(sq, 0, sizeof *sq * (size_t)q);
+    for (int64_t e = lo; e < hi; e++) {
+        input_row(v, j->in, e);
+        for (int c = 0; c < q; c++)
+            if (!isfinite(v[c]) && j->bad[bl] < 0)
+                j->bad[bl] = e * q + c;
+        if (j->split[e] != LC_TRAIN)
+            continue;
+        count++;
+        for (int c = 0; c < q; c++) {
+            double d = (double)v[c] - j->pivot[c];
+            sum[c] += d;
+            sq[c] += d * d;
         }
-        j->count[bl] = count;
     }
+    j->count[bl] = count;
     free(v);
 }
 
 void lc_standardize_stats(double *mean, double *std, const struct lc_inputs *in,
-                          const uint8_t *split, long record, int threads)
+                          const uint8_t *split, long record)
 {
     int q = in->q;
     float *pivot = xcalloc((size_t)q, sizeof *pivot);
@@ -378,10 +287,7 @@ void lc_standardize_stats(double *mean, double *std, const struct lc_inputs *in,
     j.sq = xcalloc((size_t)(nb * q), sizeof *j.sq);
     j.count = xcalloc((size_t)nb, sizeof *j.count);
     j.bad = xcalloc((size_t)nb, sizeof *j.bad);
-    struct pool p;
-    pool_start(&p, threads);
-    pool_run(&p, stat_block, &j);
-    pool_stop(&p);
+    workers_run(j.blocks, stat_block, &j);
     for (int64_t bl = 0; bl < j.blocks; bl++)
         if (j.bad[bl] >= 0) {
             int64_t e = j.bad[bl] / q;
@@ -452,21 +358,18 @@ struct train_job {
     float *pred_proba;           /* [m, K] or NULL */
 };
 
-static void step_blocks(void *ctx, int worker, int workers)
+static void step_block(void *ctx, int64_t sl, int worker)
 {
     struct train_job *j = ctx;
     struct scratch *s = &j->scr[worker];
     int q = j->in->q;
-    int64_t slots = (j->nb + SUB - 1) / SUB;
-    for (int64_t sl = worker; sl < slots; sl += workers) {
-        int64_t lo = sl * SUB, n = j->nb - lo < SUB ? j->nb - lo : SUB;
-        const int64_t *rows = j->batch + lo;
-        lc_gather(s->x, j->in, rows, n, j->shift, j->scale);
-        for (int64_t i = 0; i < n; i++)
-            s->label[i] = j->label[rows[i]];
-        j->loss[sl] = lc_block_gradient(j->gW + sl * q * K, j->gb + sl * K, s->work, s->x, s->label,
-                                        j->mdl->W, j->mdl->b, j->class_weight, n, q, j->nb);
-    }
+    int64_t lo = sl * SUB, n = j->nb - lo < SUB ? j->nb - lo : SUB;
+    const int64_t *rows = j->batch + lo;
+    lc_gather(s->x, j->in, rows, n, j->shift, j->scale);
+    for (int64_t i = 0; i < n; i++)
+        s->label[i] = j->label[rows[i]];
+    j->loss[sl] = lc_block_gradient(j->gW + sl * q * K, j->gb + sl * K, s->work, s->x, s->label,
+                                    j->mdl->W, j->mdl->b, j->class_weight, n, q, j->nb);
 }
 
 static void softmax_rows(float *z, int64_t n)
@@ -482,42 +385,39 @@ static void softmax_rows(float *z, int64_t n)
     }
 }
 
-static void eval_blocks(void *ctx, int worker, int workers)
+static void eval_block(void *ctx, int64_t bl, int worker)
 {
     struct train_job *j = ctx;
     struct scratch *s = &j->scr[worker];
     int q = j->in->q;
-    int64_t blocks = (j->eval_n + EVAL_BLOCK - 1) / EVAL_BLOCK;
-    for (int64_t bl = worker; bl < blocks; bl += workers) {
-        int64_t lo = bl * EVAL_BLOCK, n = j->eval_n - lo < EVAL_BLOCK ? j->eval_n - lo : EVAL_BLOCK;
-        const int64_t *rows = j->eval_rows ? j->eval_rows + lo : s->rows;
-        if (!j->eval_rows)
-            for (int64_t i = 0; i < n; i++)
-                s->rows[i] = lo + i;
-        lc_gather(s->x, j->in, rows, n, j->shift, j->scale);
-        lc_logits_forward(s->work, s->x, j->mdl->W, j->mdl->b, n, q);
-        softmax_rows(s->work, n);
-        int64_t *conf = j->confusion ? j->confusion + bl * K * K : NULL;
+    int64_t lo = bl * EVAL_BLOCK, n = j->eval_n - lo < EVAL_BLOCK ? j->eval_n - lo : EVAL_BLOCK;
+    const int64_t *rows = j->eval_rows ? j->eval_rows + lo : s->rows;
+    if (!j->eval_rows)
+        for (int64_t i = 0; i < n; i++)
+            s->rows[i] = lo + i;
+    lc_gather(s->x, j->in, rows, n, j->shift, j->scale);
+    lc_logits_forward(s->work, s->x, j->mdl->W, j->mdl->b, n, q);
+    softmax_rows(s->work, n);
+    int64_t *conf = j->confusion ? j->confusion + bl * K * K : NULL;
+    if (conf)
+        memset(conf, 0, sizeof *conf * K * K);
+    for (int64_t i = 0; i < n; i++) {
+        const float *p = s->work + i * K;
+        int best = 0;
+        for (int c = 1; c < K; c++)
+            if (p[c] > p[best])
+                best = c;
         if (conf)
-            memset(conf, 0, sizeof *conf * K * K);
-        for (int64_t i = 0; i < n; i++) {
-            const float *p = s->work + i * K;
-            int best = 0;
-            for (int c = 1; c < K; c++)
-                if (p[c] > p[best])
-                    best = c;
-            if (conf)
-                conf[j->label[rows[i]] * K + best]++;
-            if (j->pred_label) {
-                j->pred_label[rows[i]] = (uint8_t)best;
-                memcpy(j->pred_proba + rows[i] * K, p, sizeof *p * K);
-            }
+            conf[j->label[rows[i]] * K + best]++;
+        if (j->pred_label) {
+            j->pred_label[rows[i]] = (uint8_t)best;
+            memcpy(j->pred_proba + rows[i] * K, p, sizeof *p * K);
         }
     }
 }
 
 /* Balanced accuracy of the model on rows (metrics.h's definition). */
-static double evaluate(struct pool *p, struct train_job *j, const int64_t *rows, int64_t n)
+static double evaluate(struct train_job *j, const int64_t *rows, int64_t n)
 {
     int64_t blocks = (n + EVAL_BLOCK - 1) / EVAL_BLOCK;
     j->eval_rows = rows;
@@ -525,7 +425,7 @@ static double evaluate(struct pool *p, struct train_job *j, const int64_t *rows,
     j->confusion = xcalloc((size_t)(blocks ? blocks : 1) * K * K, sizeof *j->confusion);
     j->pred_label = NULL;
     j->pred_proba = NULL;
-    pool_run(p, eval_blocks, j);
+    workers_run(blocks, eval_block, j);
     int64_t *full = xcalloc((size_t)METRIC_CLASSES * METRIC_CLASSES, sizeof *full);
     for (int64_t bl = 0; bl < blocks; bl++)
         for (int a = 0; a < K; a++)
@@ -549,7 +449,7 @@ struct result {
 };
 
 static void train(struct result *res, const struct lc_inputs *in, const uint8_t *label, const uint8_t *split,
-                  const struct lc_options *o, long record, struct pool *p, uint8_t *pred_label, float *pred_proba)
+                  const struct lc_options *o, long record, uint8_t *pred_label, float *pred_proba)
 {
     int q = in->q;
     int64_t m = in->m, n_train = res->sizes[0], n_val = res->sizes[1];
@@ -563,7 +463,7 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
     }
     res->mean = xmalloc(sizeof *res->mean * (size_t)q);
     res->std = xmalloc(sizeof *res->std * (size_t)q);
-    lc_standardize_stats(res->mean, res->std, in, split, record, p->n);
+    lc_standardize_stats(res->mean, res->std, in, split, record);
     float *shift = xmalloc(sizeof *shift * (size_t)q), *scale = xmalloc(sizeof *scale * (size_t)q);
     for (int c = 0; c < q; c++) {
         shift[c] = (float)res->mean[c];
@@ -584,8 +484,9 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
     for (int i = 0; i < q * K; i++)
         mdl.W[i] = (float)(0.01 * rng_normal(&r));
 
-    struct scratch *scr = xcalloc((size_t)p->n, sizeof *scr);
-    for (int w = 0; w < p->n; w++) {
+    int workers = workers_threads();
+    struct scratch *scr = xcalloc((size_t)workers, sizeof *scr);
+    for (int w = 0; w < workers; w++) {
         scr[w].x = xmalloc(sizeof(float) * (size_t)EVAL_BLOCK * q);
         scr[w].work = xmalloc(sizeof(float) * 2 * EVAL_BLOCK * K);
         scr[w].label = xmalloc(EVAL_BLOCK);
@@ -619,8 +520,8 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
         for (int64_t start = 0; start < n_train; start += B) {
             j.batch = order + start;
             j.nb = n_train - start < B ? n_train - start : B;
-            pool_run(p, step_blocks, &j);
             int64_t used = (j.nb + SUB - 1) / SUB;
+            workers_run(used, step_block, &j);
             for (int i = 0; i < q * K + K; i++)
                 g[i] = 0;
             for (int64_t sl = 0; sl < used; sl++) {
@@ -642,7 +543,7 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
                 *param -= (float)(o->lr * (*mm / c1) / (sqrt(*vv / c2) + eps));
             }
         }
-        double bacc = n_val ? evaluate(p, &j, val_rows, n_val) : NAN;
+        double bacc = n_val ? evaluate(&j, val_rows, n_val) : NAN;
         res->curve_loss[epoch - 1] = epoch_loss / (double)n_train;
         res->curve_bacc[epoch - 1] = bacc;
         if (res->best_epoch == 0 || isnan(bacc) || bacc > res->best_bacc) {
@@ -669,9 +570,9 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
     j.confusion = NULL;
     j.pred_label = pred_label;
     j.pred_proba = pred_proba;
-    pool_run(p, eval_blocks, &j);
+    workers_run((m + EVAL_BLOCK - 1) / EVAL_BLOCK, eval_block, &j);
 
-    for (int w = 0; w < p->n; w++) {
+    for (int w = 0; w < workers; w++) {
         free(scr[w].x);
         free(scr[w].work);
         free(scr[w].label);
@@ -778,7 +679,7 @@ void lc_begin_output(struct writer *w, const struct record *rec, const char *con
     }
 }
 
-static void train_record(struct writer *w, const struct record *rec, const struct lc_options *o, struct pool *p)
+static void train_record(struct writer *w, const struct record *rec, const struct lc_options *o)
 {
     if (record_has(rec, "kind"))
         record_expect_kind(rec, "graph");
@@ -805,7 +706,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     lc_split(split, m, (uint64_t)o->split_seed, res.sizes);
     if (res.sizes[0] < 1)
         record_die(rec, "%lld edges leave no train edge (80%% of m)", (long long)m);
-    train(&res, &in, label, split, o, rec->index, p, pred_label, pred_proba);
+    train(&res, &in, label, split, o, rec->index, pred_label, pred_proba);
 
     lc_begin_output(w, rec, added_keys, 4, o->drop);
     mp_key(w, "split");      mp_vector(w, DT_U8, m, split);
@@ -836,16 +737,13 @@ void lc_train_stream(FILE *in, const char *in_name, FILE *out, const struct lc_o
      * msgpack's bin32 bounds each tensor to 4 GiB anyway */
     rd.max_record = (size_t)32 << 30;
     writer_init(&w, out);
-    int threads = o->threads > 0 ? o->threads : cpus_usable();
-    openblas_set_num_threads(1);
-    struct pool p;
-    pool_start(&p, threads);
+    workers_start(o->threads > 0 ? o->threads : cpus_usable());
     bool any = false;
     while (reader_next(&rd, &rec)) {
-        train_record(&w, &rec, o, &p);
+        train_record(&w, &rec, o);
         any = true;
     }
-    pool_stop(&p);
+    workers_stop();
     if (!any)
         die(EX_DATAERR, "no graph records in the input");
     reader_free(&rd);
