@@ -113,21 +113,24 @@ static void model_record(struct writer *w, const struct record *rec, const struc
     dar_graph_free(&dg);
 }
 
+struct each_context {
+    const struct darstep_options *o;
+    struct dar_workspace *ws;
+};
+
+static void step_record(struct writer *w, const struct record *rec, void *context)
+{
+    const struct each_context *c = context;
+    if (c->o->random_baseline)
+        random_record(w, rec, c->o->seed);
+    else
+        model_record(w, rec, c->o, c->ws);
+}
+
 void darstep_stream(FILE *in, const char *in_name, FILE *out, const struct darstep_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    struct dar_workspace *ws = o->model ? dar_workspace_new() : NULL;
-    reader_init(&rd, in, in_name);
-    writer_init(&w, out);
-    while (reader_next(&rd, &rec)) {
-        if (o->random_baseline)
-            random_record(&w, &rec, o->seed);
-        else
-            model_record(&w, &rec, o, ws);
-    }
-    reader_free(&rd);
-    if (ws)
-        dar_workspace_free(ws);
+    struct each_context c = {o, o->model ? dar_workspace_new() : NULL};
+    stream_map(in, in_name, out, &(struct stream_map){.each = step_record, .context = &c});
+    if (c.ws)
+        dar_workspace_free(c.ws);
 }

@@ -449,8 +449,9 @@ static void pack_bin_key(struct writer *w, const char *key)
     msgpack_pack_bin_with_body(&w->pk, key, strlen(key));
 }
 
-static void embed_record(struct writer *w, const struct record *rec, const struct edge_embed_options *o)
+static void embed_record(struct writer *w, const struct record *rec, void *context)
 {
+    const struct edge_embed_options *o = context;
     static const char *const keys[] = {"edge_embed"};
     const struct dar_model *model = o->model;
     record_expect_kind(rec, "graph");
@@ -539,12 +540,5 @@ void edge_embed_stream(FILE *in, const char *in_name, FILE *out, const struct ed
     if (m->config.leak_cut)
         die(EX_DATAERR, "the model was trained with --leak-cut (it reads the true min cut), "
             "which edge-embed does not have");
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
-    writer_init(&w, out);
-    while (reader_next(&rd, &rec))
-        embed_record(&w, &rec, o);
-    reader_free(&rd);
+    stream_map(in, in_name, out, &(struct stream_map){.each = embed_record, .context = (void *)o});
 }

@@ -159,24 +159,26 @@ static void trace_record(struct writer *w, const struct record *rec, const struc
     graph_free(&g);
 }
 
+struct one_thread {
+    const struct fftrace_options *o;
+    struct fftrace_buffers b;
+    struct progress p;
+};
+
+static void trace_each(struct writer *w, const struct record *rec, void *context)
+{
+    struct one_thread *t = context;
+    trace_record(w, rec, t->o, &t->b);
+    progress_update(&t->p, rec->index + 1);
+}
+
 static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    struct progress p;
-    struct fftrace_buffers b = {0};
-    reader_init(&rd, in, in_name);
-    writer_init_buffered(&w, out);
-    progress_begin(&p, o->progress, "graphs", 0);
-    while (reader_next(&rd, &rec)) {
-        trace_record(&w, &rec, o, &b);
-        progress_update(&p, rec.index + 1);
-    }
-    writer_flush(&w);
-    progress_end(&p);
-    buffers_free(&b);
-    reader_free(&rd);
+    struct one_thread t = {.o = o};
+    progress_begin(&t.p, o->progress, "graphs", 0);
+    stream_map(in, in_name, out, &(struct stream_map){.each = trace_each, .context = &t, .buffered = true});
+    progress_end(&t.p);
+    buffers_free(&t.b);
 }
 
 /* ---- several threads ----

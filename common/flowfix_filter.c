@@ -14,8 +14,9 @@
 
 static const char *const added_keys[] = {"fixed_flow", "fixed_value", "conservation_before", "conservation_after"};
 
-static void fix_record(struct writer *w, const struct record *rec, const char *key)
+static void fix_record(struct writer *w, const struct record *rec, void *context)
 {
+    const char *key = context;
     struct graph g;
     graph_read(&g, rec);
     const msgpack_object *o = record_find(rec, key);
@@ -56,12 +57,5 @@ static void fix_record(struct writer *w, const struct record *rec, const char *k
 
 void flowfix_stream(FILE *in, const char *in_name, FILE *out, const char *key)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
-    writer_init(&w, out);
-    while (reader_next(&rd, &rec))
-        fix_record(&w, &rec, key);
-    reader_free(&rd);
+    stream_map(in, in_name, out, &(struct stream_map){.each = fix_record, .context = (void *)key});
 }

@@ -548,26 +548,27 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     free(emb_names);
 }
 
+struct each_context {
+    const struct gnn_options *o;
+    int threads;
+};
+
+static void train_each(struct writer *w, const struct record *rec, void *context)
+{
+    const struct each_context *c = context;
+    train_record(w, rec, c->o, c->threads);
+}
+
 void gnn_train_stream(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
-    rd.max_record = (size_t)32 << 30;
-    writer_init(&w, out);
-    int threads = o->threads > 0 ? o->threads : cpus_usable();
+    struct each_context c = {o, o->threads > 0 ? o->threads : cpus_usable()};
     /* one pool for the dense products (layers.c) and the sparse ones */
-    workers_start(threads);
-    bool any = false;
-    while (reader_next(&rd, &rec)) {
-        train_record(&w, &rec, o, threads);
-        any = true;
-    }
+    workers_start(c.threads);
+    long records = stream_map(in, in_name, out, &(struct stream_map){.each = train_each, .context = &c,
+                                                                    .max_record = (size_t)32 << 30});
     workers_stop();
-    if (!any)
+    if (records == 0)
         die(EX_DATAERR, "no graph records in the input");
-    reader_free(&rd);
 }
 
 /* ---- the log ------------------------------------------------------------------------------ */

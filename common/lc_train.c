@@ -679,8 +679,9 @@ void lc_begin_output(struct writer *w, const struct record *rec, const char *con
     }
 }
 
-static void train_record(struct writer *w, const struct record *rec, const struct lc_options *o)
+static void train_record(struct writer *w, const struct record *rec, void *context)
 {
+    const struct lc_options *o = context;
     if (record_has(rec, "kind"))
         record_expect_kind(rec, "graph");
     int64_t m = record_int(rec, "m");
@@ -729,22 +730,12 @@ static void train_record(struct writer *w, const struct record *rec, const struc
 
 void lc_train_stream(FILE *in, const char *in_name, FILE *out, const struct lc_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
+    workers_start(o->threads > 0 ? o->threads : cpus_usable());
     /* a 5.8M-edge graph with an embedding is larger than the default limit;
      * msgpack's bin32 bounds each tensor to 4 GiB anyway */
-    rd.max_record = (size_t)32 << 30;
-    writer_init(&w, out);
-    workers_start(o->threads > 0 ? o->threads : cpus_usable());
-    bool any = false;
-    while (reader_next(&rd, &rec)) {
-        train_record(&w, &rec, o);
-        any = true;
-    }
+    long records = stream_map(in, in_name, out, &(struct stream_map){.each = train_record, .context = (void *)o,
+                                                                    .max_record = (size_t)32 << 30});
     workers_stop();
-    if (!any)
+    if (records == 0)
         die(EX_DATAERR, "no graph records in the input");
-    reader_free(&rd);
 }

@@ -373,6 +373,30 @@ void record_parse(struct record *rec, const char *bytes, size_t size, long index
     rec->source = source;
 }
 
+/* ---- a filter's loop ---- */
+
+long stream_map(FILE *in, const char *in_name, FILE *out, const struct stream_map *map)
+{
+    struct reader rd;
+    struct record rec;
+    struct writer w;
+    reader_init(&rd, in, in_name);
+    if (map->max_record)
+        rd.max_record = map->max_record;
+    if (map->buffered)
+        writer_init_buffered(&w, out);
+    else
+        writer_init(&w, out);
+    long records = 0;
+    while (reader_next(&rd, &rec)) {
+        map->each(&w, &rec, map->context);
+        records++;
+    }
+    writer_flush(&w);
+    reader_free(&rd);
+    return records;
+}
+
 /* ---- key access ---- */
 
 /* Does the str or bin object o hold the n bytes of s? */

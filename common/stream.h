@@ -170,4 +170,18 @@ void mp_bool(struct writer *w, bool v);
 void mp_nil(struct writer *w);
 void mp_object(struct writer *w, const msgpack_object *o);
 
+/* ---- a filter's loop ---- */
+/* What a filter does with each record: write its output on w (most often
+ * writer_begin_enriched() and the keys it adds). */
+typedef void stream_each_fn(struct writer *w, const struct record *rec, void *context);
+struct stream_map {
+    stream_each_fn *each;
+    void *context;
+    size_t max_record;         /* 0: STREAM_DEFAULT_MAX_RECORD */
+    bool buffered;             /* writer_init_buffered(), not writer_init() */
+};
+/* Read every record of in (in_name in messages, NULL for stdin) and hand it
+ * to map->each with a writer on out; returns the number of records read. */
+long stream_map(FILE *in, const char *in_name, FILE *out, const struct stream_map *map);
+
 #endif
