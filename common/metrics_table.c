@@ -332,23 +332,14 @@ static void put(FILE *f, const char *fmt, ...)
         free(buf);
 }
 
-/* A number as the markdown table shows it. */
-static void pretty(char *buf, size_t cap, double v, bool percent, int digits)
+/* A number as the markdown table shows it: a percent mean carries its '%',
+ * the deviation beside it does not. */
+static void pretty(char *buf, size_t cap, double v, bool percent, bool percent_sign, int digits)
 {
     if (isnan(v))
         snprintf(buf, cap, "nan");
     else if (percent)
-        snprintf(buf, cap, "%.*f%%", digits > 2 ? digits - 2 : 0, 100 * v);
-    else
-        snprintf(buf, cap, "%.*f", digits, v);
-}
-
-static void pretty_std(char *buf, size_t cap, double v, bool percent, int digits)
-{
-    if (isnan(v))
-        snprintf(buf, cap, "nan");
-    else if (percent)
-        snprintf(buf, cap, "%.*f", digits > 2 ? digits - 2 : 0, 100 * v);
+        snprintf(buf, cap, "%.*f%s", digits > 2 ? digits - 2 : 0, 100 * v, percent_sign ? "%" : "");
     else
         snprintf(buf, cap, "%.*f", digits, v);
 }
@@ -375,207 +366,242 @@ static void put_md_text(FILE *f, const char *s)
             io_write(f, s, 1);
 }
 
+/* What selects and places a metric record: the keys joined into its row
+ * and column, and the names a table is restricted to (none: all). */
+struct table_keys {
+    struct strings rows, cols, only;
+};
+
+/* One metric record into its cell; dies when two metrics or splits would
+ * share a cell. */
+static void table_add(struct table *t, const struct table_keys *keys, const struct record *rec)
+{
+    char *kind = string_key(rec, "kind");
+    if (strcmp(kind, "metric") != 0)
+        record_die(rec, "a '%s' record, expected 'metric'", kind);
+    free(kind);
+    char *name = string_key(rec, "name");
+    if (keys->only.n && !in_list(&keys->only, name)) {   /* one stream of scores feeds several tables */
+        free(name);
+        return;
+    }
+    char *split = string_key(rec, "split");
+    double value = record_double(rec, "value");
+    const msgpack_object *labels = record_find(rec, "labels");
+    static const msgpack_object no_labels = {.type = MSGPACK_OBJECT_MAP};
+    if (!labels)
+        labels = &no_labels;
+    else if (labels->type != MSGPACK_OBJECT_MAP)
+        record_die(rec, "'labels' is not a map");
+    char *rk = join_key(&keys->rows, name, split, labels, rec);
+    char *ck = join_key(&keys->cols, name, split, labels, rec);
+    int r = strings_add(&t->rows, rk), c = strings_add(&t->cols, ck);
+    char *rs = shown_key(rk), *cs = shown_key(ck);
+    struct cell *cell = table_cell(t, r, c);
+    if (cell->n == 0) {
+        cell->name = xstrdup(name);
+        cell->split = xstrdup(split);
+        cell->first_record = rec->index;
+    } else if (strcmp(cell->name, name) != 0) {
+        record_die(rec, "metric '%s' falls in the cell of metric '%s' (record %ld): row '%s', column '%s'; "
+                   "add 'name' to --rows or --cols", name, cell->name, cell->first_record, rs, cs);
+    } else if (strcmp(cell->split, split) != 0) {
+        record_die(rec, "split '%s' falls in the cell of split '%s' (record %ld): row '%s', column '%s'; "
+                   "add 'split' to --rows or --cols", split, cell->split, cell->first_record, rs, cs);
+    }
+    if (cell->n == cell->cap) {
+        cell->cap = cell->cap ? 2 * cell->cap : 8;
+        cell->values = xrealloc(cell->values, sizeof *cell->values * (size_t)cell->cap);
+    }
+    cell->values[cell->n++] = value;
+    free(rk);
+    free(ck);
+    free(rs);
+    free(cs);
+    free(name);
+    free(split);
+}
+
+/* The paper's values into their cells, rows and columns in its order. */
+static void table_add_paper(struct table *t, FILE *paper, const char *paper_name)
+{
+    int *row_order = xmalloc(sizeof(int) * (size_t)t->rows.n), *col_order = xmalloc(sizeof(int) * (size_t)t->cols.n);
+    int n_rows = 0, n_cols = 0;
+    read_paper(t, paper, paper_name, row_order, &n_rows, col_order, &n_cols);
+    table_reorder(t, row_order, n_rows, col_order, n_cols);
+    free(row_order);
+    free(col_order);
+}
+
+/* The parts of row r's key, one column each: markdown cells or tab-separated. */
+static void put_row_key_parts(FILE *f, const struct table *t, int r, int parts, bool markdown)
+{
+    char *rk = xstrdup(t->rows.v[r]), *p = rk;
+    for (int k = 0; k < parts; k++) {
+        char *sp = strchr(p, KEY_SEP[0]);
+        if (sp) *sp = 0;
+        if (markdown) {
+            put(f, " ");
+            put_md_text(f, p);
+            put(f, " |");
+        } else
+            put(f, "%s%s", k ? "\t" : "", p);
+        p = sp ? sp + 1 : p + strlen(p);
+    }
+    free(rk);
+}
+
+/* "mean ± std (n)" or "mean (n)" or "-", then " (paper mean ± std)". */
+static void put_md_cell(FILE *f, struct table *t, int r, int c, const struct strings *percent, int digits)
+{
+    struct cell *cell = table_cell(t, r, c);
+    char a[64], b[64];
+    put(f, " ");
+    /* percent or not by the metric's name; an empty cell (only a
+     * paper value) takes the name of a filled cell of its column */
+    const char *metric = cell->name;
+    for (int i = 0; !metric && i < t->rows.n; i++)
+        metric = table_cell(t, i, c)->name;
+    bool pc = metric && in_list(percent, metric);
+    if (cell->n == 0) {
+        put(f, "-");
+    } else {
+        double mean, std;
+        cell_stats(cell, &mean, &std);
+        pretty(a, sizeof a, mean, pc, true, digits);
+        if (cell->n > 1) {
+            pretty(b, sizeof b, std, pc, false, digits);
+            put(f, "%s ± %s (%d)", a, b, cell->n);
+        } else {
+            put(f, "%s (%d)", a, cell->n);
+        }
+    }
+    if (cell->has_paper) {
+        pretty(a, sizeof a, cell->paper_mean, pc, true, digits);
+        put(f, " (paper %s", a);
+        if (!isnan(cell->paper_std)) {
+            pretty(b, sizeof b, cell->paper_std, pc, false, digits);
+            put(f, " ± %s", b);
+        }
+        put(f, ")");
+    }
+    put(f, " |");
+}
+
+static void print_markdown(FILE *f, struct table *t, const struct strings *row_keys, const struct strings *percent,
+                           const struct metrics_table_options *o)
+{
+    if (o->title)
+        put(f, "**%s**\n\n", o->title);
+    put(f, "|");
+    for (int k = 0; k < row_keys->n; k++) {
+        put(f, " ");
+        put_md_text(f, row_keys->v[k]);
+        put(f, " |");
+    }
+    for (int c = 0; c < t->cols.n; c++) {
+        char *h = shown_key(t->cols.v[c]);
+        put(f, " ");
+        put_md_text(f, h);
+        put(f, " |");
+        free(h);
+    }
+    put(f, "\n|");
+    for (int k = 0; k < row_keys->n; k++)
+        put(f, "---|");
+    for (int c = 0; c < t->cols.n; c++)
+        put(f, "---|");
+    put(f, "\n");
+    for (int r = 0; r < t->rows.n; r++) {
+        put(f, "|");
+        put_row_key_parts(f, t, r, row_keys->n, true);
+        for (int c = 0; c < t->cols.n; c++)
+            put_md_cell(f, t, r, c, percent, o->digits);
+        put(f, "\n");
+    }
+}
+
+static void print_tsv(FILE *f, struct table *t, const struct strings *row_keys, const struct metrics_table_options *o)
+{
+    if (o->title)
+        put(f, "# %s\n", o->title);
+    for (int k = 0; k < row_keys->n; k++)
+        put(f, "%s%s", k ? "\t" : "", row_keys->v[k]);
+    for (int c = 0; c < t->cols.n; c++) {
+        char *h = shown_key(t->cols.v[c]);
+        put(f, "\t%s\t%s std\t%s n", h, h, h);
+        if (o->paper)
+            put(f, "\t%s paper\t%s paper std", h, h);
+        free(h);
+    }
+    put(f, "\n");
+    for (int r = 0; r < t->rows.n; r++) {
+        put_row_key_parts(f, t, r, row_keys->n, false);
+        for (int c = 0; c < t->cols.n; c++) {
+            struct cell *cell = table_cell(t, r, c);
+            char a[40] = "", b[40] = "";
+            if (cell->n) {
+                double mean, std;
+                cell_stats(cell, &mean, &std);
+                shortest(a, sizeof a, mean);
+                if (cell->n > 1)
+                    shortest(b, sizeof b, std);
+            }
+            put(f, "\t%s\t%s\t%d", a, b, cell->n);
+            if (o->paper) {
+                a[0] = b[0] = 0;
+                if (cell->has_paper) {
+                    shortest(a, sizeof a, cell->paper_mean);
+                    if (!isnan(cell->paper_std))
+                        shortest(b, sizeof b, cell->paper_std);
+                }
+                put(f, "\t%s\t%s", a, b);
+            }
+        }
+        put(f, "\n");
+    }
+}
+
+static void table_free(struct table *t)
+{
+    for (int i = 0; i < t->cap_rows * t->cap_cols; i++) {
+        free(t->cells[i].values);
+        free(t->cells[i].name);
+        free(t->cells[i].split);
+    }
+    free(t->cells);
+    strings_free(&t->rows);
+    strings_free(&t->cols);
+}
+
 void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metrics_table_options *o)
 {
-    struct strings row_keys = {0}, col_keys = {0}, percent = {0};
-    split_keys(o->rows, "rows", &row_keys);
-    split_keys(o->cols, "cols", &col_keys);
+    struct table_keys keys = {0};
+    struct strings percent = {0};
+    split_keys(o->rows, "rows", &keys.rows);
+    split_keys(o->cols, "cols", &keys.cols);
     if (o->percent && o->percent[0])
         split_keys(o->percent, "percent", &percent);
-    struct strings only = {0};
     if (o->only && o->only[0])
-        split_keys(o->only, "quantity", &only);
+        split_keys(o->only, "quantity", &keys.only);
     struct table t = {0};
     struct reader rd;
     struct record rec;
     reader_init(&rd, in, in_name);
-    while (reader_next(&rd, &rec)) {
-        char *kind = string_key(&rec, "kind");
-        if (strcmp(kind, "metric") != 0)
-            record_die(&rec, "a '%s' record, expected 'metric'", kind);
-        free(kind);
-        char *name = string_key(&rec, "name");
-        if (only.n && !in_list(&only, name)) {   /* one stream of scores feeds several tables */
-            free(name);
-            continue;
-        }
-        char *split = string_key(&rec, "split");
-        double value = record_double(&rec, "value");
-        const msgpack_object *labels = record_find(&rec, "labels");
-        static const msgpack_object no_labels = {.type = MSGPACK_OBJECT_MAP};
-        if (!labels)
-            labels = &no_labels;
-        else if (labels->type != MSGPACK_OBJECT_MAP)
-            record_die(&rec, "'labels' is not a map");
-        char *rk = join_key(&row_keys, name, split, labels, &rec);
-        char *ck = join_key(&col_keys, name, split, labels, &rec);
-        int r = strings_add(&t.rows, rk), c = strings_add(&t.cols, ck);
-        char *rs = shown_key(rk), *cs = shown_key(ck);
-        struct cell *cell = table_cell(&t, r, c);
-        if (cell->n == 0) {
-            cell->name = xstrdup(name);
-            cell->split = xstrdup(split);
-            cell->first_record = rec.index;
-        } else if (strcmp(cell->name, name) != 0) {
-            record_die(&rec, "metric '%s' falls in the cell of metric '%s' (record %ld): row '%s', column '%s'; "
-                       "add 'name' to --rows or --cols", name, cell->name, cell->first_record, rs, cs);
-        } else if (strcmp(cell->split, split) != 0) {
-            record_die(&rec, "split '%s' falls in the cell of split '%s' (record %ld): row '%s', column '%s'; "
-                       "add 'split' to --rows or --cols", split, cell->split, cell->first_record, rs, cs);
-        }
-        if (cell->n == cell->cap) {
-            cell->cap = cell->cap ? 2 * cell->cap : 8;
-            cell->values = xrealloc(cell->values, sizeof *cell->values * (size_t)cell->cap);
-        }
-        cell->values[cell->n++] = value;
-        free(rk);
-        free(ck);
-        free(rs);
-        free(cs);
-        free(name);
-        free(split);
-    }
+    while (reader_next(&rd, &rec))
+        table_add(&t, &keys, &rec);
     reader_free(&rd);
     if (t.rows.n == 0)
         die(EX_DATAERR, "no metric records in the input");
-    if (o->paper) {
-        int *row_order = xmalloc(sizeof(int) * (size_t)t.rows.n), *col_order = xmalloc(sizeof(int) * (size_t)t.cols.n);
-        int n_rows = 0, n_cols = 0;
-        read_paper(&t, o->paper, o->paper_name, row_order, &n_rows, col_order, &n_cols);
-        table_reorder(&t, row_order, n_rows, col_order, n_cols);
-        free(row_order);
-        free(col_order);
-    }
-
-    FILE *f = out;
-    if (o->format == TABLE_MD) {
-        if (o->title)
-            put(f, "**%s**\n\n", o->title);
-        put(f, "|");
-        for (int k = 0; k < row_keys.n; k++) {
-            put(f, " ");
-            put_md_text(f, row_keys.v[k]);
-            put(f, " |");
-        }
-        for (int c = 0; c < t.cols.n; c++) {
-            char *h = shown_key(t.cols.v[c]);
-            put(f, " ");
-            put_md_text(f, h);
-            put(f, " |");
-            free(h);
-        }
-        put(f, "\n|");
-        for (int k = 0; k < row_keys.n; k++)
-            put(f, "---|");
-        for (int c = 0; c < t.cols.n; c++)
-            put(f, "---|");
-        put(f, "\n");
-        for (int r = 0; r < t.rows.n; r++) {
-            put(f, "|");
-            /* the row key's parts, one column each */
-            char *rk = xstrdup(t.rows.v[r]), *p = rk;
-            for (int k = 0; k < row_keys.n; k++) {
-                char *sp = strchr(p, KEY_SEP[0]);
-                if (sp) *sp = 0;
-                put(f, " ");
-                put_md_text(f, p);
-                put(f, " |");
-                p = sp ? sp + 1 : p + strlen(p);
-            }
-            free(rk);
-            for (int c = 0; c < t.cols.n; c++) {
-                struct cell *cell = table_cell(&t, r, c);
-                char a[64], b[64];
-                put(f, " ");
-                /* percent or not by the metric's name; an empty cell (only a
-                 * paper value) takes the name of a filled cell of its column */
-                const char *metric = cell->name;
-                for (int i = 0; !metric && i < t.rows.n; i++)
-                    metric = table_cell(&t, i, c)->name;
-                bool pc = metric && in_list(&percent, metric);
-                if (cell->n == 0) {
-                    put(f, "-");
-                } else {
-                    double mean, std;
-                    cell_stats(cell, &mean, &std);
-                    pretty(a, sizeof a, mean, pc, o->digits);
-                    if (cell->n > 1) {
-                        pretty_std(b, sizeof b, std, pc, o->digits);
-                        put(f, "%s ± %s (%d)", a, b, cell->n);
-                    } else {
-                        put(f, "%s (%d)", a, cell->n);
-                    }
-                }
-                if (cell->has_paper) {
-                    pretty(a, sizeof a, cell->paper_mean, pc, o->digits);
-                    put(f, " (paper %s", a);
-                    if (!isnan(cell->paper_std)) {
-                        pretty_std(b, sizeof b, cell->paper_std, pc, o->digits);
-                        put(f, " ± %s", b);
-                    }
-                    put(f, ")");
-                }
-                put(f, " |");
-            }
-            put(f, "\n");
-        }
-    } else {
-        if (o->title)
-            put(f, "# %s\n", o->title);
-        for (int k = 0; k < row_keys.n; k++)
-            put(f, "%s%s", k ? "\t" : "", row_keys.v[k]);
-        for (int c = 0; c < t.cols.n; c++) {
-            char *h = shown_key(t.cols.v[c]);
-            put(f, "\t%s\t%s std\t%s n", h, h, h);
-            if (o->paper)
-                put(f, "\t%s paper\t%s paper std", h, h);
-            free(h);
-        }
-        put(f, "\n");
-        for (int r = 0; r < t.rows.n; r++) {
-            char *rk = xstrdup(t.rows.v[r]), *p = rk;
-            for (int k = 0; k < row_keys.n; k++) {
-                char *sp = strchr(p, KEY_SEP[0]);
-                if (sp) *sp = 0;
-                put(f, "%s%s", k ? "\t" : "", p);
-                p = sp ? sp + 1 : p + strlen(p);
-            }
-            free(rk);
-            for (int c = 0; c < t.cols.n; c++) {
-                struct cell *cell = table_cell(&t, r, c);
-                char a[40] = "", b[40] = "";
-                if (cell->n) {
-                    double mean, std;
-                    cell_stats(cell, &mean, &std);
-                    shortest(a, sizeof a, mean);
-                    if (cell->n > 1)
-                        shortest(b, sizeof b, std);
-                }
-                put(f, "\t%s\t%s\t%d", a, b, cell->n);
-                if (o->paper) {
-                    a[0] = b[0] = 0;
-                    if (cell->has_paper) {
-                        shortest(a, sizeof a, cell->paper_mean);
-                        if (!isnan(cell->paper_std))
-                            shortest(b, sizeof b, cell->paper_std);
-                    }
-                    put(f, "\t%s\t%s", a, b);
-                }
-            }
-            put(f, "\n");
-        }
-    }
-
-    for (int i = 0; i < t.cap_rows * t.cap_cols; i++) {
-        free(t.cells[i].values);
-        free(t.cells[i].name);
-        free(t.cells[i].split);
-    }
-    free(t.cells);
-    strings_free(&t.rows);
-    strings_free(&t.cols);
-    strings_free(&row_keys);
-    strings_free(&col_keys);
+    if (o->paper)
+        table_add_paper(&t, o->paper, o->paper_name);
+    if (o->format == TABLE_MD)
+        print_markdown(out, &t, &keys.rows, &percent, o);
+    else
+        print_tsv(out, &t, &keys.rows, o);
+    table_free(&t);
+    strings_free(&keys.rows);
+    strings_free(&keys.cols);
+    strings_free(&keys.only);
     strings_free(&percent);
-    strings_free(&only);
 }
