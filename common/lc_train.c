@@ -448,6 +448,147 @@ struct result {
     double *curve_loss, *curve_bacc;
 };
 
+/* The train and validation rows, in edge order. */
+static void split_rows(const uint8_t *split, int64_t m, int64_t *train_rows, int64_t *val_rows)
+{
+    for (int64_t e = 0, a = 0, v = 0; e < m; e++) {
+        if (split[e] == LC_TRAIN)
+            train_rows[a++] = e;
+        else if (split[e] == LC_VAL)
+            val_rows[v++] = e;
+    }
+}
+
+static struct scratch *scratch_new(int workers, int q)
+{
+    struct scratch *scr = xcalloc((size_t)workers, sizeof *scr);
+    for (int w = 0; w < workers; w++) {
+        scr[w].x = xmalloc(sizeof(float) * (size_t)EVAL_BLOCK * q);
+        scr[w].work = xmalloc(sizeof(float) * 2 * EVAL_BLOCK * K);
+        scr[w].label = xmalloc(EVAL_BLOCK);
+        scr[w].rows = xmalloc(sizeof(int64_t) * EVAL_BLOCK);
+    }
+    return scr;
+}
+
+static void scratch_free(struct scratch *scr, int workers)
+{
+    for (int w = 0; w < workers; w++) {
+        free(scr[w].x);
+        free(scr[w].work);
+        free(scr[w].label);
+        free(scr[w].rows);
+    }
+    free(scr);
+}
+
+/* Adam's moments of W and b, and its step count. */
+struct adam_state {
+    double *mW, *vW, mb[K], vb[K];
+    int64_t t;
+};
+
+/* One Adam step on mdl with the gradient g ([q K] for W, then [K] for b);
+ * L2 on W only. */
+static void adam_update(struct model *mdl, struct adam_state *a, const double *g, const struct lc_options *o)
+{
+    const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+    int q = mdl->q;
+    a->t++;
+    double c1 = 1 - pow(beta1, (double)a->t), c2 = 1 - pow(beta2, (double)a->t);
+    for (int i = 0; i < q * K + K; i++) {
+        bool bias = i >= q * K;
+        float *param = bias ? &mdl->b[i - q * K] : &mdl->W[i];
+        double *mm = bias ? &a->mb[i - q * K] : &a->mW[i], *vv = bias ? &a->vb[i - q * K] : &a->vW[i];
+        double gi = g[i] + (bias ? 0 : o->l2 * *param);
+        *mm = beta1 * *mm + (1 - beta1) * gi;
+        *vv = beta2 * *vv + (1 - beta2) * gi * gi;
+        *param -= (float)(o->lr * (*mm / c1) / (sqrt(*vv / c2) + eps));
+    }
+}
+
+/* One epoch over order[0..n_train) (shuffled here) in batches of B rows:
+ * each batch's gradient is summed over its SUB-row slots in slot order.
+ * Returns the summed loss. */
+static double train_epoch(struct train_job *j, struct adam_state *a, double *g, int64_t *order, int64_t n_train,
+                          int64_t B, int64_t epoch, const struct lc_options *o)
+{
+    int q = j->in->q;
+    struct rng sr;
+    rng_init(&sr, (uint64_t)o->seed, rng_stream_id("lc-order"), (uint64_t)epoch);
+    for (int64_t i = n_train - 1; i > 0; i--) {
+        int64_t k = (int64_t)rng_below(&sr, (uint64_t)i + 1), tmp = order[i];
+        order[i] = order[k];
+        order[k] = tmp;
+    }
+    double epoch_loss = 0;
+    for (int64_t start = 0; start < n_train; start += B) {
+        j->batch = order + start;
+        j->nb = n_train - start < B ? n_train - start : B;
+        int64_t used = (j->nb + SUB - 1) / SUB;
+        workers_run(used, step_block, j);
+        for (int i = 0; i < q * K + K; i++)
+            g[i] = 0;
+        for (int64_t sl = 0; sl < used; sl++) {
+            for (int i = 0; i < q * K; i++)
+                g[i] += j->gW[sl * q * K + i];
+            for (int c = 0; c < K; c++)
+                g[q * K + c] += j->gb[sl * K + c];
+            epoch_loss += j->loss[sl];
+        }
+        adam_update(j->mdl, a, g, o);
+    }
+    return epoch_loss;
+}
+
+/* Epochs until o->max_epochs or o->patience epochs without a better
+ * validation balanced accuracy; res keeps the curve and the best epoch's
+ * model. */
+static void train_epochs(struct result *res, struct train_job *j, const int64_t *train_rows, const int64_t *val_rows,
+                         int64_t B, const struct lc_options *o)
+{
+    int q = j->in->q;
+    int64_t n_train = res->sizes[0], n_val = res->sizes[1];
+    struct model *mdl = j->mdl;
+    struct adam_state adam = {xcalloc((size_t)q * K, sizeof(double)), xcalloc((size_t)q * K, sizeof(double)),
+                              {0}, {0}, 0};
+    double *g = xmalloc(sizeof *g * (size_t)(q * K + K));
+    int64_t since_best = 0;
+    res->curve_loss = xcalloc((size_t)o->max_epochs, sizeof(double));
+    res->curve_bacc = xcalloc((size_t)o->max_epochs, sizeof(double));
+    res->best_bacc = NAN;
+    res->best_epoch = 0;
+    int64_t *order = xmalloc(sizeof *order * (size_t)(n_train + 1));
+    memcpy(order, train_rows, sizeof *order * (size_t)n_train);
+    struct progress pr;
+    progress_begin(&pr, o->progress, "epochs", o->max_epochs);
+    int64_t epoch;
+    for (epoch = 1; epoch <= o->max_epochs; epoch++) {
+        double epoch_loss = train_epoch(j, &adam, g, order, n_train, B, epoch, o);
+        double bacc = n_val ? evaluate(j, val_rows, n_val) : NAN;
+        res->curve_loss[epoch - 1] = epoch_loss / (double)n_train;
+        res->curve_bacc[epoch - 1] = bacc;
+        if (res->best_epoch == 0 || isnan(bacc) || bacc > res->best_bacc) {
+            res->best_bacc = bacc;
+            res->best_epoch = epoch;
+            memcpy(res->W, mdl->W, sizeof(float) * (size_t)q * K);
+            memcpy(res->b, mdl->b, sizeof(float) * K);
+            since_best = 0;
+        } else
+            since_best++;
+        snprintf(pr.extra, sizeof pr.extra, "loss %.4f val bal. acc. %.4f", res->curve_loss[epoch - 1], bacc);
+        progress_update(&pr, epoch);
+        if (since_best >= o->patience)
+            break;
+    }
+    progress_end(&pr);
+    res->epochs = epoch > o->max_epochs ? o->max_epochs : epoch;
+    free(adam.mW);
+    free(adam.vW);
+    free(g);
+    free(order);
+}
+
 static void train(struct result *res, const struct lc_inputs *in, const uint8_t *label, const uint8_t *split,
                   const struct lc_options *o, long record, uint8_t *pred_label, float *pred_proba)
 {
@@ -455,12 +596,7 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
     int64_t m = in->m, n_train = res->sizes[0], n_val = res->sizes[1];
     int64_t *train_rows = xmalloc(sizeof *train_rows * (size_t)(n_train + 1));
     int64_t *val_rows = xmalloc(sizeof *val_rows * (size_t)(n_val + 1));
-    for (int64_t e = 0, a = 0, v = 0; e < m; e++) {
-        if (split[e] == LC_TRAIN)
-            train_rows[a++] = e;
-        else if (split[e] == LC_VAL)
-            val_rows[v++] = e;
-    }
+    split_rows(split, m, train_rows, val_rows);
     res->mean = xmalloc(sizeof *res->mean * (size_t)q);
     res->std = xmalloc(sizeof *res->std * (size_t)q);
     lc_standardize_stats(res->mean, res->std, in, split, record);
@@ -485,82 +621,11 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
         mdl.W[i] = (float)(0.01 * rng_normal(&r));
 
     int workers = workers_threads();
-    struct scratch *scr = xcalloc((size_t)workers, sizeof *scr);
-    for (int w = 0; w < workers; w++) {
-        scr[w].x = xmalloc(sizeof(float) * (size_t)EVAL_BLOCK * q);
-        scr[w].work = xmalloc(sizeof(float) * 2 * EVAL_BLOCK * K);
-        scr[w].label = xmalloc(EVAL_BLOCK);
-        scr[w].rows = xmalloc(sizeof(int64_t) * EVAL_BLOCK);
-    }
+    struct scratch *scr = scratch_new(workers, q);
     struct train_job j = {in, label, shift, scale, res->class_weight, &mdl, scr, NULL, 0,
                           xmalloc(sizeof(float) * (size_t)(slots * q * K)), xmalloc(sizeof(float) * (size_t)(slots * K)),
                           xmalloc(sizeof(double) * (size_t)slots), NULL, 0, NULL, NULL, NULL};
-    double *mW = xcalloc((size_t)q * K, sizeof *mW), *vW = xcalloc((size_t)q * K, sizeof *vW);
-    double mb[K] = {0}, vb[K] = {0}, *g = xmalloc(sizeof *g * (size_t)(q * K + K));
-    const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-    int64_t t = 0, since_best = 0;
-    res->curve_loss = xcalloc((size_t)o->max_epochs, sizeof(double));
-    res->curve_bacc = xcalloc((size_t)o->max_epochs, sizeof(double));
-    res->best_bacc = NAN;
-    res->best_epoch = 0;
-    int64_t *order = xmalloc(sizeof *order * (size_t)(n_train + 1));
-    memcpy(order, train_rows, sizeof *order * (size_t)n_train);
-    struct progress pr;
-    progress_begin(&pr, o->progress, "epochs", o->max_epochs);
-    int64_t epoch;
-    for (epoch = 1; epoch <= o->max_epochs; epoch++) {
-        struct rng sr;
-        rng_init(&sr, (uint64_t)o->seed, rng_stream_id("lc-order"), (uint64_t)epoch);
-        for (int64_t i = n_train - 1; i > 0; i--) {
-            int64_t k = (int64_t)rng_below(&sr, (uint64_t)i + 1), tmp = order[i];
-            order[i] = order[k];
-            order[k] = tmp;
-        }
-        double epoch_loss = 0;
-        for (int64_t start = 0; start < n_train; start += B) {
-            j.batch = order + start;
-            j.nb = n_train - start < B ? n_train - start : B;
-            int64_t used = (j.nb + SUB - 1) / SUB;
-            workers_run(used, step_block, &j);
-            for (int i = 0; i < q * K + K; i++)
-                g[i] = 0;
-            for (int64_t sl = 0; sl < used; sl++) {
-                for (int i = 0; i < q * K; i++)
-                    g[i] += j.gW[sl * q * K + i];
-                for (int c = 0; c < K; c++)
-                    g[q * K + c] += j.gb[sl * K + c];
-                epoch_loss += j.loss[sl];
-            }
-            t++;
-            double c1 = 1 - pow(beta1, (double)t), c2 = 1 - pow(beta2, (double)t);
-            for (int i = 0; i < q * K + K; i++) {
-                bool bias = i >= q * K;
-                float *param = bias ? &mdl.b[i - q * K] : &mdl.W[i];
-                double *mm = bias ? &mb[i - q * K] : &mW[i], *vv = bias ? &vb[i - q * K] : &vW[i];
-                double gi = g[i] + (bias ? 0 : o->l2 * *param);
-                *mm = beta1 * *mm + (1 - beta1) * gi;
-                *vv = beta2 * *vv + (1 - beta2) * gi * gi;
-                *param -= (float)(o->lr * (*mm / c1) / (sqrt(*vv / c2) + eps));
-            }
-        }
-        double bacc = n_val ? evaluate(&j, val_rows, n_val) : NAN;
-        res->curve_loss[epoch - 1] = epoch_loss / (double)n_train;
-        res->curve_bacc[epoch - 1] = bacc;
-        if (res->best_epoch == 0 || isnan(bacc) || bacc > res->best_bacc) {
-            res->best_bacc = bacc;
-            res->best_epoch = epoch;
-            memcpy(res->W, mdl.W, sizeof(float) * (size_t)q * K);
-            memcpy(res->b, mdl.b, sizeof(float) * K);
-            since_best = 0;
-        } else
-            since_best++;
-        snprintf(pr.extra, sizeof pr.extra, "loss %.4f val bal. acc. %.4f", res->curve_loss[epoch - 1], bacc);
-        progress_update(&pr, epoch);
-        if (since_best >= o->patience)
-            break;
-    }
-    progress_end(&pr);
-    res->epochs = epoch > o->max_epochs ? o->max_epochs : epoch;
+    train_epochs(res, &j, train_rows, val_rows, B, o);
 
     /* predictions of the best epoch on every edge */
     memcpy(mdl.W, res->W, sizeof(float) * (size_t)q * K);
@@ -572,20 +637,10 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
     j.pred_proba = pred_proba;
     workers_run((m + EVAL_BLOCK - 1) / EVAL_BLOCK, eval_block, &j);
 
-    for (int w = 0; w < workers; w++) {
-        free(scr[w].x);
-        free(scr[w].work);
-        free(scr[w].label);
-        free(scr[w].rows);
-    }
-    free(scr);
+    scratch_free(scr, workers);
     free(j.gW);
     free(j.gb);
     free(j.loss);
-    free(mW);
-    free(vW);
-    free(g);
-    free(order);
     free(mdl.W);
     free(mdl.b);
     free(shift);
