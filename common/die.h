@@ -21,8 +21,9 @@ void die(int code, const char *fmt, ...);
 __attribute__((noreturn, format(printf, 2, 3)))
 void die_record(long record, const char *fmt, ...);
 /* die_record() naming the stream too, "tool: 'val.mp': record 17: message",
- * when source is not NULL (a record's source: NULL for stdin, the one input
- * every message of a filter is about). */
+ * unless source is NULL: a record read from stdin, the input a filter's
+ * messages are about unless they say otherwise (struct record's source).
+ * vdie_record_in() is the same with a va_list, for wrappers. */
 __attribute__((noreturn, format(printf, 3, 4)))
 void die_record_in(const char *source, long record, const char *fmt, ...);
 __attribute__((noreturn, format(printf, 3, 0)))

@@ -109,7 +109,7 @@ const msgpack_object *map_find(const msgpack_object *map, const char *key);
 /* map_find() in the record. */
 const msgpack_object *record_find(const struct record *rec, const char *key);
 bool record_has(const struct record *rec, const char *key);
-/* Typed getters: die_record(...) naming the key if missing or of the wrong type. */
+/* Typed getters: record_die(...) naming the key if missing or of the wrong type. */
 int64_t record_int(const struct record *rec, const char *key);
 int64_t record_int_or(const struct record *rec, const char *key, int64_t fallback);
 double record_double(const struct record *rec, const char *key);   /* int or float */
@@ -180,7 +180,7 @@ struct stream_map {
     size_t max_record;         /* 0: STREAM_DEFAULT_MAX_RECORD */
     bool buffered;             /* writer_init_buffered(), not writer_init() */
 };
-/* Read every record of in (in_name in messages, NULL for stdin) and hand it
+/* Read every record of in (named in_name, as for reader_init) and hand it
  * to map->each with a writer on out; returns the number of records read. */
 long stream_map(FILE *in, const char *in_name, FILE *out, const struct stream_map *map);
 

@@ -42,8 +42,9 @@ struct tensor_view {
  * and writes a lowercase reason into err ("has 8 data bytes, expected 12
  * for shape and dtype <f4"), to follow the tensor's name. */
 bool tensor_view(const msgpack_object *o, struct tensor_view *v, char *err, size_t errlen);
-/* tensor_view() and a copy: decode o into t (allocates).  On failure returns false and writes a
- * lowercase reason into err; nothing is allocated then. */
+/* tensor_view() and a copy: decode o into t (allocates).  On failure
+ * returns false and writes a lowercase reason into err; nothing is
+ * allocated then. */
 bool tensor_decode(const msgpack_object *o, struct tensor *t, char *err, size_t errlen);
 /* Allocate a zeroed tensor. */
 void tensor_alloc(struct tensor *t, enum dtype dt, int ndim, const int64_t *shape);
