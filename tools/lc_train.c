@@ -783,7 +783,7 @@ static void train_record(struct writer *w, const struct record *rec, void *conte
     free(names);
 }
 
-void lc_train_stream(FILE *in, const char *in_name, FILE *out, const struct lc_options *o)
+void lc_train_run(FILE *in, const char *in_name, FILE *out, const struct lc_options *o)
 {
     workers_start(o->threads > 0 ? o->threads : cpus_usable());
     /* a 5.8M-edge graph with an embedding is larger than the default limit;

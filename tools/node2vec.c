@@ -370,7 +370,7 @@ static void embed_record(struct writer *w, const struct record *rec, void *conte
     free(table);
 }
 
-void node2vec_stream(FILE *in, const char *in_name, FILE *out, const struct node2vec_options *o)
+void node2vec_run(FILE *in, const char *in_name, FILE *out, const struct node2vec_options *o)
 {
     workers_start(o->threads > 0 ? o->threads : cpus_usable());
     /* records may carry other embeddings already (dual, primal) */

@@ -559,7 +559,7 @@ static void train_each(struct writer *w, const struct record *rec, void *context
     train_record(w, rec, c->o, c->threads);
 }
 
-void gnn_train_stream(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)
+void gnn_train_run(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)
 {
     struct each_context c = {o, o->threads > 0 ? o->threads : cpus_usable()};
     /* one pool for the dense products (layers.c) and the sparse ones */
