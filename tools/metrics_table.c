@@ -1,7 +1,7 @@
 /* metrics_table.c - metric records from many runs -> one table (markdown or
  * TSV): cells are mean, sample standard deviation and count of the values
  * sharing a row key and a column key (formats/metric.md, "Tables"). */
-#include "metrics.h"
+#include "metrics_tool.h"
 #include "die.h"
 #include "io.h"
 #include "stream.h"
