@@ -2,7 +2,7 @@
 #include "cli.h"
 #include "die.h"
 #include "io.h"
-#include "metrics.h"
+#include "metrics_tool.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
             cli_usage_error(&spec, "quantity 'r2' needs --fit FILE (the embeddings the linear map is fitted on)");
         o.fit = fit[0] ? io_open_input(fit) : NULL;
         FILE *out = io_open_output(output, 1, force);
-        metrics_stream(in, in_name, out, &o);
+        metrics_run(in, in_name, out, &o);
         if (o.fit)
             fclose(o.fit);
         io_close_output(out);

@@ -79,7 +79,7 @@ open(sys.argv[2], "wb").write(b"".join(msgpack.packb(r, default=m.encode) for r 
     run --separate-stderr mpcat "$T/t.mp"
     [ "$status" -eq 65 ]
     assert_one_line_error mpcat
-    [[ "$stderr" == "mpcat: record 3: truncated record at end of input" ]] || fail "$stderr"
+    [[ "$stderr" == "mpcat: '$T/t.mp': record 3: truncated record at end of input" ]] || fail "$stderr"
 }
 
 @test "a record that is not a map: exit 65" {
@@ -87,7 +87,7 @@ open(sys.argv[2], "wb").write(b"".join(msgpack.packb(r, default=m.encode) for r 
     run --separate-stderr mpcat "$T/nm.mp"
     [ "$status" -eq 65 ]
     assert_one_line_error mpcat
-    [[ "$stderr" == "mpcat: record 1: not a map"* ]] || fail "$stderr"
+    [[ "$stderr" == "mpcat: '$T/nm.mp': record 1: not a map"* ]] || fail "$stderr"
 }
 
 @test "a tensor whose data length disagrees with its shape, or of an unknown dtype: exit 65" {
@@ -98,7 +98,7 @@ sys.stdout.buffer.write(msgpack.packb({"x": t}))' > "$T/len.mp"
     run --separate-stderr mpcat "$T/len.mp"
     [ "$status" -eq 65 ]
     assert_one_line_error mpcat
-    [[ "$stderr" == "mpcat: record 0: tensor has 8 data bytes, expected 12"* ]] || fail "$stderr"
+    [[ "$stderr" == "mpcat: '$T/len.mp': record 0: tensor has 8 data bytes, expected 12"* ]] || fail "$stderr"
     "$PY" -c '
 import msgpack,sys
 t = {b"nd": True, b"type": "<c8", b"kind": b"", b"shape": [1], b"data": b"\0"*8}
@@ -106,7 +106,7 @@ sys.stdout.buffer.write(msgpack.packb({"ok": 1}) + msgpack.packb({"x": t}))' > "
     run --separate-stderr mpcat "$T/dt.mp"
     [ "$status" -eq 65 ]
     assert_one_line_error mpcat
-    [[ "$stderr" == "mpcat: record 1: tensor has unsupported dtype '<c8'" ]] || fail "$stderr"
+    [[ "$stderr" == "mpcat: '$T/dt.mp': record 1: tensor has unsupported dtype '<c8'" ]] || fail "$stderr"
 }
 
 @test "a 3 GB length header: exit 65 at once, no hang, no huge allocation" {
@@ -119,7 +119,7 @@ sys.stdout.buffer.write(msgpack.packb({"ok": 1}) + msgpack.packb({"x": t}))' > "
         run --separate-stderr timeout 10 bash -c "$limit mpcat '$T/$f.mp'"
         [ "$status" -eq 65 ] || fail "$f: status $status: $stderr"
         assert_one_line_error mpcat
-        [[ "$stderr" == "mpcat: record 0: "* ]] || fail "$stderr"
+        [[ "$stderr" == "mpcat: '$T/$f.mp': record 0: "* ]] || fail "$stderr"
     done
 }
 

@@ -128,7 +128,7 @@ C='"cap":{"dtype":"<f4","shape":[2],"data":[0.5,0.5]}'
         run --separate-stderr ff-trace -i "$T/$name.mp" -o "$T/$name.out"
         [ "$status" -eq 65 ] || fail "$name: status $status: $stderr"
         assert_one_line_error ff-trace
-        [[ "$stderr" == "ff-trace: record 1: $msg"* ]] || fail "$name: $stderr"
+        [[ "$stderr" == "ff-trace: '$T/$name.mp': record 1: $msg"* ]] || fail "$name: $stderr"
         run --separate-stderr ff-trace --no-hints -i "$T/$name.mp" -o /dev/null
         [ "$status" -eq 65 ] || fail "$name (--no-hints): status $status"
     done
@@ -202,10 +202,10 @@ mixed_graphs() {
         run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/bad.mp" -o /dev/null
         [ "$status" -eq 65 ] || fail "--threads $j: status $status: $stderr"
         assert_one_line_error ff-trace
-        [ "$stderr" = "ff-trace: record 500: 's' and 't' are both 1" ] || fail "--threads $j: $stderr"
+        [ "$stderr" = "ff-trace: '$T/bad.mp': record 500: 's' and 't' are both 1" ] || fail "--threads $j: $stderr"
         run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/cut.mp" -o /dev/null
         [ "$status" -eq 65 ] || fail "--threads $j (truncated): status $status: $stderr"
-        [ "$stderr" = "ff-trace: record 900: truncated record at end of input" ] || fail "--threads $j: $stderr"
+        [ "$stderr" = "ff-trace: '$T/cut.mp': record 900: truncated record at end of input" ] || fail "--threads $j: $stderr"
     done
 }
 
@@ -239,7 +239,7 @@ sys.stdout.buffer.write(msgpack.packb(g))' > "$T/deep.mp"
                     "first.mp:record 0: not a map (every record is a map with string keys)"; do
             run --separate-stderr ff-trace --no-cache --threads "$j" -i "$T/${case%%:*}" -o /dev/null
             [ "$status" -eq 65 ] || fail "--threads $j, ${case%%:*}: status $status: $stderr"
-            [ "$stderr" = "ff-trace: ${case#*:}" ] || fail "--threads $j, ${case%%:*}: $stderr"
+            [ "$stderr" = "ff-trace: '$T/${case%%:*}': ${case#*:}" ] || fail "--threads $j, ${case%%:*}: $stderr"
         done
     done
 }

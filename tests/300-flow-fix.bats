@@ -67,13 +67,13 @@ print("unchanged", len(recs))'
     run --separate-stderr flow-fix -i "$T/g.mp" -o "$T/x.mp"
     [ "$status" -eq 65 ]
     assert_one_line_error flow-fix
-    [[ "$stderr" == "flow-fix: record 0: missing key 'pred_flow'"* ]] || fail "$stderr"
+    [[ "$stderr" == "flow-fix: '$T/g.mp': record 0: missing key 'pred_flow'"* ]] || fail "$stderr"
     add_key "$T/g.mp" "$T/short.mp" pred_flow 'r["cap"][:-1] if r["id"] == 1 else r["cap"]'
     run --separate-stderr flow-fix -i "$T/short.mp" -o "$T/x.mp"
     [ "$status" -eq 65 ]
-    [[ "$stderr" == "flow-fix: record 1: 'pred_flow' must be a float vector of "* ]] || fail "$stderr"
+    [[ "$stderr" == "flow-fix: '$T/short.mp': record 1: 'pred_flow' must be a float vector of "* ]] || fail "$stderr"
     add_key "$T/g.mp" "$T/nan.mp" pred_flow 'np.where(np.arange(r["m"]) == 3, np.nan, 0)'
     run --separate-stderr flow-fix -i "$T/nan.mp" -o "$T/x.mp"
     [ "$status" -eq 65 ]
-    [[ "$stderr" == "flow-fix: record 0: 'pred_flow' entry 3 is nan"* ]] || fail "$stderr"
+    [[ "$stderr" == "flow-fix: '$T/nan.mp': record 0: 'pred_flow' entry 3 is nan"* ]] || fail "$stderr"
 }

@@ -110,7 +110,7 @@ print("ok")'
     # a model record of the wrong kind or shape
     run --separate-stderr dar-step --model "$T/train.mp" < "$T/val.mp"
     [ "$status" -eq 65 ]
-    [[ "$stderr" == "dar-step: record 0: 'kind' is 'graph', expected 'model'"* ]] || fail "$stderr"
+    [[ "$stderr" == "dar-step: '$T/train.mp': record 0: 'kind' is 'graph', expected 'model'"* ]] || fail "$stderr"
     fit --iters 1 > "$T/m.mp"
     mpcat "$T/m.mp" | sed 's/"hidden":8/"hidden":9/' | mpcat --to-msgpack > "$T/bad-model.mp"
     run --separate-stderr dar-step --model "$T/bad-model.mp" < "$T/val.mp"
@@ -128,15 +128,26 @@ print("ok")'
     cat "$T/a.mp" "$T/b.mp" > "$T/two.mp"
     run -65 --separate-stderr dar-step --model "$T/two.mp" < "$T/val.mp"
     assert_one_line_error dar-step
-    [ "$stderr" = "dar-step: record 1: '$T/two.mp' holds more than one record, expected one" ] || fail "$stderr"
+    [ "$stderr" = "dar-step: '$T/two.mp': record 1: more than one record, expected one" ] || fail "$stderr"
     gen-graphs --family vessel --edges 300 --seed 1 > "$T/v.mp"
     run -65 --separate-stderr edge-embed -m "$T/two.mp" -q < "$T/v.mp"
     assert_one_line_error edge-embed
-    [ "$stderr" = "edge-embed: record 1: '$T/two.mp' holds more than one record, expected one" ] || fail "$stderr"
+    [ "$stderr" = "edge-embed: '$T/two.mp': record 1: more than one record, expected one" ] || fail "$stderr"
     run -65 --separate-stderr fit --iters 3 --resume "$T/two.mp"
     assert_one_line_error dar-fit
-    [ "$stderr" = "dar-fit: record 1: '$T/two.mp' holds more than one record, expected one" ] || fail "$stderr"
+    [ "$stderr" = "dar-fit: '$T/two.mp': record 1: more than one record, expected one" ] || fail "$stderr"
     [ -z "$(find "$DAR_CACHE" -name '.tmp*' 2>/dev/null)" ]
+}
+
+@test "bad input: an error in a second input (--val) names its file; stdin's errors name none" {
+    gen-graphs --nodes 8 --count 4 --seed 1 > "$T/untraced.mp"
+    run -65 --separate-stderr dar-fit --iters 2 --val "$T/untraced.mp" -q < "$T/train.mp"
+    assert_one_line_error dar-fit
+    [[ "$stderr" == "dar-fit: '$T/untraced.mp': record 0: missing key 'steps' ("* ]] || fail "$stderr"
+    run -65 --separate-stderr dar-fit --iters 2 --val "$T/val.mp" -q -i "$T/untraced.mp"
+    [[ "$stderr" == "dar-fit: '$T/untraced.mp': record 0: missing key 'steps' ("* ]] || fail "$stderr"
+    run -65 --separate-stderr dar-fit --iters 2 --val "$T/val.mp" -q < "$T/untraced.mp"
+    [[ "$stderr" == "dar-fit: record 0: missing key 'steps' ("* ]] || fail "$stderr"
 }
 
 @test "dar-step: predictions for any n and m, hints, embeddings, untraced graphs, the random baseline" {

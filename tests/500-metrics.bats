@@ -218,6 +218,18 @@ PYEOF
     [ "$stderr" = "metrics: record 0: 'embed' has 3 columns, expected 12 like the --fit records" ] || fail "$stderr"
 }
 
+@test "an error in the --fit stream names its file; the scored stream's names its file when it is one" {
+    gen-graphs --nodes 8 --count 3 --seed 1 > "$T/g.mp"
+    run -65 --separate-stderr metrics --quantity r2 --fit "$T/g.mp" < "$T/g.mp"
+    assert_one_line_error metrics
+    [ "$stderr" = "metrics: '$T/g.mp': record 0: missing key 'embed' (needed by r2)" ] || fail "$stderr"
+    run -65 --separate-stderr metrics --quantity mae_flow -i "$T/g.mp"
+    assert_one_line_error metrics
+    [ "$stderr" = "metrics: '$T/g.mp': record 0: missing key 'pred_flow' (needed by mae_flow)" ] || fail "$stderr"
+    run -65 --separate-stderr metrics --quantity mae_flow < "$T/g.mp"
+    [ "$stderr" = "metrics: record 0: missing key 'pred_flow' (needed by mae_flow)" ] || fail "$stderr"
+}
+
 @test "output is deterministic: the same bytes twice, and records in --quantity order" {
     make_predictions "$T/a.mp" 31 4
     metrics --fit "$T/pred31.mp" -l model=x < "$T/fixed31.mp" > "$T/1.mp"

@@ -9,6 +9,7 @@
  * --iters is not one, a last validation picks the output parameters but is not
  * remembered in the resume state (an uninterrupted longer run never saw it). */
 #include "dar_fit.h"
+#include "cache.h"
 #include "curve.h"
 #include "die.h"
 #include "io.h"
@@ -35,10 +36,7 @@ static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
 {
     size_t len;
     char *bytes = io_read_all(f, name, &len);
-    XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, XXH3_128bits(bytes, len));
-    for (int i = 0; i < 16; i++)
-        sprintf(d->hash + 2 * i, "%02x", c.digest[i]);
+    hex_of_hash128(d->hash, XXH3_128bits(bytes, len));
     FILE *mem = fmemopen(bytes, len ? len : 1, "rb");
     if (!mem)
         die(EX_SOFTWARE, "cannot read '%s' from memory:", name);
@@ -132,8 +130,8 @@ static bool curve_of_record(struct curve *c, const struct record *rec)
     if (!o)
         return false;
     if (o->type != MSGPACK_OBJECT_MAP)
-        die_record(rec->index, "'curve' is not a map");
-    struct record sub = {o, rec->index};
+        record_die(rec, "'curve' is not a map");
+    struct record sub = {o, rec->index, rec->source};
     curve_free(c);
     curve_read(c, &sub, CURVE_COLUMNS, curve_names);
     return true;
@@ -219,14 +217,14 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     dar_model_free(&saved);
     const msgpack_object *ts = record_find(&rec, "train_state");
     if (!ts || ts->type != MSGPACK_OBJECT_MAP)
-        die_record(rec.index, "missing key 'train_state' (write the model with dar-fit to resume it)");
-    struct record state = {ts, rec.index};
+        record_die(&rec, "missing key 'train_state' (write the model with dar-fit to resume it)");
+    struct record state = {ts, rec.index, rec.source};
     if ((uint64_t)record_int(&state, "seed") != o->seed)
         die(EX_USAGE, "--resume model was trained with --seed %lld; pass the same seed to continue it",
             (long long)record_int(&state, "seed"));
     st->iteration = record_int(&state, "iteration");
     if (!curve_of_record(curve, &rec) || curve->rows != st->iteration)
-        die_record(rec.index, "'curve' does not cover the %lld iterations of 'train_state'", (long long)st->iteration);
+        record_die(&rec, "'curve' does not cover the %lld iterations of 'train_state'", (long long)st->iteration);
     st->kappa = record_double(&state, "kappa");
     st->best_score = record_double(&state, "best_score");
     st->best_iteration = record_int(&state, "best_iteration");
@@ -235,7 +233,7 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     memcpy(model->values, st->current, sizeof(float) * (size_t)model->count);
     if (st->adam_used) {
         if (!record_has(&state, "adam_m"))
-            die_record(rec.index, "'train_state' has no Adam moments (it was trained with SGD)");
+            record_die(&rec, "'train_state' has no Adam moments (it was trained with SGD)");
         st->adam.step = record_int(&state, "adam_step");
         dar_params_read(model, &state, "adam_m", st->adam.m);
         dar_params_read(model, &state, "adam_v", st->adam.v);

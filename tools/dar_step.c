@@ -26,7 +26,7 @@ static void phases_from_algorithm(struct dar_graph *dg)
     int64_t *cap = xmalloc(sizeof *cap * (size_t)(g->m + 1)), *flow = xmalloc(sizeof *flow * (size_t)(g->m + 1));
     uint8_t *cut = xmalloc((size_t)g->n);
     graph_capacity_units(g, cap);
-    struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, cap, g->w};
+    struct flownet net = flownet_from_graph(g, cap);
     struct trace tr;
     maxflow_trace(&net, &tr, flow, cut);
     dg->steps = tr.steps;
@@ -113,21 +113,24 @@ static void model_record(struct writer *w, const struct record *rec, const struc
     dar_graph_free(&dg);
 }
 
+struct each_context {
+    const struct dar_step_options *o;
+    struct dar_workspace *ws;
+};
+
+static void step_record(struct writer *w, const struct record *rec, void *context)
+{
+    const struct each_context *c = context;
+    if (c->o->random_baseline)
+        random_record(w, rec, c->o->seed);
+    else
+        model_record(w, rec, c->o, c->ws);
+}
+
 void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    struct dar_workspace *ws = o->model ? dar_workspace_new() : NULL;
-    reader_init(&rd, in, in_name);
-    writer_init(&w, out);
-    while (reader_next(&rd, &rec)) {
-        if (o->random_baseline)
-            random_record(&w, &rec, o->seed);
-        else
-            model_record(&w, &rec, o, ws);
-    }
-    reader_free(&rd);
-    if (ws)
-        dar_workspace_free(ws);
+    struct each_context c = {o, o->model ? dar_workspace_new() : NULL};
+    stream_map(in, in_name, out, &(struct stream_map){.each = step_record, .context = &c});
+    if (c.ws)
+        dar_workspace_free(c.ws);
 }

@@ -30,6 +30,7 @@
 #include "rows.h"
 #include "die.h"
 #include "graph_bfs.h"
+#include "names.h"
 #include "stream.h"
 #include "tensor.h"
 #include <cblas.h>
@@ -45,12 +46,9 @@ static const char *const node_names[] = {"both", "flow", "hd"};
 
 bool edge_node_parse(const char *s, enum edge_node *e)
 {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, node_names[i]) == 0) {
-            *e = (enum edge_node)i;
-            return true;
-        }
-    return false;
+    int i = name_index(s, node_names, 3);
+    if (i >= 0) *e = (enum edge_node)i;
+    return i >= 0;
 }
 
 /* out[r] (= or +=) in[r]·Wᵀ + b for r < rows, always as sgemm calls of
@@ -392,14 +390,14 @@ static void pack_bin_key(struct writer *w, const char *key)
     msgpack_pack_bin_with_body(&w->pk, key, strlen(key));
 }
 
-static void embed_record(struct writer *w, const struct record *rec, const struct edge_embed_options *o)
+static void embed_record(struct writer *w, const struct record *rec, void *context)
 {
+    const struct edge_embed_options *o = context;
     static const char *const keys[] = {"edge_embed"};
     const struct dar_model *model = o->model;
-    long r = rec->index;
     record_expect_kind(rec, "graph");
     if (!record_has(rec, "w"))
-        die_record(r, "missing key 'w' (the model encodes the Bellman-Ford weights)");
+        record_die(rec, "missing key 'w' (the model encodes the Bellman-Ford weights)");
     struct graph g;
     graph_read(&g, rec);
     float *vessel[3] = {NULL, NULL, NULL};
@@ -413,11 +411,11 @@ static void embed_record(struct writer *w, const struct record *rec, const struc
     int d = double_sweep(&adj, -1, &s, &t);
     adjacency_free(&adj);
     if (d == 0)
-        die_record(r, "no two connected nodes: the double sweep finds no source and sink");
+        record_die(rec, "no two connected nodes: the double sweep finds no source and sink");
     int dim = o->node == EDGE_NODE_FLOW ? H : o->node == EDGE_NODE_BOTH ? 2 * H : 3 * H;
     uint64_t nbytes = (uint64_t)g.m * (uint64_t)dim * sizeof(float);
     if (nbytes > UINT32_MAX)
-        die_record(r, "'edge_embed' would take %llu bytes, more than a MessagePack binary holds "
+        record_die(rec, "'edge_embed' would take %llu bytes, more than a MessagePack binary holds "
                    "(4 GiB); use --node flow", (unsigned long long)nbytes);
     float *h_bf = xmalloc(sizeof(float) * (size_t)n * (size_t)H);
     float *h_f = xmalloc(sizeof(float) * (size_t)n * (size_t)H);
@@ -483,12 +481,5 @@ void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_
     if (m->config.leak_cut)
         die(EX_DATAERR, "the model was trained with --leak-cut (it reads the true min cut), "
             "which edge-embed does not have");
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
-    writer_init(&w, out);
-    while (reader_next(&rd, &rec))
-        embed_record(&w, &rec, o);
-    reader_free(&rd);
+    stream_map(in, in_name, out, &(struct stream_map){.each = embed_record, .context = (void *)o});
 }

@@ -13,6 +13,7 @@
 #include "io.h"
 #include "layers.h"
 #include "maxflow.h"
+#include "names.h"
 #include "optim.h"
 #include "rng.h"
 #include "stream.h"
@@ -25,12 +26,9 @@ static const char *const capacity_names[] = {"cross-section", "poiseuille", "uni
 
 bool edge_capacity_parse(const char *s, enum edge_capacity *c)
 {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, capacity_names[i]) == 0) {
-            *c = (enum edge_capacity)i;
-            return true;
-        }
-    return false;
+    int i = name_index(s, capacity_names, 3);
+    if (i >= 0) *c = (enum edge_capacity)i;
+    return i >= 0;
 }
 
 const char *edge_capacity_name(enum edge_capacity c) { return capacity_names[c]; }
@@ -38,11 +36,11 @@ const char *edge_capacity_name(enum edge_capacity c) { return capacity_names[c];
 static float *edge_column(const struct record *rec, const char *key, int64_t m, const char *why)
 {
     if (!record_has(rec, key))
-        die_record(rec->index, "missing key '%s' (%s)", key, why);
+        record_die(rec, "missing key '%s' (%s)", key, why);
     float *v = record_vector(rec, key, DT_F32, m);
     for (int64_t e = 0; e < m; e++)
         if (!isfinite(v[e]))
-            die_record(rec->index, "'%s' entry %lld is %g, expected a finite number", key,
+            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key,
                        (long long)e, v[e]);
     return v;
 }
@@ -74,7 +72,7 @@ void vessel_capacity(const struct record *rec, int64_t m, enum edge_capacity c, 
     double top = 0.0;
     for (int64_t e = 0; e < m; e++) {
         if (!(r[e] > 0.0f))
-            die_record(rec->index, "'avgRadiusAvg' entry %lld is %g, expected a positive radius",
+            record_die(rec, "'avgRadiusAvg' entry %lld is %g, expected a positive radius",
                        (long long)e, r[e]);
         top = fmax(top, r[e]);
     }
@@ -158,7 +156,7 @@ static void recon_graph_load(struct recon_graph *rg, const struct record *rec,
     int d = double_sweep(&adj, -1, &s, &t);
     adjacency_free(&adj);
     if (d == 0)
-        die_record(rec->index, "no two connected nodes: the double sweep finds no source and sink");
+        record_die(rec, "no two connected nodes: the double sweep finds no source and sink");
     g->s = s;
     g->t = t;
 
@@ -166,12 +164,12 @@ static void recon_graph_load(struct recon_graph *rg, const struct record *rec,
     int64_t *flow = xmalloc(sizeof *flow * (size_t)(g->m + 1));
     uint8_t *cut = xmalloc((size_t)g->n);
     double units = graph_capacity_units(g, cap);
-    struct flownet net = {g->n, g->m, s, t, g->directed, g->src, g->dst, cap, g->w};
+    struct flownet net = flownet_from_graph(g, cap);
     struct trace tr = {0};
     int64_t value = maxflow_trace(&net, &tr, flow, cut);
     if (value == 0) {
         trace_free(&tr);
-        die_record(rec->index, "no path from s = %d to t = %d with positive capacity: the "
+        record_die(rec, "no path from s = %d to t = %d with positive capacity: the "
                    "Ford-Fulkerson trace has no augmentation to learn", s, t);
     }
     rg->full_steps = tr.steps;
@@ -220,11 +218,11 @@ void reconstruct_write_log_from_model(FILE *model, const char *name, const char 
     const msgpack_object *p = record_find(&rec, "provenance");
     if (!p || p->type != MSGPACK_OBJECT_MAP)
         die(EX_DATAERR, "'%s' holds no provenance", name);
-    struct record prov = {p, rec.index};
+    struct record prov = {p, rec.index, rec.source};
     const msgpack_object *c = record_find(&prov, "curve");
     if (!c || c->type != MSGPACK_OBJECT_MAP)
         die(EX_DATAERR, "'%s' holds no training curve", name);
-    struct record sub = {c, rec.index};
+    struct record sub = {c, rec.index, rec.source};
     struct curve curve;
     curve_read(&curve, &sub, CURVE_COLUMNS, curve_names);
     curve_write_log(&curve, log_path);
@@ -281,7 +279,7 @@ void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
             die(EX_DATAERR, "%s: no graph record (reconstruction trains on one vessel graph)", graph_name);
         recon_graph_load(&rg, &rec, o);
         if (reader_next(&rd, &rec))
-            die_record(rec.index, "a second graph record (reconstruction trains on one vessel graph)");
+            record_die(&rec, "a second graph record (reconstruction trains on one vessel graph)");
         reader_free(&rd);
     }
 

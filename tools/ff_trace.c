@@ -38,14 +38,6 @@ struct fftrace_buffers {
     size_t cap_bytes, flow_bytes, cut_bytes, values_bytes;
 };
 
-static void *reuse(void *p, size_t *have, size_t bytes)
-{
-    if (bytes <= *have)
-        return p;
-    *have = 2 * bytes;
-    return xrealloc(p, *have);
-}
-
 static void buffers_free(struct fftrace_buffers *b)
 {
     trace_free(&b->tr);
@@ -102,10 +94,10 @@ static void write_hint_flow(struct writer *w, struct fftrace_buffers *b, int m, 
     unsigned char *out = mp_tensor_reserve(w, DT_F32, 2, (int64_t[]){T, m});
     if (out) {
         hint_flow_values(out, tr, m, units);
-        b->values = reuse(b->values, &b->values_bytes, row + 1);
+        b->values = xreserve(b->values, &b->values_bytes, row + 1);
         memcpy(b->values, out + last, row);
     } else {
-        b->values = reuse(b->values, &b->values_bytes, (size_t)T * row + 1);
+        b->values = xreserve(b->values, &b->values_bytes, (size_t)T * row + 1);
         hint_flow_values((unsigned char *)b->values, tr, m, units);
         mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, b->values);
         memmove(b->values, (unsigned char *)b->values + last, row);
@@ -134,7 +126,7 @@ static void write_solution(struct writer *w, const struct record *rec, const str
                            const struct flownet *net, double units, struct fftrace_buffers *b)
 {
     int64_t value = maxflow_fast(net, b->flow, b->cut);
-    b->values = reuse(b->values, &b->values_bytes, sizeof *b->values * ((size_t)g->m + 1));
+    b->values = xreserve(b->values, &b->values_bytes, sizeof *b->values * ((size_t)g->m + 1));
     flow_to_values((unsigned char *)b->values, b->flow, g->m, units);
     writer_begin_enriched(w, rec, solution_keys, 3);
     mp_key(w, "flow");       mp_vector(w, DT_F32, g->m, b->values);
@@ -147,11 +139,11 @@ static void trace_graph(struct writer *w, const struct record *rec, const struct
                         const struct ff_trace_options *o, struct fftrace_buffers *b)
 {
     size_t edges = (size_t)g->m + 1;
-    b->cap = reuse(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
-    b->flow = reuse(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
-    b->cut = reuse(b->cut, &b->cut_bytes, (size_t)g->n);
+    b->cap = xreserve(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
+    b->flow = xreserve(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
+    b->cut = xreserve(b->cut, &b->cut_bytes, (size_t)g->n);
     double units = graph_capacity_units(g, b->cap);
-    struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, b->cap, g->w};
+    struct flownet net = flownet_from_graph(g, b->cap);
     if (o->hints)
         write_trace(w, rec, g, &net, units, b);
     else
@@ -167,24 +159,26 @@ static void trace_record(struct writer *w, const struct record *rec, const struc
     graph_free(&g);
 }
 
+struct one_thread {
+    const struct ff_trace_options *o;
+    struct fftrace_buffers b;
+    struct progress p;
+};
+
+static void trace_each(struct writer *w, const struct record *rec, void *context)
+{
+    struct one_thread *t = context;
+    trace_record(w, rec, t->o, &t->b);
+    progress_update(&t->p, rec->index + 1);
+}
+
 static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const struct ff_trace_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    struct progress p;
-    struct fftrace_buffers b = {0};
-    reader_init(&rd, in, in_name);
-    writer_init_buffered(&w, out);
-    progress_begin(&p, o->progress, "graphs", 0);
-    while (reader_next(&rd, &rec)) {
-        trace_record(&w, &rec, o, &b);
-        progress_update(&p, rec.index + 1);
-    }
-    writer_flush(&w);
-    progress_end(&p);
-    buffers_free(&b);
-    reader_free(&rd);
+    struct one_thread t = {.o = o};
+    progress_begin(&t.p, o->progress, "graphs", 0);
+    stream_map(in, in_name, out, &(struct stream_map){.each = trace_each, .context = &t, .buffered = true});
+    progress_end(&t.p);
+    buffers_free(&t.b);
 }
 
 /* ---- several threads ----
@@ -257,6 +251,7 @@ struct worker {
 struct batch {
     int count;
     long first_index, last_index;       /* of its first and last records */
+    const char *source;                 /* their stream's name (struct record) */
     size_t end[BATCH_RECORDS];          /* where each record's bytes end in worker->bytes */
     struct worker *worker;              /* the thread that read and traced it */
     struct writer *out;                 /* its output, once traced */
@@ -330,16 +325,15 @@ static bool batch_read_records(struct reader *rd, struct batch *bt)
     while (bt->count < BATCH_RECORDS && wk->bytes_used < BATCH_BYTES) {
         if (!reader_next_raw(rd, &bytes, &size))
             return false;
-        if (size > wk->bytes_size - wk->bytes_used) {
-            wk->bytes_size = 2 * (wk->bytes_used + size);
-            wk->bytes = xrealloc(wk->bytes, wk->bytes_size);
-        }
+        wk->bytes = xreserve(wk->bytes, &wk->bytes_size, wk->bytes_used + size);
         memcpy(wk->bytes + wk->bytes_used, bytes, size);
         wk->bytes_used += size;
         bt->end[bt->count++] = wk->bytes_used;
         bt->last_index = rd->index;
-        if (bt->count == 1)
+        if (bt->count == 1) {
             bt->first_index = rd->index;
+            bt->source = rd->source;
+        }
     }
     return true;
 }
@@ -371,7 +365,8 @@ static void batch_trace(struct batch *bt, struct writer *w, const struct ff_trac
         for (int i = 0; i < bt->count; i++) {
             struct record rec;
             size_t start = i ? bt->end[i - 1] : 0;
-            record_parse(&rec, wk->bytes + start, bt->end[i] - start, bt->first_index + i, &wk->records);
+            record_parse(&rec, wk->bytes + start, bt->end[i] - start, bt->first_index + i, bt->source,
+                         &wk->records);
             trace_record(w, &rec, o, &wk->b);
         }
         die_catch_end();

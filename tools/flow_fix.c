@@ -14,20 +14,21 @@
 
 static const char *const added_keys[] = {"fixed_flow", "fixed_value", "conservation_before", "conservation_after"};
 
-static void fix_record(struct writer *w, const struct record *rec, const char *key)
+static void fix_record(struct writer *w, const struct record *rec, void *context)
 {
+    const char *key = context;
     struct graph g;
     graph_read(&g, rec);
     const msgpack_object *o = record_find(rec, key);
     if (!o)
-        die_record(rec->index, "missing key '%s' (the predicted flow; choose another with --key)", key);
+        record_die(rec, "missing key '%s' (the predicted flow; choose another with --key)", key);
     struct tensor t;
     char err[160];
     if (!tensor_decode(o, &t, err, sizeof err))
-        die_record(rec->index, "'%s' %s", key, err);
+        record_die(rec, "'%s' %s", key, err);
     if (t.ndim != 1 || t.count != g.m || (t.dtype != DT_F32 && t.dtype != DT_F64)) {
         tensor_free(&t);
-        die_record(rec->index, "'%s' must be a float vector of %d entries (one per edge)", key, g.m);
+        record_die(rec, "'%s' must be a float vector of %d entries (one per edge)", key, g.m);
     }
     size_t m = (size_t)(g.m ? g.m : 1), n = (size_t)g.n;
     double *cap = xmalloc(sizeof *cap * m), *pred = xmalloc(sizeof *pred * m), *fixed = xmalloc(sizeof *fixed * m);
@@ -36,7 +37,7 @@ static void fix_record(struct writer *w, const struct record *rec, const char *k
     for (int e = 0; e < g.m; e++) {
         double p = t.dtype == DT_F32 ? ((float *)t.data)[e] : ((double *)t.data)[e];
         if (!isfinite(p))
-            die_record(rec->index, "'%s' entry %d is %g, expected a finite number", key, e, p);
+            record_die(rec, "'%s' entry %d is %g, expected a finite number", key, e, p);
         cap[e] = g.cap[e];
         double lo = g.directed ? 0 : -cap[e];
         pred[e] = fmin(fmax(p, lo), cap[e]);
@@ -56,12 +57,5 @@ static void fix_record(struct writer *w, const struct record *rec, const char *k
 
 void flow_fix_run(FILE *in, const char *in_name, FILE *out, const char *key)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
-    writer_init(&w, out);
-    while (reader_next(&rd, &rec))
-        fix_record(&w, &rec, key);
-    reader_free(&rd);
+    stream_map(in, in_name, out, &(struct stream_map){.each = fix_record, .context = (void *)key});
 }

@@ -168,9 +168,10 @@ static void view_inputs(struct lc_inputs *in, const struct cli_list *names, cons
 {
     memset(in, 0, sizeof *in);
     in->m = m;
+    in->source = rec->source;
     for (int i = 0; i < names->count; i++) {
         if (in->count == LC_MAX_INPUTS)
-            die_record(rec->index, "more than %d keys in one list", LC_MAX_INPUTS);
+            record_die(rec, "more than %d keys in one list", LC_MAX_INPUTS);
         in->name[in->count] = names->items[i];
         in->dim[in->count] = lc_input_view(rec, names->items[i], m, &in->data[in->count]);
         in->q += in->dim[in->count];
@@ -179,13 +180,12 @@ static void view_inputs(struct lc_inputs *in, const struct cli_list *names, cons
 }
 
 /* x [m, q] = the inputs standardised with the train statistics. */
-static float *standardise(double **mean, double **std, const struct lc_inputs *in, const uint8_t *split, long record,
-                          int threads)
+static float *standardise(double **mean, double **std, const struct lc_inputs *in, const uint8_t *split, long record)
 {
     int q = in->q;
     *mean = xmalloc(sizeof **mean * (size_t)q);
     *std = xmalloc(sizeof **std * (size_t)q);
-    lc_standardize_stats(*mean, *std, in, split, record, threads);
+    lc_standardize_stats(*mean, *std, in, split, record);
     float *shift = xmalloc(sizeof *shift * (size_t)q), *scale = xmalloc(sizeof *scale * (size_t)q);
     for (int c = 0; c < q; c++) {
         shift[c] = (float)(*mean)[c];
@@ -476,7 +476,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     j.threads = threads;
     int64_t m = record_int(rec, "m"), n = record_int(rec, "n");
     if (m < 1)
-        die_record(rec->index, "'m' is %lld, expected at least 1 edge", (long long)m);
+        record_die(rec, "'m' is %lld, expected at least 1 edge", (long long)m);
     j.m = m;
     int32_t *src = record_vector(rec, "src", DT_I32, m), *dst = record_vector(rec, "dst", DT_I32, m);
     struct cli_list in_names, emb_names;
@@ -488,7 +488,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     j.label = xmalloc(sizeof *j.label * (size_t)m);
     for (int64_t e = 0; e < m; e++) {
         if (label8[e] >= K)
-            die_record(rec->index, "'label' entry %lld is %d, expected 0, 1 or 2", (long long)e, label8[e]);
+            record_die(rec, "'label' entry %lld is %d, expected 0, 1 or 2", (long long)e, label8[e]);
         j.label[e] = label8[e];
         j.counts[label8[e]]++;
     }
@@ -496,7 +496,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     j.split = xmalloc((size_t)m);
     lc_split(j.split, m, (uint64_t)o->split_seed, j.sizes);
     if (j.sizes[0] < 1 || j.sizes[1] < 1)
-        die_record(rec->index, "%lld edges leave no train or no validation edge (80%%/10%% of m)", (long long)m);
+        record_die(rec, "%lld edges leave no train or no validation edge (80%%/10%% of m)", (long long)m);
     /* the benchmark's weights N / count_c over all labels; the loss divides by their sum */
     for (int c = 0; c < K; c++)
         j.class_weight[c] = j.counts[c] ? (double)m / (double)j.counts[c] : 0;
@@ -504,11 +504,11 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     for (int64_t e = 0; e < m; e++)
         j.row_weight[e] = j.split[e] == LC_TRAIN ? (float)j.class_weight[j.label[e]] : 0.0f;
 
-    j.x = standardise(&j.in_mean, &j.in_std, &j.in, j.split, rec->index, threads);
-    j.e = j.emb.q ? standardise(&j.emb_mean, &j.emb_std, &j.emb, j.split, rec->index, threads) : NULL;
+    j.x = standardise(&j.in_mean, &j.in_std, &j.in, j.split, rec->index);
+    j.e = j.emb.q ? standardise(&j.emb_mean, &j.emb_std, &j.emb, j.split, rec->index) : NULL;
     char err[300];
     if (line_graph_build(&j.g, n, m, src, dst, err, sizeof err))
-        die_record(rec->index, "line graph: %s", err);
+        record_die(rec, "line graph: %s", err);
     free(src);
     free(dst);
     if (!strcmp(o->model, "gcn")) {
@@ -519,7 +519,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     if (j.cluster) {
         j.part = xmalloc(sizeof *j.part * (size_t)m);
         if (partition_metis(j.part, &j.g, o->parts, &j.edge_cut, err, sizeof err))
-            die_record(rec->index, "%s", err);
+            record_die(rec, "%s", err);
     }
     uint8_t *pred_label = xmalloc((size_t)m);
     float *pred_proba = xmalloc(sizeof *pred_proba * (size_t)m * K);
@@ -551,26 +551,27 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     cli_list_free(&emb_names);
 }
 
+struct each_context {
+    const struct gnn_options *o;
+    int threads;
+};
+
+static void train_each(struct writer *w, const struct record *rec, void *context)
+{
+    const struct each_context *c = context;
+    train_record(w, rec, c->o, c->threads);
+}
+
 void gnn_train_run(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
-    rd.max_record = (size_t)32 << 30;
-    writer_init(&w, out);
-    int threads = o->threads > 0 ? o->threads : cpus_usable();
+    struct each_context c = {o, o->threads > 0 ? o->threads : cpus_usable()};
     /* one pool for the dense products (layers.c) and the sparse ones */
-    workers_start(threads);
-    bool any = false;
-    while (reader_next(&rd, &rec)) {
-        train_record(&w, &rec, o, threads);
-        any = true;
-    }
+    workers_start(c.threads);
+    long records = stream_map(in, in_name, out, &(struct stream_map){.each = train_each, .context = &c,
+                                                                    .max_record = (size_t)32 << 30});
     workers_stop();
-    if (!any)
+    if (records == 0)
         die(EX_DATAERR, "no graph records in the input");
-    reader_free(&rd);
 }
 
 /* ---- the log ------------------------------------------------------------------------------ */
@@ -591,12 +592,12 @@ void gnn_write_log(FILE *output, const char *name, const char *log_path)
     while (reader_next(&rd, &rec)) {
         const msgpack_object *mo = record_find(&rec, "gnn_model");
         if (!mo || mo->type != MSGPACK_OBJECT_MAP)
-            die_record(rec.index, "no gnn_model in the output");
-        struct record model = {mo, rec.index};
+            record_die(&rec, "no gnn_model in the output");
+        struct record model = {mo, rec.index, rec.source};
         const msgpack_object *co = record_find(&model, "curve");
         if (!co || co->type != MSGPACK_OBJECT_MAP)
-            die_record(rec.index, "no curve in gnn_model");
-        struct record curve = {co, rec.index};
+            record_die(&rec, "no curve in gnn_model");
+        struct record curve = {co, rec.index, rec.source};
         struct tensor first;
         record_tensor(&curve, "epoch", DT_I64, 1, NULL, &first);
         int64_t rows = first.count, *epoch = first.data;

@@ -20,103 +20,14 @@
 #include "rng.h"
 #include "stream.h"
 #include "tensor.h"
+#include "workers.h"
 #include <cblas.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define K LC_CLASSES
 enum { SUB = 256, EVAL_BLOCK = 4096, STAT_BLOCK = 65536 };
-
-/* ---- a tiny thread pool: run fn(ctx, worker, workers) on every worker ------ */
-
-struct pool {
-    int n;
-    pthread_t *tid;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    uint64_t generation;
-    int running;
-    bool quit;
-    void (*fn)(void *ctx, int worker, int workers);
-    void *ctx;
-};
-struct pool_arg { struct pool *p; int id; };
-
-static void *pool_worker(void *arg)
-{
-    struct pool *p = ((struct pool_arg *)arg)->p;
-    int id = ((struct pool_arg *)arg)->id;
-    free(arg);
-    uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (p->generation == seen && !p->quit)
-            pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit)
-            break;
-        seen = p->generation;
-        pthread_mutex_unlock(&p->mu);
-        p->fn(p->ctx, id, p->n);
-        pthread_mutex_lock(&p->mu);
-        if (--p->running == 0)
-            pthread_cond_signal(&p->done);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-static void pool_start(struct pool *p, int n)
-{
-    memset(p, 0, sizeof *p);
-    p->n = n < 1 ? 1 : n;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    p->tid = xcalloc((size_t)p->n, sizeof *p->tid);
-    for (int i = 1; i < p->n; i++) {
-        struct pool_arg *a = xmalloc(sizeof *a);
-        a->p = p;
-        a->id = i;
-        if (pthread_create(&p->tid[i], NULL, pool_worker, a))
-            die(EX_SOFTWARE, "cannot start a thread:");
-    }
-}
-
-static void pool_run(struct pool *p, void (*fn)(void *, int, int), void *ctx)
-{
-    if (p->n == 1) {
-        fn(ctx, 0, 1);
-        return;
-    }
-    pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->running = p->n - 1;
-    p->generation++;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    fn(ctx, 0, p->n);
-    pthread_mutex_lock(&p->mu);
-    while (p->running > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-}
-
-static void pool_stop(struct pool *p)
-{
-    pthread_mutex_lock(&p->mu);
-    p->quit = true;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 1; i < p->n; i++)
-        pthread_join(p->tid[i], NULL);
-    free(p->tid);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->done);
-}
 
 /* ---- split, batch size, class weights ------------------------------------- */
 
@@ -253,53 +164,30 @@ double lc_block_gradient_naive(float *gW, float *gb, const float *x, const uint8
 
 /* ---- inputs: tensors read in place ------------------------------------------ */
 
-static const msgpack_object *map_value(const msgpack_object *o, const char *key)
-{
-    for (uint32_t i = 0; i < o->via.map.size; i++)
-        if (mp_str_eq(&o->via.map.ptr[i].key, key))
-            return &o->via.map.ptr[i].val;
-    return NULL;
-}
-
-/* The f32[m] or f32[m, d] tensor under key, without copying its data: checks
- * what tensor_decode checks (record_tensor's messages), returns d. */
+/* The f32[m] or f32[m, d] tensor under key, without copying its data: the
+ * tensor codec's checks (record_tensor's messages), then the shape; returns d. */
 int lc_input_view(const struct record *rec, const char *key, int64_t m, const unsigned char **data)
 {
     const msgpack_object *o = record_find(rec, key);
     if (!o)
-        die_record(rec->index, "unknown input '%s' (no such key in the record)", key);
-    if (o->type != MSGPACK_OBJECT_MAP || !tensor_is(o))
-        die_record(rec->index, "'%s' is not a tensor (expected f32[m] or f32[m,d])", key);
-    const msgpack_object *type = map_value(o, "type"), *shape = map_value(o, "shape"), *bin = map_value(o, "data");
-    enum dtype dt;
-    if (!type || !shape || !bin || (type->type != MSGPACK_OBJECT_STR && type->type != MSGPACK_OBJECT_BIN) ||
-        shape->type != MSGPACK_OBJECT_ARRAY || (bin->type != MSGPACK_OBJECT_BIN && bin->type != MSGPACK_OBJECT_STR))
-        die_record(rec->index, "'%s' is not a tensor (needs keys nd, type, shape, data)", key);
-    const char *ts = type->type == MSGPACK_OBJECT_STR ? type->via.str.ptr : type->via.bin.ptr;
-    uint32_t tl = type->type == MSGPACK_OBJECT_STR ? type->via.str.size : type->via.bin.size;
-    if (!dtype_parse(ts, tl, &dt) || dt != DT_F32)
-        die_record(rec->index, "'%s' has dtype %.*s, expected <f4", key, (int)(tl < 16 ? tl : 16), ts);
-    uint32_t nd = shape->via.array.size;
-    int64_t dims[2] = {0, 1};
-    for (uint32_t i = 0; i < nd && i < 2; i++) {
-        const msgpack_object *s = &shape->via.array.ptr[i];
-        if (s->type != MSGPACK_OBJECT_POSITIVE_INTEGER || s->via.u64 > ((uint64_t)1 << 40))
-            die_record(rec->index, "'%s' has a bad shape entry", key);
-        dims[i] = (int64_t)s->via.u64;
-    }
-    if (nd < 1 || nd > 2)
-        die_record(rec->index, "'%s' has %u dimensions, expected 1 or 2", key, nd);
-    if (dims[0] != m)
-        die_record(rec->index, "'%s' has %lld entries, expected %lld", key, (long long)dims[0], (long long)m);
-    if (dims[1] < 1 || dims[1] > 1 << 20)
-        die_record(rec->index, "'%s' has %lld columns, expected 1 to %d", key, (long long)dims[1], 1 << 20);
-    const char *bytes = bin->type == MSGPACK_OBJECT_BIN ? bin->via.bin.ptr : bin->via.str.ptr;
-    uint64_t nbytes = bin->type == MSGPACK_OBJECT_BIN ? bin->via.bin.size : bin->via.str.size;
-    if (nbytes != (uint64_t)m * (uint64_t)dims[1] * 4)
-        die_record(rec->index, "'%s' has %llu data bytes, expected %llu for shape and dtype <f4", key,
-                   (unsigned long long)nbytes, (unsigned long long)m * (unsigned long long)dims[1] * 4);
-    *data = (const unsigned char *)bytes;
-    return (int)dims[1];
+        record_die(rec, "unknown input '%s' (no such key in the record)", key);
+    if (!tensor_is(o))
+        record_die(rec, "'%s' is not a tensor (expected f32[m] or f32[m,d])", key);
+    struct tensor_view v;
+    char err[160];
+    if (!tensor_view(o, &v, err, sizeof err))
+        record_die(rec, "'%s' %s", key, err);
+    if (v.dtype != DT_F32)
+        record_die(rec, "'%s' has dtype %s, expected <f4", key, dtype_name(v.dtype));
+    if (v.ndim < 1 || v.ndim > 2)
+        record_die(rec, "'%s' has %d dimensions, expected 1 or 2", key, v.ndim);
+    int64_t columns = v.ndim == 2 ? v.shape[1] : 1;
+    if (v.shape[0] != m)
+        record_die(rec, "'%s' has %lld entries, expected %lld", key, (long long)v.shape[0], (long long)m);
+    if (columns < 1 || columns > 1 << 20)
+        record_die(rec, "'%s' has %lld columns, expected 1 to %d", key, (long long)columns, 1 << 20);
+    *data = v.data;
+    return (int)columns;
 }
 
 /* One raw row (q floats) of the inputs. */
@@ -353,38 +241,36 @@ struct stat_job {
     int64_t *bad;                /* [blocks] first non-finite entry (row*q + col), -1 none */
 };
 
-static void stat_block(void *ctx, int worker, int workers)
+static void stat_block(void *ctx, int64_t bl, int worker)
 {
     struct stat_job *j = ctx;
     int q = j->in->q;
     float *v = xmalloc(sizeof *v * (size_t)q);
-    for (int64_t bl = worker; bl < j->blocks; bl += workers) {
-        double *sum = j->sum + bl * q, *sq = j->sq + bl * q;
-        int64_t lo = bl * STAT_BLOCK, hi = lo + STAT_BLOCK < j->in->m ? lo + STAT_BLOCK : j->in->m, count = 0;
-        j->bad[bl] = -1;
-        memset(sum, 0, sizeof *sum * (size_t)q);
-        memset(sq, 0, sizeof *sq * (size_t)q);
-        for (int64_t e = lo; e < hi; e++) {
-            input_row(v, j->in, e);
-            for (int c = 0; c < q; c++)
-                if (!isfinite(v[c]) && j->bad[bl] < 0)
-                    j->bad[bl] = e * q + c;
-            if (j->split[e] != LC_TRAIN)
-                continue;
-            count++;
-            for (int c = 0; c < q; c++) {
-                double d = (double)v[c] - j->pivot[c];
-                sum[c] += d;
-                sq[c] += d * d;
-            }
+    double *sum = j->sum + bl * q, *sq = j->sq + bl * q;
+    int64_t lo = bl * STAT_BLOCK, hi = lo + STAT_BLOCK < j->in->m ? lo + STAT_BLOCK : j->in->m, count = 0;
+    j->bad[bl] = -1;
+    memset(sum, 0, sizeof *sum * (size_t)q);
+    memset(sq, 0, sizeof *sq * (size_t)q);
+    for (int64_t e = lo; e < hi; e++) {
+        input_row(v, j->in, e);
+        for (int c = 0; c < q; c++)
+            if (!isfinite(v[c]) && j->bad[bl] < 0)
+                j->bad[bl] = e * q + c;
+        if (j->split[e] != LC_TRAIN)
+            continue;
+        count++;
+        for (int c = 0; c < q; c++) {
+            double d = (double)v[c] - j->pivot[c];
+            sum[c] += d;
+            sq[c] += d * d;
         }
-        j->count[bl] = count;
     }
+    j->count[bl] = count;
     free(v);
 }
 
 void lc_standardize_stats(double *mean, double *std, const struct lc_inputs *in,
-                          const uint8_t *split, long record, int threads)
+                          const uint8_t *split, long record)
 {
     int q = in->q;
     float *pivot = xcalloc((size_t)q, sizeof *pivot);
@@ -402,10 +288,7 @@ void lc_standardize_stats(double *mean, double *std, const struct lc_inputs *in,
     j.sq = xcalloc((size_t)(nb * q), sizeof *j.sq);
     j.count = xcalloc((size_t)nb, sizeof *j.count);
     j.bad = xcalloc((size_t)nb, sizeof *j.bad);
-    struct pool p;
-    pool_start(&p, threads);
-    pool_run(&p, stat_block, &j);
-    pool_stop(&p);
+    workers_run(j.blocks, stat_block, &j);
     for (int64_t bl = 0; bl < j.blocks; bl++)
         if (j.bad[bl] >= 0) {
             int64_t e = j.bad[bl] / q;
@@ -415,10 +298,10 @@ void lc_standardize_stats(double *mean, double *std, const struct lc_inputs *in,
             float v;
             memcpy(&v, in->data[k] + ((size_t)e * in->dim[k] + c) * 4, 4);
             if (in->dim[k] == 1)
-                die_record(record, "'%s' entry %lld is %s, expected a finite number", in->name[k], (long long)e,
-                           isnan(v) ? "nan" : "inf");
-            die_record(record, "'%s' entry [%lld, %d] is %s, expected a finite number", in->name[k], (long long)e, c,
-                       isnan(v) ? "nan" : "inf");
+                die_record_in(in->source, record, "'%s' entry %lld is %s, expected a finite number", in->name[k],
+                              (long long)e, isnan(v) ? "nan" : "inf");
+            die_record_in(in->source, record, "'%s' entry [%lld, %d] is %s, expected a finite number", in->name[k],
+                          (long long)e, c, isnan(v) ? "nan" : "inf");
         }
     int64_t n = 0;
     for (int64_t bl = 0; bl < j.blocks; bl++)
@@ -476,21 +359,18 @@ struct train_job {
     float *pred_proba;           /* [m, K] or NULL */
 };
 
-static void step_blocks(void *ctx, int worker, int workers)
+static void step_block(void *ctx, int64_t sl, int worker)
 {
     struct train_job *j = ctx;
     struct scratch *s = &j->scr[worker];
     int q = j->in->q;
-    int64_t slots = (j->nb + SUB - 1) / SUB;
-    for (int64_t sl = worker; sl < slots; sl += workers) {
-        int64_t lo = sl * SUB, n = j->nb - lo < SUB ? j->nb - lo : SUB;
-        const int64_t *rows = j->batch + lo;
-        lc_gather(s->x, j->in, rows, n, j->shift, j->scale);
-        for (int64_t i = 0; i < n; i++)
-            s->label[i] = j->label[rows[i]];
-        j->loss[sl] = lc_block_gradient(j->gW + sl * q * K, j->gb + sl * K, s->work, s->x, s->label,
-                                        j->mdl->W, j->mdl->b, j->class_weight, n, q, j->nb);
-    }
+    int64_t lo = sl * SUB, n = j->nb - lo < SUB ? j->nb - lo : SUB;
+    const int64_t *rows = j->batch + lo;
+    lc_gather(s->x, j->in, rows, n, j->shift, j->scale);
+    for (int64_t i = 0; i < n; i++)
+        s->label[i] = j->label[rows[i]];
+    j->loss[sl] = lc_block_gradient(j->gW + sl * q * K, j->gb + sl * K, s->work, s->x, s->label,
+                                    j->mdl->W, j->mdl->b, j->class_weight, n, q, j->nb);
 }
 
 static void softmax_rows(float *z, int64_t n)
@@ -506,42 +386,39 @@ static void softmax_rows(float *z, int64_t n)
     }
 }
 
-static void eval_blocks(void *ctx, int worker, int workers)
+static void eval_block(void *ctx, int64_t bl, int worker)
 {
     struct train_job *j = ctx;
     struct scratch *s = &j->scr[worker];
     int q = j->in->q;
-    int64_t blocks = (j->eval_n + EVAL_BLOCK - 1) / EVAL_BLOCK;
-    for (int64_t bl = worker; bl < blocks; bl += workers) {
-        int64_t lo = bl * EVAL_BLOCK, n = j->eval_n - lo < EVAL_BLOCK ? j->eval_n - lo : EVAL_BLOCK;
-        const int64_t *rows = j->eval_rows ? j->eval_rows + lo : s->rows;
-        if (!j->eval_rows)
-            for (int64_t i = 0; i < n; i++)
-                s->rows[i] = lo + i;
-        lc_gather(s->x, j->in, rows, n, j->shift, j->scale);
-        lc_logits_forward(s->work, s->x, j->mdl->W, j->mdl->b, n, q);
-        softmax_rows(s->work, n);
-        int64_t *conf = j->confusion ? j->confusion + bl * K * K : NULL;
+    int64_t lo = bl * EVAL_BLOCK, n = j->eval_n - lo < EVAL_BLOCK ? j->eval_n - lo : EVAL_BLOCK;
+    const int64_t *rows = j->eval_rows ? j->eval_rows + lo : s->rows;
+    if (!j->eval_rows)
+        for (int64_t i = 0; i < n; i++)
+            s->rows[i] = lo + i;
+    lc_gather(s->x, j->in, rows, n, j->shift, j->scale);
+    lc_logits_forward(s->work, s->x, j->mdl->W, j->mdl->b, n, q);
+    softmax_rows(s->work, n);
+    int64_t *conf = j->confusion ? j->confusion + bl * K * K : NULL;
+    if (conf)
+        memset(conf, 0, sizeof *conf * K * K);
+    for (int64_t i = 0; i < n; i++) {
+        const float *p = s->work + i * K;
+        int best = 0;
+        for (int c = 1; c < K; c++)
+            if (p[c] > p[best])
+                best = c;
         if (conf)
-            memset(conf, 0, sizeof *conf * K * K);
-        for (int64_t i = 0; i < n; i++) {
-            const float *p = s->work + i * K;
-            int best = 0;
-            for (int c = 1; c < K; c++)
-                if (p[c] > p[best])
-                    best = c;
-            if (conf)
-                conf[j->label[rows[i]] * K + best]++;
-            if (j->pred_label) {
-                j->pred_label[rows[i]] = (uint8_t)best;
-                memcpy(j->pred_proba + rows[i] * K, p, sizeof *p * K);
-            }
+            conf[j->label[rows[i]] * K + best]++;
+        if (j->pred_label) {
+            j->pred_label[rows[i]] = (uint8_t)best;
+            memcpy(j->pred_proba + rows[i] * K, p, sizeof *p * K);
         }
     }
 }
 
 /* Balanced accuracy of the model on rows (metrics.h's definition). */
-static double evaluate(struct pool *p, struct train_job *j, const int64_t *rows, int64_t n)
+static double evaluate(struct train_job *j, const int64_t *rows, int64_t n)
 {
     int64_t blocks = (n + EVAL_BLOCK - 1) / EVAL_BLOCK;
     j->eval_rows = rows;
@@ -549,7 +426,7 @@ static double evaluate(struct pool *p, struct train_job *j, const int64_t *rows,
     j->confusion = xcalloc((size_t)(blocks ? blocks : 1) * K * K, sizeof *j->confusion);
     j->pred_label = NULL;
     j->pred_proba = NULL;
-    pool_run(p, eval_blocks, j);
+    workers_run(blocks, eval_block, j);
     int64_t *full = xcalloc((size_t)METRIC_CLASSES * METRIC_CLASSES, sizeof *full);
     for (int64_t bl = 0; bl < blocks; bl++)
         for (int a = 0; a < K; a++)
@@ -572,22 +449,158 @@ struct result {
     double *curve_loss, *curve_bacc;
 };
 
-static void train(struct result *res, const struct lc_inputs *in, const uint8_t *label, const uint8_t *split,
-                  const struct lc_options *o, long record, struct pool *p, uint8_t *pred_label, float *pred_proba)
+/* The train and validation rows, in edge order. */
+static void split_rows(const uint8_t *split, int64_t m, int64_t *train_rows, int64_t *val_rows)
 {
-    int q = in->q;
-    int64_t m = in->m, n_train = res->sizes[0], n_val = res->sizes[1];
-    int64_t *train_rows = xmalloc(sizeof *train_rows * (size_t)(n_train + 1));
-    int64_t *val_rows = xmalloc(sizeof *val_rows * (size_t)(n_val + 1));
     for (int64_t e = 0, a = 0, v = 0; e < m; e++) {
         if (split[e] == LC_TRAIN)
             train_rows[a++] = e;
         else if (split[e] == LC_VAL)
             val_rows[v++] = e;
     }
+}
+
+static struct scratch *scratch_new(int workers, int q)
+{
+    struct scratch *scr = xcalloc((size_t)workers, sizeof *scr);
+    for (int w = 0; w < workers; w++) {
+        scr[w].x = xmalloc(sizeof(float) * (size_t)EVAL_BLOCK * q);
+        scr[w].work = xmalloc(sizeof(float) * 2 * EVAL_BLOCK * K);
+        scr[w].label = xmalloc(EVAL_BLOCK);
+        scr[w].rows = xmalloc(sizeof(int64_t) * EVAL_BLOCK);
+    }
+    return scr;
+}
+
+static void scratch_free(struct scratch *scr, int workers)
+{
+    for (int w = 0; w < workers; w++) {
+        free(scr[w].x);
+        free(scr[w].work);
+        free(scr[w].label);
+        free(scr[w].rows);
+    }
+    free(scr);
+}
+
+/* Adam's moments of W and b, and its step count. */
+struct adam_state {
+    double *mW, *vW, mb[K], vb[K];
+    int64_t t;
+};
+
+/* One Adam step on mdl with the gradient g ([q K] for W, then [K] for b);
+ * L2 on W only. */
+static void adam_update(struct model *mdl, struct adam_state *a, const double *g, const struct lc_options *o)
+{
+    const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+    int q = mdl->q;
+    a->t++;
+    double c1 = 1 - pow(beta1, (double)a->t), c2 = 1 - pow(beta2, (double)a->t);
+    for (int i = 0; i < q * K + K; i++) {
+        bool bias = i >= q * K;
+        float *param = bias ? &mdl->b[i - q * K] : &mdl->W[i];
+        double *mm = bias ? &a->mb[i - q * K] : &a->mW[i], *vv = bias ? &a->vb[i - q * K] : &a->vW[i];
+        double gi = g[i] + (bias ? 0 : o->l2 * *param);
+        *mm = beta1 * *mm + (1 - beta1) * gi;
+        *vv = beta2 * *vv + (1 - beta2) * gi * gi;
+        *param -= (float)(o->lr * (*mm / c1) / (sqrt(*vv / c2) + eps));
+    }
+}
+
+/* One epoch over order[0..n_train) (shuffled here) in batches of B rows:
+ * each batch's gradient is summed over its SUB-row slots in slot order.
+ * Returns the summed loss. */
+static double train_epoch(struct train_job *j, struct adam_state *a, double *g, int64_t *order, int64_t n_train,
+                          int64_t B, int64_t epoch, const struct lc_options *o)
+{
+    int q = j->in->q;
+    struct rng sr;
+    rng_init(&sr, (uint64_t)o->seed, rng_stream_id("lc-order"), (uint64_t)epoch);
+    for (int64_t i = n_train - 1; i > 0; i--) {
+        int64_t k = (int64_t)rng_below(&sr, (uint64_t)i + 1), tmp = order[i];
+        order[i] = order[k];
+        order[k] = tmp;
+    }
+    double epoch_loss = 0;
+    for (int64_t start = 0; start < n_train; start += B) {
+        j->batch = order + start;
+        j->nb = n_train - start < B ? n_train - start : B;
+        int64_t used = (j->nb + SUB - 1) / SUB;
+        workers_run(used, step_block, j);
+        for (int i = 0; i < q * K + K; i++)
+            g[i] = 0;
+        for (int64_t sl = 0; sl < used; sl++) {
+            for (int i = 0; i < q * K; i++)
+                g[i] += j->gW[sl * q * K + i];
+            for (int c = 0; c < K; c++)
+                g[q * K + c] += j->gb[sl * K + c];
+            epoch_loss += j->loss[sl];
+        }
+        adam_update(j->mdl, a, g, o);
+    }
+    return epoch_loss;
+}
+
+/* Epochs until o->max_epochs or o->patience epochs without a better
+ * validation balanced accuracy; res keeps the curve and the best epoch's
+ * model. */
+static void train_epochs(struct result *res, struct train_job *j, const int64_t *train_rows, const int64_t *val_rows,
+                         int64_t B, const struct lc_options *o)
+{
+    int q = j->in->q;
+    int64_t n_train = res->sizes[0], n_val = res->sizes[1];
+    struct model *mdl = j->mdl;
+    struct adam_state adam = {xcalloc((size_t)q * K, sizeof(double)), xcalloc((size_t)q * K, sizeof(double)),
+                              {0}, {0}, 0};
+    double *g = xmalloc(sizeof *g * (size_t)(q * K + K));
+    int64_t since_best = 0;
+    res->curve_loss = xcalloc((size_t)o->max_epochs, sizeof(double));
+    res->curve_bacc = xcalloc((size_t)o->max_epochs, sizeof(double));
+    res->best_bacc = NAN;
+    res->best_epoch = 0;
+    int64_t *order = xmalloc(sizeof *order * (size_t)(n_train + 1));
+    memcpy(order, train_rows, sizeof *order * (size_t)n_train);
+    struct progress pr;
+    progress_begin(&pr, o->progress, "epochs", o->max_epochs);
+    int64_t epoch;
+    for (epoch = 1; epoch <= o->max_epochs; epoch++) {
+        double epoch_loss = train_epoch(j, &adam, g, order, n_train, B, epoch, o);
+        double bacc = n_val ? evaluate(j, val_rows, n_val) : NAN;
+        res->curve_loss[epoch - 1] = epoch_loss / (double)n_train;
+        res->curve_bacc[epoch - 1] = bacc;
+        if (res->best_epoch == 0 || isnan(bacc) || bacc > res->best_bacc) {
+            res->best_bacc = bacc;
+            res->best_epoch = epoch;
+            memcpy(res->W, mdl->W, sizeof(float) * (size_t)q * K);
+            memcpy(res->b, mdl->b, sizeof(float) * K);
+            since_best = 0;
+        } else
+            since_best++;
+        snprintf(pr.extra, sizeof pr.extra, "loss %.4f val bal. acc. %.4f", res->curve_loss[epoch - 1], bacc);
+        progress_update(&pr, epoch);
+        if (since_best >= o->patience)
+            break;
+    }
+    progress_end(&pr);
+    res->epochs = epoch > o->max_epochs ? o->max_epochs : epoch;
+    free(adam.mW);
+    free(adam.vW);
+    free(g);
+    free(order);
+}
+
+static void train(struct result *res, const struct lc_inputs *in, const uint8_t *label, const uint8_t *split,
+                  const struct lc_options *o, long record, uint8_t *pred_label, float *pred_proba)
+{
+    int q = in->q;
+    int64_t m = in->m, n_train = res->sizes[0], n_val = res->sizes[1];
+    int64_t *train_rows = xmalloc(sizeof *train_rows * (size_t)(n_train + 1));
+    int64_t *val_rows = xmalloc(sizeof *val_rows * (size_t)(n_val + 1));
+    split_rows(split, m, train_rows, val_rows);
     res->mean = xmalloc(sizeof *res->mean * (size_t)q);
     res->std = xmalloc(sizeof *res->std * (size_t)q);
-    lc_standardize_stats(res->mean, res->std, in, split, record, p->n);
+    lc_standardize_stats(res->mean, res->std, in, split, record);
     float *shift = xmalloc(sizeof *shift * (size_t)q), *scale = xmalloc(sizeof *scale * (size_t)q);
     for (int c = 0; c < q; c++) {
         shift[c] = (float)res->mean[c];
@@ -608,82 +621,12 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
     for (int i = 0; i < q * K; i++)
         mdl.W[i] = (float)(0.01 * rng_normal(&r));
 
-    struct scratch *scr = xcalloc((size_t)p->n, sizeof *scr);
-    for (int w = 0; w < p->n; w++) {
-        scr[w].x = xmalloc(sizeof(float) * (size_t)EVAL_BLOCK * q);
-        scr[w].work = xmalloc(sizeof(float) * 2 * EVAL_BLOCK * K);
-        scr[w].label = xmalloc(EVAL_BLOCK);
-        scr[w].rows = xmalloc(sizeof(int64_t) * EVAL_BLOCK);
-    }
+    int workers = workers_threads();
+    struct scratch *scr = scratch_new(workers, q);
     struct train_job j = {in, label, shift, scale, res->class_weight, &mdl, scr, NULL, 0,
                           xmalloc(sizeof(float) * (size_t)(slots * q * K)), xmalloc(sizeof(float) * (size_t)(slots * K)),
                           xmalloc(sizeof(double) * (size_t)slots), NULL, 0, NULL, NULL, NULL};
-    double *mW = xcalloc((size_t)q * K, sizeof *mW), *vW = xcalloc((size_t)q * K, sizeof *vW);
-    double mb[K] = {0}, vb[K] = {0}, *g = xmalloc(sizeof *g * (size_t)(q * K + K));
-    const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-    int64_t t = 0, since_best = 0;
-    res->curve_loss = xcalloc((size_t)o->max_epochs, sizeof(double));
-    res->curve_bacc = xcalloc((size_t)o->max_epochs, sizeof(double));
-    res->best_bacc = NAN;
-    res->best_epoch = 0;
-    int64_t *order = xmalloc(sizeof *order * (size_t)(n_train + 1));
-    memcpy(order, train_rows, sizeof *order * (size_t)n_train);
-    struct progress pr;
-    progress_begin(&pr, o->progress, "epochs", o->max_epochs);
-    int64_t epoch;
-    for (epoch = 1; epoch <= o->max_epochs; epoch++) {
-        struct rng sr;
-        rng_init(&sr, (uint64_t)o->seed, rng_stream_id("lc-order"), (uint64_t)epoch);
-        for (int64_t i = n_train - 1; i > 0; i--) {
-            int64_t k = (int64_t)rng_below(&sr, (uint64_t)i + 1), tmp = order[i];
-            order[i] = order[k];
-            order[k] = tmp;
-        }
-        double epoch_loss = 0;
-        for (int64_t start = 0; start < n_train; start += B) {
-            j.batch = order + start;
-            j.nb = n_train - start < B ? n_train - start : B;
-            pool_run(p, step_blocks, &j);
-            int64_t used = (j.nb + SUB - 1) / SUB;
-            for (int i = 0; i < q * K + K; i++)
-                g[i] = 0;
-            for (int64_t sl = 0; sl < used; sl++) {
-                for (int i = 0; i < q * K; i++)
-                    g[i] += j.gW[sl * q * K + i];
-                for (int c = 0; c < K; c++)
-                    g[q * K + c] += j.gb[sl * K + c];
-                epoch_loss += j.loss[sl];
-            }
-            t++;
-            double c1 = 1 - pow(beta1, (double)t), c2 = 1 - pow(beta2, (double)t);
-            for (int i = 0; i < q * K + K; i++) {
-                bool bias = i >= q * K;
-                float *param = bias ? &mdl.b[i - q * K] : &mdl.W[i];
-                double *mm = bias ? &mb[i - q * K] : &mW[i], *vv = bias ? &vb[i - q * K] : &vW[i];
-                double gi = g[i] + (bias ? 0 : o->l2 * *param);
-                *mm = beta1 * *mm + (1 - beta1) * gi;
-                *vv = beta2 * *vv + (1 - beta2) * gi * gi;
-                *param -= (float)(o->lr * (*mm / c1) / (sqrt(*vv / c2) + eps));
-            }
-        }
-        double bacc = n_val ? evaluate(p, &j, val_rows, n_val) : NAN;
-        res->curve_loss[epoch - 1] = epoch_loss / (double)n_train;
-        res->curve_bacc[epoch - 1] = bacc;
-        if (res->best_epoch == 0 || isnan(bacc) || bacc > res->best_bacc) {
-            res->best_bacc = bacc;
-            res->best_epoch = epoch;
-            memcpy(res->W, mdl.W, sizeof(float) * (size_t)q * K);
-            memcpy(res->b, mdl.b, sizeof(float) * K);
-            since_best = 0;
-        } else
-            since_best++;
-        snprintf(pr.extra, sizeof pr.extra, "loss %.4f val bal. acc. %.4f", res->curve_loss[epoch - 1], bacc);
-        progress_update(&pr, epoch);
-        if (since_best >= o->patience)
-            break;
-    }
-    progress_end(&pr);
-    res->epochs = epoch > o->max_epochs ? o->max_epochs : epoch;
+    train_epochs(res, &j, train_rows, val_rows, B, o);
 
     /* predictions of the best epoch on every edge */
     memcpy(mdl.W, res->W, sizeof(float) * (size_t)q * K);
@@ -693,22 +636,12 @@ static void train(struct result *res, const struct lc_inputs *in, const uint8_t 
     j.confusion = NULL;
     j.pred_label = pred_label;
     j.pred_proba = pred_proba;
-    pool_run(p, eval_blocks, &j);
+    workers_run((m + EVAL_BLOCK - 1) / EVAL_BLOCK, eval_block, &j);
 
-    for (int w = 0; w < p->n; w++) {
-        free(scr[w].x);
-        free(scr[w].work);
-        free(scr[w].label);
-        free(scr[w].rows);
-    }
-    free(scr);
+    scratch_free(scr, workers);
     free(j.gW);
     free(j.gb);
     free(j.loss);
-    free(mW);
-    free(vW);
-    free(g);
-    free(order);
     free(mdl.W);
     free(mdl.b);
     free(shift);
@@ -798,19 +731,21 @@ void lc_begin_output(struct writer *w, const struct record *rec, const char *con
     cli_list_free(&dropped);
 }
 
-static void train_record(struct writer *w, const struct record *rec, const struct lc_options *o, struct pool *p)
+static void train_record(struct writer *w, const struct record *rec, void *context)
 {
+    const struct lc_options *o = context;
     if (record_has(rec, "kind"))
         record_expect_kind(rec, "graph");
     int64_t m = record_int(rec, "m");
     if (m < 1)
-        die_record(rec->index, "'m' is %lld, expected at least 1 edge", (long long)m);
+        record_die(rec, "'m' is %lld, expected at least 1 edge", (long long)m);
     struct lc_inputs in = {0};
     in.m = m;
+    in.source = rec->source;
     struct cli_list names;
     cli_list_split(&names, o->inputs);
     if (names.count > LC_MAX_INPUTS)
-        die_record(rec->index, "more than %d keys in one list", LC_MAX_INPUTS);
+        record_die(rec, "more than %d keys in one list", LC_MAX_INPUTS);
     for (int i = 0; i < names.count; i++) {
         in.name[in.count] = names.items[i];
         in.dim[in.count] = lc_input_view(rec, names.items[i], m, &in.data[in.count]);
@@ -820,14 +755,14 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     uint8_t *label = record_vector(rec, "label", DT_U8, m);
     for (int64_t e = 0; e < m; e++)
         if (label[e] >= K)
-            die_record(rec->index, "'label' entry %lld is %d, expected 0, 1 or 2", (long long)e, label[e]);
+            record_die(rec, "'label' entry %lld is %d, expected 0, 1 or 2", (long long)e, label[e]);
     struct result res = {0};
     uint8_t *split = xmalloc((size_t)m), *pred_label = xmalloc((size_t)m);
     float *pred_proba = xmalloc(sizeof *pred_proba * (size_t)m * K);
     lc_split(split, m, (uint64_t)o->split_seed, res.sizes);
     if (res.sizes[0] < 1)
-        die_record(rec->index, "%lld edges leave no train edge (80%% of m)", (long long)m);
-    train(&res, &in, label, split, o, rec->index, p, pred_label, pred_proba);
+        record_die(rec, "%lld edges leave no train edge (80%% of m)", (long long)m);
+    train(&res, &in, label, split, o, rec->index, pred_label, pred_proba);
 
     lc_begin_output(w, rec, added_keys, 4, o->drop);
     mp_key(w, "split");      mp_vector(w, DT_U8, m, split);
@@ -850,25 +785,12 @@ static void train_record(struct writer *w, const struct record *rec, const struc
 
 void lc_train_run(FILE *in, const char *in_name, FILE *out, const struct lc_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
+    workers_start(o->threads > 0 ? o->threads : cpus_usable());
     /* a 5.8M-edge graph with an embedding is larger than the default limit;
      * msgpack's bin32 bounds each tensor to 4 GiB anyway */
-    rd.max_record = (size_t)32 << 30;
-    writer_init(&w, out);
-    int threads = o->threads > 0 ? o->threads : cpus_usable();
-    openblas_set_num_threads(1);
-    struct pool p;
-    pool_start(&p, threads);
-    bool any = false;
-    while (reader_next(&rd, &rec)) {
-        train_record(&w, &rec, o, &p);
-        any = true;
-    }
-    pool_stop(&p);
-    if (!any)
+    long records = stream_map(in, in_name, out, &(struct stream_map){.each = train_record, .context = (void *)o,
+                                                                    .max_record = (size_t)32 << 30});
+    workers_stop();
+    if (records == 0)
         die(EX_DATAERR, "no graph records in the input");
-    reader_free(&rd);
 }

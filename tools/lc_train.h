@@ -84,6 +84,7 @@ struct lc_inputs {
     int dim[LC_MAX_INPUTS];
     int q;                              /* columns: sum of dim */
     int64_t m;
+    const char *source;                 /* the record's stream, for messages */
 };
 
 /* Per-column mean and population standard deviation (ddof 0, sklearn's
@@ -92,7 +93,7 @@ struct lc_inputs {
  * order; a zero or non-finite deviation becomes 1.  Dies (exit 65) on a
  * non-finite input value anywhere (any split), naming the key and entry. */
 void lc_standardize_stats(double *mean, double *std, const struct lc_inputs *in,
-                          const uint8_t *split, long record, int threads);
+                          const uint8_t *split, long record);
 
 /* Rows rows[0..n) of the inputs, standardised in float32:
  * x[i, j] = (v - shift_j) * scale_j with shift = mean, scale = 1 / std. */

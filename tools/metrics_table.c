@@ -1,7 +1,7 @@
 /* metrics_table.c - metric records from many runs -> one table (markdown or
  * TSV): cells are mean, sample standard deviation and count of the values
  * sharing a row key and a column key (formats/metric.md, "Tables"). */
-#include "metrics.h"
+#include "metrics_tool.h"
 #include "cli.h"
 #include "die.h"
 #include "io.h"
@@ -95,33 +95,30 @@ static char *string_key(const struct record *rec, const char *key)
 {
     const msgpack_object *o = record_find(rec, key);
     if (!o)
-        die_record(rec->index, "missing key '%s'", key);
+        record_die(rec, "missing key '%s'", key);
     char *s = object_string(o);
     if (!s)
-        die_record(rec->index, "'%s' is not a string", key);
+        record_die(rec, "'%s' is not a string", key);
     return s;
 }
 
 /* The value of one row/column key for a metric record: its name, its split
  * or one of its labels ("-" when the record has no such label). */
 static const char *key_value(const char *key, const char *name, const char *split,
-                             const msgpack_object *labels, long index, char **owned)
+                             const msgpack_object *labels, const struct record *rec, char **owned)
 {
     *owned = NULL;
     if (strcmp(key, "name") == 0)
         return name;
     if (strcmp(key, "split") == 0)
         return split;
-    for (uint32_t i = 0; i < labels->via.map.size; i++) {
-        const msgpack_object_kv *kv = &labels->via.map.ptr[i];
-        if (!mp_str_eq(&kv->key, key))
-            continue;
-        *owned = object_string(&kv->val);
-        if (!*owned)
-            die_record(index, "label '%s' is not a string", key);
-        return *owned;
-    }
-    return "-";
+    const msgpack_object *value = map_find(labels, key);
+    if (!value)
+        return "-";
+    *owned = object_string(value);
+    if (!*owned)
+        record_die(rec, "label '%s' is not a string", key);
+    return *owned;
 }
 
 /* Parts of a row or column key are joined by a byte labels do not hold;
@@ -152,19 +149,16 @@ static int find_shown(const struct strings *keys, const char *x)
 }
 
 static char *join_key(const struct strings *keys, const char *name, const char *split,
-                      const msgpack_object *labels, long index)
+                      const msgpack_object *labels, const struct record *rec)
 {
     size_t cap = 64, len = 0;
     char *out = xmalloc(cap);
     out[0] = 0;
     for (int i = 0; i < keys->n; i++) {
         char *owned;
-        const char *v = key_value(keys->v[i], name, split, labels, index, &owned);
+        const char *v = key_value(keys->v[i], name, split, labels, rec, &owned);
         size_t need = strlen(v) + 2;
-        if (len + need >= cap) {
-            cap = 2 * (len + need);
-            out = xrealloc(out, cap);
-        }
+        out = xreserve(out, &cap, len + need + 1);
         len += (size_t)sprintf(out + len, "%s%s", i ? KEY_SEP : "", v);
         free(owned);
     }
@@ -334,23 +328,14 @@ static void put(FILE *f, const char *fmt, ...)
         free(buf);
 }
 
-/* A number as the markdown table shows it. */
-static void pretty(char *buf, size_t cap, double v, bool percent, int digits)
+/* A number as the markdown table shows it: a percent mean carries its '%',
+ * the deviation beside it does not. */
+static void pretty(char *buf, size_t cap, double v, bool percent, bool percent_sign, int digits)
 {
     if (isnan(v))
         snprintf(buf, cap, "nan");
     else if (percent)
-        snprintf(buf, cap, "%.*f%%", digits > 2 ? digits - 2 : 0, 100 * v);
-    else
-        snprintf(buf, cap, "%.*f", digits, v);
-}
-
-static void pretty_std(char *buf, size_t cap, double v, bool percent, int digits)
-{
-    if (isnan(v))
-        snprintf(buf, cap, "nan");
-    else if (percent)
-        snprintf(buf, cap, "%.*f", digits > 2 ? digits - 2 : 0, 100 * v);
+        snprintf(buf, cap, "%.*f%s", digits > 2 ? digits - 2 : 0, 100 * v, percent_sign ? "%" : "");
     else
         snprintf(buf, cap, "%.*f", digits, v);
 }
@@ -377,16 +362,22 @@ static void put_md_text(FILE *f, const char *s)
             io_write(f, s, 1);
 }
 
-/* One metric record into the cell its row and column keys name. */
-static void table_add(struct table *t, struct record *rec, const struct strings *row_keys,
-                      const struct strings *col_keys, const struct strings *only)
+/* What selects and places a metric record: the keys joined into its row
+ * and column, and the names a table is restricted to (none: all). */
+struct table_keys {
+    struct strings rows, cols, only;
+};
+
+/* One metric record into its cell; dies when two metrics or splits would
+ * share a cell. */
+static void table_add(struct table *t, const struct table_keys *keys, const struct record *rec)
 {
     char *kind = string_key(rec, "kind");
     if (strcmp(kind, "metric") != 0)
-        die_record(rec->index, "a '%s' record, expected 'metric'", kind);
+        record_die(rec, "a '%s' record, expected 'metric'", kind);
     free(kind);
     char *name = string_key(rec, "name");
-    if (only->n && !in_list(only, name)) {   /* one stream of scores feeds several tables */
+    if (keys->only.n && !in_list(&keys->only, name)) {   /* one stream of scores feeds several tables */
         free(name);
         return;
     }
@@ -397,9 +388,9 @@ static void table_add(struct table *t, struct record *rec, const struct strings 
     if (!labels)
         labels = &no_labels;
     else if (labels->type != MSGPACK_OBJECT_MAP)
-        die_record(rec->index, "'labels' is not a map");
-    char *rk = join_key(row_keys, name, split, labels, rec->index);
-    char *ck = join_key(col_keys, name, split, labels, rec->index);
+        record_die(rec, "'labels' is not a map");
+    char *rk = join_key(&keys->rows, name, split, labels, rec);
+    char *ck = join_key(&keys->cols, name, split, labels, rec);
     int r = strings_add(&t->rows, rk), c = strings_add(&t->cols, ck);
     char *rs = shown_key(rk), *cs = shown_key(ck);
     struct cell *cell = table_cell(t, r, c);
@@ -408,10 +399,10 @@ static void table_add(struct table *t, struct record *rec, const struct strings 
         cell->split = xstrdup(split);
         cell->first_record = rec->index;
     } else if (strcmp(cell->name, name) != 0) {
-        die_record(rec->index, "metric '%s' falls in the cell of metric '%s' (record %ld): row '%s', column '%s'; "
+        record_die(rec, "metric '%s' falls in the cell of metric '%s' (record %ld): row '%s', column '%s'; "
                    "add 'name' to --rows or --cols", name, cell->name, cell->first_record, rs, cs);
     } else if (strcmp(cell->split, split) != 0) {
-        die_record(rec->index, "split '%s' falls in the cell of split '%s' (record %ld): row '%s', column '%s'; "
+        record_die(rec, "split '%s' falls in the cell of split '%s' (record %ld): row '%s', column '%s'; "
                    "add 'split' to --rows or --cols", split, cell->split, cell->first_record, rs, cs);
     }
     if (cell->n == cell->cap) {
@@ -427,8 +418,74 @@ static void table_add(struct table *t, struct record *rec, const struct strings 
     free(split);
 }
 
-static void print_md(FILE *f, struct table *t, const struct strings *row_keys, const struct strings *percent,
-                     const struct metrics_table_options *o)
+/* The paper's values into their cells, rows and columns in its order. */
+static void table_add_paper(struct table *t, FILE *paper, const char *paper_name)
+{
+    int *row_order = xmalloc(sizeof(int) * (size_t)t->rows.n), *col_order = xmalloc(sizeof(int) * (size_t)t->cols.n);
+    int n_rows = 0, n_cols = 0;
+    read_paper(t, paper, paper_name, row_order, &n_rows, col_order, &n_cols);
+    table_reorder(t, row_order, n_rows, col_order, n_cols);
+    free(row_order);
+    free(col_order);
+}
+
+/* The parts of row r's key, one column each: markdown cells or tab-separated. */
+static void put_row_key_parts(FILE *f, const struct table *t, int r, int parts, bool markdown)
+{
+    char *rk = xstrdup(t->rows.v[r]), *p = rk;
+    for (int k = 0; k < parts; k++) {
+        char *sp = strchr(p, KEY_SEP[0]);
+        if (sp) *sp = 0;
+        if (markdown) {
+            put(f, " ");
+            put_md_text(f, p);
+            put(f, " |");
+        } else
+            put(f, "%s%s", k ? "\t" : "", p);
+        p = sp ? sp + 1 : p + strlen(p);
+    }
+    free(rk);
+}
+
+/* "mean ± std (n)" or "mean (n)" or "-", then " (paper mean ± std)". */
+static void put_md_cell(FILE *f, struct table *t, int r, int c, const struct strings *percent, int digits)
+{
+    struct cell *cell = table_cell(t, r, c);
+    char a[64], b[64];
+    put(f, " ");
+    /* percent or not by the metric's name; an empty cell (only a
+     * paper value) takes the name of a filled cell of its column */
+    const char *metric = cell->name;
+    for (int i = 0; !metric && i < t->rows.n; i++)
+        metric = table_cell(t, i, c)->name;
+    bool pc = metric && in_list(percent, metric);
+    if (cell->n == 0) {
+        put(f, "-");
+    } else {
+        double mean, std;
+        cell_stats(cell, &mean, &std);
+        pretty(a, sizeof a, mean, pc, true, digits);
+        if (cell->n > 1) {
+            pretty(b, sizeof b, std, pc, false, digits);
+            put(f, "%s ± %s (%d)", a, b, cell->n);
+        } else {
+            put(f, "%s (%d)", a, cell->n);
+        }
+    }
+    if (cell->has_paper) {
+        pretty(a, sizeof a, cell->paper_mean, pc, true, digits);
+        put(f, " (paper %s", a);
+        if (!isnan(cell->paper_std)) {
+            pretty(b, sizeof b, cell->paper_std, pc, false, digits);
+            put(f, " ± %s", b);
+        }
+        put(f, ")");
+    }
+    put(f, " |");
+}
+
+static void print_markdown(FILE *f, struct table *t, const struct strings *row_keys, const struct strings *percent,
+                           const struct metrics_table_options *o)
 {
     if (o->title)
         put(f, "**%s**\n\n", o->title);
@@ -453,51 +510,9 @@ static void print_md(FILE *f, struct table *t, const struct strings *row_keys, c
     put(f, "\n");
     for (int r = 0; r < t->rows.n; r++) {
         put(f, "|");
-        /* the row key's parts, one column each */
-        char *rk = xstrdup(t->rows.v[r]), *p = rk;
-        for (int k = 0; k < row_keys->n; k++) {
-            char *sp = strchr(p, KEY_SEP[0]);
-            if (sp) *sp = 0;
-            put(f, " ");
-            put_md_text(f, p);
-            put(f, " |");
-            p = sp ? sp + 1 : p + strlen(p);
-        }
-        free(rk);
-        for (int c = 0; c < t->cols.n; c++) {
-            struct cell *cell = table_cell(t, r, c);
-            char a[64], b[64];
-            put(f, " ");
-            /* percent or not by the metric's name; an empty cell (only a
-             * paper value) takes the name of a filled cell of its column */
-            const char *metric = cell->name;
-            for (int i = 0; !metric && i < t->rows.n; i++)
-                metric = table_cell(t, i, c)->name;
-            bool pc = metric && in_list(percent, metric);
-            if (cell->n == 0) {
-                put(f, "-");
-            } else {
-                double mean, std;
-                cell_stats(cell, &mean, &std);
-                pretty(a, sizeof a, mean, pc, o->digits);
-                if (cell->n > 1) {
-                    pretty_std(b, sizeof b, std, pc, o->digits);
-                    put(f, "%s ± %s (%d)", a, b, cell->n);
-                } else {
-                    put(f, "%s (%d)", a, cell->n);
-                }
-            }
-            if (cell->has_paper) {
-                pretty(a, sizeof a, cell->paper_mean, pc, o->digits);
-                put(f, " (paper %s", a);
-                if (!isnan(cell->paper_std)) {
-                    pretty_std(b, sizeof b, cell->paper_std, pc, o->digits);
-                    put(f, " ± %s", b);
-                }
-                put(f, ")");
-            }
-            put(f, " |");
-        }
+        put_row_key_parts(f, t, r, row_keys->n, true);
+        for (int c = 0; c < t->cols.n; c++)
+            put_md_cell(f, t, r, c, percent, o->digits);
         put(f, "\n");
     }
 }
@@ -517,14 +532,7 @@ static void print_tsv(FILE *f, struct table *t, const struct strings *row_keys, 
     }
     put(f, "\n");
     for (int r = 0; r < t->rows.n; r++) {
-        char *rk = xstrdup(t->rows.v[r]), *p = rk;
-        for (int k = 0; k < row_keys->n; k++) {
-            char *sp = strchr(p, KEY_SEP[0]);
-            if (sp) *sp = 0;
-            put(f, "%s%s", k ? "\t" : "", p);
-            p = sp ? sp + 1 : p + strlen(p);
-        }
-        free(rk);
+        put_row_key_parts(f, t, r, row_keys->n, false);
         for (int c = 0; c < t->cols.n; c++) {
             struct cell *cell = table_cell(t, r, c);
             char a[40] = "", b[40] = "";
@@ -564,38 +572,32 @@ static void table_free(struct table *t)
 
 void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metrics_table_options *o)
 {
-    struct strings row_keys = {0}, col_keys = {0}, percent = {0};
-    split_keys(o->rows, "rows", &row_keys);
-    split_keys(o->cols, "cols", &col_keys);
+    struct table_keys keys = {0};
+    struct strings percent = {0};
+    split_keys(o->rows, "rows", &keys.rows);
+    split_keys(o->cols, "cols", &keys.cols);
     if (o->percent && o->percent[0])
         split_keys(o->percent, "percent", &percent);
-    struct strings only = {0};
     if (o->only && o->only[0])
-        split_keys(o->only, "quantity", &only);
+        split_keys(o->only, "quantity", &keys.only);
     struct table t = {0};
     struct reader rd;
     struct record rec;
     reader_init(&rd, in, in_name);
     while (reader_next(&rd, &rec))
-        table_add(&t, &rec, &row_keys, &col_keys, &only);
+        table_add(&t, &keys, &rec);
     reader_free(&rd);
     if (t.rows.n == 0)
         die(EX_DATAERR, "no metric records in the input");
-    if (o->paper) {
-        int *row_order = xmalloc(sizeof(int) * (size_t)t.rows.n), *col_order = xmalloc(sizeof(int) * (size_t)t.cols.n);
-        int n_rows = 0, n_cols = 0;
-        read_paper(&t, o->paper, o->paper_name, row_order, &n_rows, col_order, &n_cols);
-        table_reorder(&t, row_order, n_rows, col_order, n_cols);
-        free(row_order);
-        free(col_order);
-    }
+    if (o->paper)
+        table_add_paper(&t, o->paper, o->paper_name);
     if (o->format == TABLE_MD)
-        print_md(out, &t, &row_keys, &percent, o);
+        print_markdown(out, &t, &keys.rows, &percent, o);
     else
-        print_tsv(out, &t, &row_keys, o);
+        print_tsv(out, &t, &keys.rows, o);
     table_free(&t);
-    strings_free(&row_keys);
-    strings_free(&col_keys);
+    strings_free(&keys.rows);
+    strings_free(&keys.cols);
+    strings_free(&keys.only);
     strings_free(&percent);
-    strings_free(&only);
 }

@@ -105,7 +105,7 @@ static void put_tensor(FILE *out, const struct tensor *t, bool summary)
     put(out, "]}");
 }
 
-static void put_object(FILE *out, const msgpack_object *o, bool summary, long rec)
+static void put_object(FILE *out, const msgpack_object *o, bool summary, const struct record *rec)
 {
     char buf[48];
     switch (o->type) {
@@ -137,7 +137,7 @@ static void put_object(FILE *out, const msgpack_object *o, bool summary, long re
             struct tensor t;
             char err[160];
             if (!tensor_decode(o, &t, err, sizeof err))
-                die_record(rec, "tensor %s", err);
+                record_die(rec, "tensor %s", err);
             put_tensor(out, &t, summary);
             tensor_free(&t);
             break;
@@ -148,20 +148,20 @@ static void put_object(FILE *out, const msgpack_object *o, bool summary, long re
             if (i) put(out, ",");
             if (k->type == MSGPACK_OBJECT_STR) put_string(out, k->via.str.ptr, k->via.str.size);
             else if (k->type == MSGPACK_OBJECT_BIN) put_string(out, k->via.bin.ptr, k->via.bin.size);
-            else die_record(rec, "a nested map has a key that is not a string");
+            else record_die(rec, "a nested map has a key that is not a string");
             put(out, ":");
             put_object(out, &o->via.map.ptr[i].val, summary, rec);
         }
         put(out, "}");
         break;
     default:
-        die_record(rec, "unsupported msgpack type (extension)");
+        record_die(rec, "unsupported msgpack type (extension)");
     }
 }
 
 void mpcat_write_json(FILE *out, const struct record *rec, bool summary)
 {
-    put_object(out, rec->map, summary, rec->index);
+    put_object(out, rec->map, summary, rec);
     put(out, "\n");
 }
 

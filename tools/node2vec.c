@@ -342,21 +342,22 @@ double node2vec_train(float *table, const struct line_graph *g, const struct nod
 
 /* ---- the records --------------------------------------------------------------- */
 
-static void embed_record(struct writer *w, const struct record *rec, const struct node2vec_options *o)
+static void embed_record(struct writer *w, const struct record *rec, void *context)
 {
+    const struct node2vec_options *o = context;
     if (record_has(rec, "kind"))
         record_expect_kind(rec, "graph");
     int64_t nodes = record_int(rec, "n"), m = record_int(rec, "m");
     if (m < 1)
-        die_record(rec->index, "'m' is %lld, expected at least 1 edge (no vessel to embed)", (long long)m);
+        record_die(rec, "'m' is %lld, expected at least 1 edge (no vessel to embed)", (long long)m);
     if ((uint64_t)m * (uint64_t)o->dim * 4 > UINT32_MAX)
-        die_record(rec->index, "an embedding of %lld x %lld floats exceeds a msgpack tensor's 4 GiB", (long long)m,
+        record_die(rec, "an embedding of %lld x %lld floats exceeds a msgpack tensor's 4 GiB", (long long)m,
                    (long long)o->dim);
     int32_t *src = record_vector(rec, "src", DT_I32, m), *dst = record_vector(rec, "dst", DT_I32, m);
     struct line_graph g;
     char err[256];
     if (line_graph_build(&g, nodes, m, src, dst, err, sizeof err) != 0)
-        die_record(rec->index, "%s", err);
+        record_die(rec, "%s", err);
     free(src);
     free(dst);
     float *table = xmalloc(sizeof *table * (size_t)(m * o->dim));
@@ -371,21 +372,11 @@ static void embed_record(struct writer *w, const struct record *rec, const struc
 
 void node2vec_run(FILE *in, const char *in_name, FILE *out, const struct node2vec_options *o)
 {
-    struct reader rd;
-    struct record rec;
-    struct writer w;
-    reader_init(&rd, in, in_name);
-    /* records may carry other embeddings already (dual, primal) */
-    rd.max_record = (size_t)32 << 30;
-    writer_init(&w, out);
     workers_start(o->threads > 0 ? o->threads : cpus_usable());
-    bool any = false;
-    while (reader_next(&rd, &rec)) {
-        embed_record(&w, &rec, o);
-        any = true;
-    }
+    /* records may carry other embeddings already (dual, primal) */
+    long records = stream_map(in, in_name, out, &(struct stream_map){.each = embed_record, .context = (void *)o,
+                                                                    .max_record = (size_t)32 << 30});
     workers_stop();
-    if (!any)
+    if (records == 0)
         die(EX_DATAERR, "no graph records in the input");
-    reader_free(&rd);
 }

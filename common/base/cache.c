@@ -53,7 +53,7 @@ static uint64_t get_u64le(const unsigned char *p)
     return v;
 }
 
-static void hex_of_hash128(char out[33], XXH128_hash_t h)
+void hex_of_hash128(char out[33], XXH128_hash_t h)
 {
     XXH128_canonical_t canon;
     XXH128_canonicalFromHash(&canon, h);

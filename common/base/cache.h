@@ -132,6 +132,9 @@ void cached_run_end(struct cached_run *r);
 /* Lower level, for tests and tools: the key (32 hex) of the description so
  * far; "" when the cache is disabled (inputs are then not read). */
 const char *cache_key_hex(struct cache *c);
+/* The 32 lowercase hex digits of h, in XXH128's canonical (big-endian)
+ * byte order, as cache keys and digests are written. */
+void hex_of_hash128(char out[33], XXH128_hash_t h);
 /* Resolve the cache root into buf; returns false when disabled (DAR_CACHE=off)
  * or when no location can be found (no usable HOME). */
 bool cache_root(char *buf, size_t cap);

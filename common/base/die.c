@@ -130,13 +130,32 @@ void die(int code, const char *fmt, ...)
     vdie(code, "", fmt, ap);
 }
 
+/* The source is a path: its control bytes are masked as the message's are. */
+void vdie_record_in(const char *source, long record, const char *fmt, va_list ap)
+{
+    char prefix[320];
+    if (source) {
+        snprintf(prefix, sizeof prefix, "'%.256s': record %ld: ", source, record);
+        for (char *c = prefix; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+    } else
+        snprintf(prefix, sizeof prefix, "record %ld: ", record);
+    vdie(EX_DATAERR, prefix, fmt, ap);
+}
+
 void die_record(long record, const char *fmt, ...)
 {
-    char prefix[48];
-    snprintf(prefix, sizeof prefix, "record %ld: ", record);
     va_list ap;
     va_start(ap, fmt);
-    vdie(EX_DATAERR, prefix, fmt, ap);
+    vdie_record_in(NULL, record, fmt, ap);
+}
+
+void die_record_in(const char *source, long record, const char *fmt, ...)
+{
+                   va_list ap;
+    va_start(ap, fmt);
+    vdie_record_in(source, record, fmt, ap);
 }
 
 void warn(const char *fmt, ...)
@@ -166,6 +185,14 @@ void *xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q) die(EX_SOFTWARE, "out of memory allocating %zu bytes", n);
     return q;
+}
+
+void *xreserve(void *p, size_t *have, size_t bytes)
+{
+    if (bytes <= *have)
+        return p;
+    *have = 2 * bytes;
+    return xrealloc(p, *have);
 }
 
 char *xstrdup(const char *s)

@@ -20,6 +20,14 @@ void die(int code, const char *fmt, ...);
 /* die() with the record index prefixed: "tool: record 17: message" (exit 65). */
 __attribute__((noreturn, format(printf, 2, 3)))
 void die_record(long record, const char *fmt, ...);
+/* die_record() naming the stream too, "tool: 'val.mp': record 17: message",
+ * unless source is NULL: a record read from stdin, the input a filter's
+ * messages are about unless they say otherwise (struct record's source).
+ * vdie_record_in() is the same with a va_list, for wrappers. */
+__attribute__((noreturn, format(printf, 3, 4)))
+void die_record_in(const char *source, long record, const char *fmt, ...);
+__attribute__((noreturn, format(printf, 3, 0)))
+void vdie_record_in(const char *source, long record, const char *fmt, va_list ap);
 
 /* A thread that must report its errors in an order of its own (ff-trace's
  * workers: the first bad record in input order is the one named) catches
@@ -61,5 +69,9 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* p (NULL, or from x*alloc, *have bytes) made to hold at least bytes: when
+ * it must grow, to twice that, so a buffer reused over a stream or appended
+ * to one item at a time is reallocated a logarithmic number of times. */
+void *xreserve(void *p, size_t *have, size_t bytes);
 
 #endif

@@ -291,8 +291,8 @@ static void prepare_graph(struct ctx *c, struct graph_layout *gd, const struct d
         static const char *const names[3] = {"length", "distance", "curveness"};
         for (int j = 0; j < 3; j++) {
             if (!in[j])
-                die_record(dg->record, "missing key '%s' (the model's edge inputs are vessel "
-                           "features)", names[j]);
+                die_record_in(dg->source, dg->record, "missing key '%s' (the model's edge inputs are vessel "
+                              "features)", names[j]);
             gd->arc_vessel[j] = arena_zero_floats(c->arena, A);
             for (int e = 0; e < m; e++) {
                 gd->arc_vessel[j][gd->arc_fwd[e]] += in[j][e];
@@ -1994,10 +1994,10 @@ void dar_predict(struct dar_model *model, struct dar_workspace *ws,
     for (int b = 0; b < B; b++) {
         const struct dar_graph *g = graphs[b];
         if (embed != DAR_EMBED_FIRST && !g->phase)
-            die_record(g->record, "missing key 'hint_phase' (the model follows the trace's "
-                       "phase flags and length; run ff-trace first)");
+            die_record_in(g->source, g->record, "missing key 'hint_phase' (the model follows the trace's "
+                          "phase flags and length; run ff-trace first)");
         if (model->config.leak_cut && model->config.variant == DAR_DUAL && !g->cut)
-            die_record(g->record, "missing key 'cut' (--leak-cut feeds the true min cut)");
+            die_record_in(g->source, g->record, "missing key 'cut' (--leak-cut feeds the true min cut)");
     }
     struct outputs o = {out, embed};
     dar_run(model, ws, graphs, B, NULL, 0, false, false, NULL, &o);

@@ -182,6 +182,7 @@ enum {
 struct dar_graph {
     struct graph g;             /* n, m, s, t, src, dst, cap, w (graph_read) */
     long record;                /* index in its stream, for messages */
+    const char *source;         /* its stream's name, NULL for stdin (struct record) */
     int steps;                  /* T, 0 when not loaded */
     uint8_t *phase;             /* [T] 1 = Bellman-Ford step */
     uint8_t *hint_mask;         /* [T*n] or NULL */

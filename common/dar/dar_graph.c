@@ -10,21 +10,21 @@
 static void need_key(const struct record *rec, const char *key, bool needed, const char *why)
 {
     if (needed && !record_has(rec, key))
-        die_record(rec->index, "missing key '%s' (%s; run ff-trace first)", key, why);
+        record_die(rec, "missing key '%s' (%s; run ff-trace first)", key, why);
 }
 
-static void check_flags(long r, const char *key, const uint8_t *v, int64_t count)
+static void check_flags(const struct record *rec, const char *key, const uint8_t *v, int64_t count)
 {
     for (int64_t i = 0; i < count; i++)
         if (v[i] > 1)
-            die_record(r, "'%s' entry %lld is %d, expected 0 or 1", key, (long long)i, v[i]);
+            record_die(rec, "'%s' entry %lld is %d, expected 0 or 1", key, (long long)i, v[i]);
 }
 
-static void check_finite(long r, const char *key, const float *v, int64_t count)
+static void check_finite(const struct record *rec, const char *key, const float *v, int64_t count)
 {
     for (int64_t i = 0; i < count; i++)
         if (!isfinite(v[i]))
-            die_record(r, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, v[i]);
+            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, v[i]);
 }
 
 static void *take(struct tensor *t)
@@ -39,8 +39,9 @@ void dar_graph_read(struct dar_graph *dg, const struct record *rec, int need)
     memset(dg, 0, sizeof *dg);
     long r = rec->index;
     dg->record = r;
+    dg->source = rec->source;
     if (!record_has(rec, "w"))
-        die_record(r, "missing key 'w' (the model encodes the Bellman-Ford weights)");
+        record_die(rec, "missing key 'w' (the model encodes the Bellman-Ford weights)");
     graph_read(&dg->g, rec);
     int64_t n = dg->g.n, m = dg->g.m;
 
@@ -51,10 +52,10 @@ void dar_graph_read(struct dar_graph *dg, const struct record *rec, int need)
     if (has_phases) {
         int64_t T = record_int(rec, "steps");
         if (T < 1 || T > 1000000000)
-            die_record(r, "'steps' is %lld, expected 1..1e9", (long long)T);
+            record_die(rec, "'steps' is %lld, expected 1..1e9", (long long)T);
         dg->steps = (int)T;
         dg->phase = record_vector(rec, "hint_phase", DT_U8, T);
-        check_flags(r, "hint_phase", dg->phase, T);
+        check_flags(rec, "hint_phase", dg->phase, T);
     }
     int64_t T = dg->steps;
 
@@ -66,20 +67,20 @@ void dar_graph_read(struct dar_graph *dg, const struct record *rec, int need)
     if (need_hints || record_has(rec, "hint_mask") || record_has(rec, "hint_pi") ||
         record_has(rec, "hint_flow")) {
         if (!has_phases)
-            die_record(r, "missing key 'steps' (the hints come with the trace's length)");
+            record_die(rec, "missing key 'steps' (the hints come with the trace's length)");
         struct tensor t;
         record_tensor(rec, "hint_mask", DT_U8, 2, (int64_t[]){T, n}, &t);
         dg->hint_mask = take(&t);
-        check_flags(r, "hint_mask", dg->hint_mask, T * n);
+        check_flags(rec, "hint_mask", dg->hint_mask, T * n);
         record_tensor(rec, "hint_pi", DT_I32, 2, (int64_t[]){T, n}, &t);
         dg->hint_pi = take(&t);
         for (int64_t i = 0; i < T * n; i++)
             if (dg->hint_pi[i] < 0 || dg->hint_pi[i] >= n)
-                die_record(r, "'hint_pi' entry %lld is %d, outside 0..%lld", (long long)i,
+                record_die(rec, "'hint_pi' entry %lld is %d, outside 0..%lld", (long long)i,
                            dg->hint_pi[i], (long long)n - 1);
         record_tensor(rec, "hint_flow", DT_F32, 2, (int64_t[]){T, m}, &t);
         dg->hint_flow = take(&t);
-        check_finite(r, "hint_flow", dg->hint_flow, T * m);
+        check_finite(rec, "hint_flow", dg->hint_flow, T * m);
     }
 
     const char *solution_why = "training scores the max flow and min cut";
@@ -87,11 +88,11 @@ void dar_graph_read(struct dar_graph *dg, const struct record *rec, int need)
     need_key(rec, "cut", need & DAR_NEED_SOLUTION, solution_why);
     if (record_has(rec, "flow")) {
         dg->flow = record_vector(rec, "flow", DT_F32, m);
-        check_finite(r, "flow", dg->flow, m);
+        check_finite(rec, "flow", dg->flow, m);
     }
     if (record_has(rec, "cut")) {
         dg->cut = record_vector(rec, "cut", DT_U8, n);
-        check_flags(r, "cut", dg->cut, n);
+        check_flags(rec, "cut", dg->cut, n);
     }
 }
 

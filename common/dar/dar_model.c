@@ -3,6 +3,7 @@
 #include "dar.h"
 #include "die.h"
 #include "layers.h"
+#include "names.h"
 #include "rng.h"
 #include "tensor.h"
 #include <math.h>
@@ -19,14 +20,6 @@ static const char *const agg_names[] = {"max", "mean", "sum"};
 const char *dar_variant_name(enum dar_variant v) { return variant_names[v]; }
 const char *dar_processor_name(enum dar_processor p) { return processor_names[p]; }
 const char *dar_agg_name(enum dar_agg a) { return agg_names[a]; }
-
-static int name_index(const char *s, const char *const *names, int count)
-{
-    for (int i = 0; i < count; i++)
-        if (strcmp(s, names[i]) == 0)
-            return i;
-    return -1;
-}
 
 bool dar_variant_parse(const char *s, enum dar_variant *v)
 {
@@ -288,12 +281,11 @@ static void shape_string(char *buf, size_t cap, int ndim, const int64_t *shape)
 void dar_params_read(const struct dar_model *m, const struct record *rec, const char *key,
                      float *values)
 {
-    long r = rec->index;
     const msgpack_object *o = record_find(rec, key);
     if (!o)
-        die_record(r, "missing key '%s'", key);
+        record_die(rec, "missing key '%s'", key);
     if (o->type != MSGPACK_OBJECT_MAP)
-        die_record(r, "'%s' is not a map", key);
+        record_die(rec, "'%s' is not a map", key);
     const msgpack_object_map *map = &o->via.map;
     bool *seen = xcalloc((size_t)m->nparams, sizeof(bool));
     int64_t *offsets = xmalloc(sizeof(int64_t) * (size_t)m->nparams);
@@ -305,22 +297,22 @@ void dar_params_read(const struct dar_model *m, const struct record *rec, const 
     for (uint32_t i = 0; i < map->size; i++) {
         const msgpack_object *ko = &map->ptr[i].key;
         if (ko->type != MSGPACK_OBJECT_STR && ko->type != MSGPACK_OBJECT_BIN)
-            die_record(r, "'%s' has a key that is not a string", key);
+            record_die(rec, "'%s' has a key that is not a string", key);
         char name[80];
         uint32_t len = ko->type == MSGPACK_OBJECT_STR ? ko->via.str.size : ko->via.bin.size;
         const char *ptr = ko->type == MSGPACK_OBJECT_STR ? ko->via.str.ptr : ko->via.bin.ptr;
         snprintf(name, sizeof name, "%.*s", (int)(len < 79 ? len : 79), ptr);
         int k = dar_param_index(m, name);
         if (k < 0)
-            die_record(r, "'%s' has an unknown entry '%s' for a %s model", key, name,
+            record_die(rec, "'%s' has an unknown entry '%s' for a %s model", key, name,
                        dar_variant_name(m->config.variant));
         if (seen[k])
-            die_record(r, "'%s' has entry '%s' twice", key, name);
+            record_die(rec, "'%s' has entry '%s' twice", key, name);
         seen[k] = true;
         struct tensor t;
         char err[160];
         if (!tensor_decode(&map->ptr[i].val, &t, err, sizeof err))
-            die_record(r, "'%s' entry '%s' %s", key, name, err);
+            record_die(rec, "'%s' entry '%s' %s", key, name, err);
         const struct dar_param_info *in = &m->info[k];
         bool same = t.ndim == in->ndim;
         for (int d = 0; same && d < in->ndim; d++)
@@ -330,18 +322,18 @@ void dar_params_read(const struct dar_model *m, const struct record *rec, const 
             shape_string(got, sizeof got, t.ndim, t.shape);
             shape_string(want, sizeof want, in->ndim, in->shape);
             tensor_free(&t);
-            die_record(r, "'%s' entry '%s' has shape %s, expected %s", key, name, got, want);
+            record_die(rec, "'%s' entry '%s' has shape %s, expected %s", key, name, got, want);
         }
         if (t.dtype != DT_F32) {
             enum dtype dt = t.dtype;
             tensor_free(&t);
-            die_record(r, "'%s' entry '%s' has dtype %s, expected <f4", key, name, dtype_name(dt));
+            record_die(rec, "'%s' entry '%s' has dtype %s, expected <f4", key, name, dtype_name(dt));
         }
         const float *data = t.data;
         for (int64_t j = 0; j < t.count; j++)
             if (!isfinite(data[j])) {
                 tensor_free(&t);
-                die_record(r, "'%s' entry '%s' has a non-finite value at %lld", key, name, (long long)j);
+                record_die(rec, "'%s' entry '%s' has a non-finite value at %lld", key, name, (long long)j);
             }
         if (t.count)
             memcpy(values + offsets[k], data, sizeof(float) * (size_t)t.count);
@@ -349,36 +341,35 @@ void dar_params_read(const struct dar_model *m, const struct record *rec, const 
     }
     for (int k = 0; k < m->nparams; k++)
         if (!seen[k])
-            die_record(r, "'%s' has no entry '%s'", key, m->info[k].name);
+            record_die(rec, "'%s' has no entry '%s'", key, m->info[k].name);
     free(seen);
     free(offsets);
 }
 
 void dar_model_read(struct dar_model *m, const struct record *rec)
 {
-    long r = rec->index;
     char buf[64];
     struct dar_config c = {0};
     record_expect_kind(rec, "model");
     int64_t format = record_int(rec, "format");
     if (format != 1)
-        die_record(r, "'format' is %lld, expected 1", (long long)format);
+        record_die(rec, "'format' is %lld, expected 1", (long long)format);
     if (!dar_variant_parse(record_str(rec, "variant", buf, sizeof buf), &c.variant))
-        die_record(r, "'variant' is '%s', expected primal, dual, pipeline or no-algo", buf);
+        record_die(rec, "'variant' is '%s', expected primal, dual, pipeline or no-algo", buf);
     if (!dar_processor_parse(record_str(rec, "processor", buf, sizeof buf), &c.processor))
-        die_record(r, "'processor' is '%s', expected pgn or mpnn", buf);
+        record_die(rec, "'processor' is '%s', expected pgn or mpnn", buf);
     if (!dar_agg_parse(record_str(rec, "agg", buf, sizeof buf), &c.agg))
-        die_record(r, "'agg' is '%s', expected max, mean or sum", buf);
+        record_die(rec, "'agg' is '%s', expected max, mean or sum", buf);
     int64_t hidden = record_int(rec, "hidden");
     if (hidden < 1 || hidden > 65536)
-        die_record(r, "'hidden' is %lld, expected 1..65536", (long long)hidden);
+        record_die(rec, "'hidden' is %lld, expected 1..65536", (long long)hidden);
     c.hidden = (int)hidden;
     c.leak_cut = record_bool(rec, "leak_cut");
     if (record_has(rec, "edge_inputs")) {
         if (strcmp(record_str(rec, "edge_inputs", buf, sizeof buf), "vessel") == 0)
             c.vessel_inputs = true;
         else if (strcmp(buf, "capacity") != 0)
-            die_record(r, "'edge_inputs' is '%s', expected capacity or vessel", buf);
+            record_die(rec, "'edge_inputs' is '%s', expected capacity or vessel", buf);
     }
     dar_model_create(m, &c);
     dar_params_read(m, rec, "params", m->values);

@@ -1,6 +1,5 @@
 /* metrics.h - the evaluation metrics of the paper (formats/metric.md), as
- * plain functions on arrays, and the `metrics` tool's two modes: graph
- * records -> `metric` records, and metric records -> a table.
+ * plain functions on arrays; the `metrics` tool is tools/metrics_tool.h.
  *
  * Every number is computed in float64 from the stored float32/float64
  * inputs, in a fixed order, so equal inputs give equal bits.  Pooled means
@@ -116,49 +115,5 @@ int metric_least_squares(const double *X, const double *y, int64_t N, int d,
  * y (sklearn r2_score); when SS_tot == 0: 1 if SS_res == 0, else 0 (sklearn's
  * force_finite).  NaN when N == 0. */
 double metric_r2(const double *y, const double *pred, int64_t N);
-
-/* ---- the tool ------------------------------------------------------------ */
-
-/* The quantities, in the order they are written when none is selected. */
-enum metric_quantity {
-    Q_MAE_FLOW, Q_MAE_HINT_FLOW, Q_CUT_ACCURACY, Q_MAXFLOW_ERROR,
-    Q_CONSERVATION_BEFORE, Q_CONSERVATION_AFTER, Q_FIXED_VALUE_RATIO,
-    Q_ACCURACY, Q_BALANCED_ACCURACY, Q_ROC_AUC, Q_ROC_HARD, Q_R2,
-    Q_COUNT
-};
-const char *metric_quantity_name(enum metric_quantity q);
-/* -1 if name is not a quantity. */
-int metric_quantity_parse(const char *name);
-
-enum metric_edges { EDGES_AUTO, EDGES_ALL, EDGES_TRAIN, EDGES_VAL, EDGES_TEST };
-
-struct metrics_options {
-    int n_quantities;                  /* 0: every quantity whose inputs the first record has */
-    enum metric_quantity quantities[Q_COUNT];
-    const char *split;                 /* the `split` field written */
-    int n_labels;
-    const char **label_keys, **label_values;
-    enum metric_edges edges;           /* classification: which edges are scored */
-    FILE *fit;                         /* r2: the stream the linear map is fitted on, or NULL */
-    const char *fit_name;
-};
-
-/* Graph records from in -> one metric record per quantity on out. */
-void metrics_stream(FILE *in, const char *in_name, FILE *out, const struct metrics_options *o);
-
-enum metric_table_format { TABLE_MD, TABLE_TSV };
-struct metrics_table_options {
-    enum metric_table_format format;
-    const char *rows, *cols;           /* comma-separated keys: name, split or a label */
-    const char *title;                 /* or NULL */
-    FILE *paper;                       /* or NULL: TSV row, column, mean[, std] */
-    const char *paper_name;
-    const char *percent;               /* comma-separated names shown as percentages */
-    int digits;                        /* decimals of plain numbers */
-    const char *only;                  /* comma-separated metric names to keep, or NULL: all */
-};
-
-/* Metric records from in -> a table on out (text). */
-void metrics_table(FILE *in, const char *in_name, FILE *out, const struct metrics_table_options *o);
 
 #endif

@@ -11,6 +11,7 @@
  * 4.6e18); nothing here checks for overflow. */
 #include "maxflow.h"
 #include "die.h"
+#include "graph.h"
 #include <math.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -21,6 +22,12 @@
 
 /* Arc indices are int32 and every edge becomes two arcs. */
 #define MAXFLOW_MAX_EDGES (INT32_MAX / 2)
+
+struct flownet flownet_from_graph(const struct graph *g, const int64_t *cap)
+{
+    return (struct flownet){.n = g->n, .m = g->m, .s = g->s, .t = g->t, .directed = g->directed,
+                            .src = g->src, .dst = g->dst, .cap = cap, .w = g->w};
+}
 
 /* Every entry point checks its network the same way: a bad one is a bug in
  * the caller (graph_read() rejects bad records with exit 65), so it dies
@@ -444,16 +451,6 @@ void trace_free(struct trace *tr)
     memset(tr, 0, sizeof *tr);
 }
 
-/* Make *p hold at least `bytes`, growing to twice what is needed so a trace
- * reused over a stream stops allocating after its first few graphs. */
-static void *ensure_bytes(void *p, size_t *have, size_t bytes)
-{
-    if (bytes <= *have)
-        return p;
-    *have = 2 * bytes;
-    return xrealloc(p, *have);
-}
-
 /* Room for one more frame; tr->capacity counts the frames that fit, so
  * that a push only has to compare it with the steps. */
 static void trace_reserve_frame(struct trace *tr)
@@ -461,9 +458,9 @@ static void trace_reserve_frame(struct trace *tr)
     if (tr->steps < tr->capacity)
         return;
     size_t frames = (size_t)tr->steps + 1, n = (size_t)tr->n, fit;
-    tr->phase = ensure_bytes(tr->phase, &tr->phase_bytes, frames);
-    tr->mask = ensure_bytes(tr->mask, &tr->mask_bytes, frames * n);
-    tr->pi = ensure_bytes(tr->pi, &tr->pi_bytes, frames * n * sizeof *tr->pi);
+    tr->phase = xreserve(tr->phase, &tr->phase_bytes, frames);
+    tr->mask = xreserve(tr->mask, &tr->mask_bytes, frames * n);
+    tr->pi = xreserve(tr->pi, &tr->pi_bytes, frames * n * sizeof *tr->pi);
     fit = tr->phase_bytes;
     if (tr->mask_bytes / n < fit)
         fit = tr->mask_bytes / n;
@@ -501,7 +498,7 @@ static void trace_push_round(struct trace *tr, const int32_t *pi, const int32_t 
 static void trace_push_flow(struct trace *tr, const int64_t *flow)
 {
     size_t m = (size_t)tr->m, j = (size_t)tr->flow_count++;
-    tr->flows = ensure_bytes(tr->flows, &tr->flows_bytes, (j + 1) * m * sizeof *flow + 1);
+    tr->flows = xreserve(tr->flows, &tr->flows_bytes, (j + 1) * m * sizeof *flow + 1);
     memcpy(tr->flows + j * m, flow, m * sizeof *flow);
 }
 
@@ -617,7 +614,7 @@ static size_t trace_work_layout(struct trace_work *tw, char *base, int n, int m)
 
 static void trace_work_init(struct trace_work *tw, struct trace *tr, int n, int m)
 {
-    tr->work = ensure_bytes(tr->work, &tr->work_bytes, trace_work_layout(tw, NULL, n, m));
+    tr->work = xreserve(tr->work, &tr->work_bytes, trace_work_layout(tw, NULL, n, m));
     trace_work_layout(tw, tr->work, n, m);
 }
 

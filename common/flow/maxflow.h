@@ -23,6 +23,11 @@ struct flownet {
     const float *w;             /* [m] Bellman-Ford weights (trace only) */
 };
 
+struct graph;
+/* g as a flow network with the integer capacities cap (graph_capacity_units);
+ * it points into g and cap. */
+struct flownet flownet_from_graph(const struct graph *g, const int64_t *cap);
+
 /* The Ford-Fulkerson trace (dar-reference.md §2 with the true residual):
  * frame 0 is (mask = e_s, pi = identity, flow 0, phase 1); each synchronous
  * Bellman-Ford round adds a frame (phase 1) and each phase ends with its "no

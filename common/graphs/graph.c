@@ -23,7 +23,7 @@ static uint64_t edge_pair(const struct graph *g, int e)
 }
 
 /* Pairs joined twice, by sorting: dies naming the smallest such pair. */
-static void check_duplicates_sorted(const struct graph *g, long rec)
+static void check_duplicates_sorted(const struct graph *g, const struct record *rec)
 {
     uint64_t *pairs = xmalloc(sizeof *pairs * (size_t)(g->m ? g->m : 1));
     for (int e = 0; e < g->m; e++)
@@ -33,7 +33,7 @@ static void check_duplicates_sorted(const struct graph *g, long rec)
         if (pairs[e] == pairs[e - 1]) {
             unsigned long long u = pairs[e] / (uint64_t)g->n, v = pairs[e] % (uint64_t)g->n;
             free(pairs);
-            die_record(rec, "nodes %llu and %llu are joined by more than one edge", u, v);
+            record_die(rec, "nodes %llu and %llu are joined by more than one edge", u, v);
         }
     free(pairs);
 }
@@ -63,16 +63,16 @@ static bool has_duplicate_pair(const struct graph *g)
 }
 
 /* Self-loops, endpoints out of range and pairs joined twice. */
-static void check_edges(const struct graph *g, long rec)
+static void check_edges(const struct graph *g, const struct record *rec)
 {
     for (int e = 0; e < g->m; e++) {
         int u = g->src[e], v = g->dst[e];
         if (u < 0 || u >= g->n)
-            die_record(rec, "'src' entry %d is %d, outside 0..%d", e, u, g->n - 1);
+            record_die(rec, "'src' entry %d is %d, outside 0..%d", e, u, g->n - 1);
         if (v < 0 || v >= g->n)
-            die_record(rec, "'dst' entry %d is %d, outside 0..%d", e, v, g->n - 1);
+            record_die(rec, "'dst' entry %d is %d, outside 0..%d", e, v, g->n - 1);
         if (u == v)
-            die_record(rec, "edge %d is a self-loop on node %d", e, u);
+            record_die(rec, "edge %d is a self-loop on node %d", e, u);
     }
     /* The bitmap only says whether; the sort names the same pair as always. */
     if (g->n > DUPLICATE_BITMAP_NODES || has_duplicate_pair(g))
@@ -90,19 +90,19 @@ void graph_read(struct graph *g, const struct record *rec)
         record_str(rec, "family", g->family, sizeof g->family);
     int64_t n = record_int(rec, "n"), m = record_int(rec, "m");
     if (n < 2 || n > INT32_MAX)
-        die_record(r, "'n' is %lld, expected at least 2", (long long)n);
+        record_die(rec, "'n' is %lld, expected at least 2", (long long)n);
     if (m < 0 || m > INT32_MAX)
-        die_record(r, "'m' is %lld, out of range", (long long)m);
+        record_die(rec, "'m' is %lld, out of range", (long long)m);
     g->n = (int)n;
     g->m = (int)m;
     g->directed = record_bool_or(rec, "directed", false);
     int64_t s = record_int(rec, "s"), t = record_int(rec, "t");
     if (s < 0 || s >= n)
-        die_record(r, "'s' is %lld, outside 0..%lld", (long long)s, (long long)n - 1);
+        record_die(rec, "'s' is %lld, outside 0..%lld", (long long)s, (long long)n - 1);
     if (t < 0 || t >= n)
-        die_record(r, "'t' is %lld, outside 0..%lld", (long long)t, (long long)n - 1);
+        record_die(rec, "'t' is %lld, outside 0..%lld", (long long)t, (long long)n - 1);
     if (s == t)
-        die_record(r, "'s' and 't' are both %lld", (long long)s);
+        record_die(rec, "'s' and 't' are both %lld", (long long)s);
     g->s = (int)s;
     g->t = (int)t;
     g->src = record_vector(rec, "src", DT_I32, m);
@@ -111,17 +111,17 @@ void graph_read(struct graph *g, const struct record *rec)
     g->w = record_has(rec, "w") ? record_vector(rec, "w", DT_F32, m) : NULL;
     g->cap_scale = record_int_or(rec, "cap_scale", 0);
     if (g->cap_scale < 0)
-        die_record(r, "'cap_scale' is negative");
+        record_die(rec, "'cap_scale' is negative");
     for (int e = 0; e < g->m; e++) {
         if (!isfinite(g->cap[e]) || g->cap[e] < 0)
-            die_record(r, "'cap' entry %d is %g, expected a finite number >= 0", e, g->cap[e]);
+            record_die(rec, "'cap' entry %d is %g, expected a finite number >= 0", e, g->cap[e]);
         if (g->w && !(g->w[e] >= 0 && g->w[e] <= 1))
-            die_record(r, "'w' entry %d is %g, expected a number in [0,1]", e, g->w[e]);
+            record_die(rec, "'w' entry %d is %g, expected a number in [0,1]", e, g->w[e]);
     }
     if (!g->w)   /* no weights given: Bellman-Ford on hop counts */
         for (g->w = xmalloc(sizeof *g->w * (size_t)(m ? m : 1)); m-- > 0;)
             g->w[m] = 1.0f;
-    check_edges(g, r);
+    check_edges(g, rec);
 }
 
 void graph_free(struct graph *g)

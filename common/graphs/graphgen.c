@@ -26,6 +26,7 @@
 #include "vessel.h"
 #include "rng.h"
 #include "die.h"
+#include "names.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,16 +35,14 @@
 /* n(n-1) must fit the int edge count. */
 #define GRAPHGEN_MAX_NODES 46340
 
-static const char *const families[] = { "two-community", "bipartite", "erdos-renyi", "vessel", NULL };
-
 enum family { FAM_TWO_COMMUNITY, FAM_BIPARTITE, FAM_ERDOS_RENYI, FAM_VESSEL, FAM_UNKNOWN };
+
+static const char *const families[FAM_UNKNOWN] = { "two-community", "bipartite", "erdos-renyi", "vessel" };
 
 static enum family family_of(const char *name)
 {
-    for (int i = 0; families[i]; i++)
-        if (name && strcmp(name, families[i]) == 0)
-            return (enum family)i;
-    return FAM_UNKNOWN;
+    int i = name_index(name, families, FAM_UNKNOWN);
+    return i >= 0 ? (enum family)i : FAM_UNKNOWN;
 }
 
 bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen)
@@ -326,7 +325,8 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
 
 bool graphgen_capacity_law(const char *name, enum capacity_law *law)
 {
-    if (name && strcmp(name, "max-of-two") == 0) { *law = CAP_MAX_OF_TWO; return true; }
-    if (name && strcmp(name, "uniform-minmax") == 0) { *law = CAP_UNIFORM_MINMAX; return true; }
-    return false;
+    static const char *const laws[] = {[CAP_MAX_OF_TWO] = "max-of-two", [CAP_UNIFORM_MINMAX] = "uniform-minmax"};
+    int i = name_index(name, laws, 2);
+    if (i >= 0) *law = (enum capacity_law)i;
+    return i >= 0;
 }

@@ -178,31 +178,22 @@ static char *find_one(const char *dir, const char *suffix)
     return found;
 }
 
-static void *grow(void *p, int64_t *cap, int64_t need, size_t size)
-{
-    if (need <= *cap)
-        return p;
-    while (*cap < need)
-        *cap = *cap ? *cap * 2 : 1024;
-    return xrealloc(p, size * (size_t)*cap);
-}
-
 static void read_nodes(const char *dir, const char *name, struct vessel_graph *v)
 {
     struct csv c;
     csv_open(&c, dir, name);
     int cid = csv_require(&c, "id"), cx = csv_require(&c, "pos_x"), cy = csv_require(&c, "pos_y"),
         cz = csv_require(&c, "pos_z");
-    int64_t n = 0, cap = 0, lcap = 0;
+    int64_t n = 0;
+    size_t cap = 0, lcap = 0, pcap = 0;
     int64_t *ids = NULL, *lines = NULL;
     float *pos = NULL;
-    int64_t pcap = 0;
     while (csv_next(&c)) {
         if (n >= INT32_MAX - 1)
             csv_die(&c, "too many nodes");
-        ids = grow(ids, &cap, n + 1, sizeof *ids);
-        lines = grow(lines, &lcap, n + 1, sizeof *lines);
-        pos = grow(pos, &pcap, 3 * (n + 1), sizeof *pos);
+        ids = xreserve(ids, &cap, sizeof *ids * (size_t)(n + 1));
+        lines = xreserve(lines, &lcap, sizeof *lines * (size_t)(n + 1));
+        pos = xreserve(pos, &pcap, sizeof *pos * (size_t)(3 * (n + 1)));
         ids[n] = csv_index(&c, cid, "id", INT32_MAX);
         pos[3 * n] = csv_float(&c, cx, "pos_x");
         pos[3 * n + 1] = csv_float(&c, cy, "pos_y");
@@ -241,7 +232,8 @@ static void read_edges(const char *dir, const char *name, struct vessel_graph *v
     int c1 = csv_require(&c, "node1id"), c2 = csv_require(&c, "node2id"), ca[VESSEL_ATTRS];
     for (int k = 0; k < VESSEL_ATTRS; k++)
         ca[k] = csv_require(&c, vessel_attr_names[k]);
-    int64_t m = 0, cap[VESSEL_ATTRS + 4] = { 0 };
+    int64_t m = 0;
+    size_t cap[VESSEL_ATTRS + 4] = { 0 };
     int32_t *u = NULL, *w = NULL;
     int64_t *lines = NULL;
     uint8_t *label = NULL;
@@ -249,10 +241,10 @@ static void read_edges(const char *dir, const char *name, struct vessel_graph *v
     while (csv_next(&c)) {
         if (m >= INT32_MAX - 1)
             csv_die(&c, "too many edges");
-        u = grow(u, &cap[0], m + 1, sizeof *u);
-        w = grow(w, &cap[1], m + 1, sizeof *w);
-        lines = grow(lines, &cap[2], m + 1, sizeof *lines);
-        label = grow(label, &cap[3], m + 1, 1);
+        u = xreserve(u, &cap[0], sizeof *u * (size_t)(m + 1));
+        w = xreserve(w, &cap[1], sizeof *w * (size_t)(m + 1));
+        lines = xreserve(lines, &cap[2], sizeof *lines * (size_t)(m + 1));
+        label = xreserve(label, &cap[3], (size_t)(m + 1));
         int64_t a = csv_index(&c, c1, "node1id", v->g.n), b = csv_index(&c, c2, "node2id", v->g.n);
         if (a == b)
             csv_die(&c, "edge joins node %lld to itself", (long long)a);
@@ -260,7 +252,7 @@ static void read_edges(const char *dir, const char *name, struct vessel_graph *v
         w[m] = (int32_t)(a < b ? b : a);
         lines[m] = c.lineno;
         for (int k = 0; k < VESSEL_ATTRS; k++) {
-            attr[k] = grow(attr[k], &cap[4 + k], m + 1, sizeof(float));
+            attr[k] = xreserve(attr[k], &cap[4 + k], sizeof(float) * (size_t)(m + 1));
             attr[k][m] = csv_float(&c, ca[k], vessel_attr_names[k]);
         }
         label[m] = vessel_label(csv_number(&c, ca[VA_MIN_RADIUS_AVG], "minRadiusAvg"));

@@ -11,6 +11,7 @@
 #include "io.h"
 #include "tensor.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@ void reader_init(struct reader *rd, FILE *f, const char *name)
     memset(rd, 0, sizeof *rd);
     rd->f = f;
     rd->name = name ? name : "<stdin>";
+    rd->source = strcmp(rd->name, "<stdin>") == 0 ? NULL : rd->name;
     rd->index = -1;
     rd->max_record = STREAM_DEFAULT_MAX_RECORD;
     if (!msgpack_unpacker_init(&rd->u, MSGPACK_UNPACKER_INIT_BUFFER_SIZE))
@@ -39,7 +41,7 @@ void reader_expect_end(struct reader *rd)
 {
     struct record rec;
     if (reader_next(rd, &rec))
-        die_record(rec.index, "'%s' holds more than one record, expected one", rd->name);
+        record_die(&rec, "more than one record, expected one");
 }
 
 void reader_free(struct reader *rd)
@@ -54,9 +56,9 @@ static size_t reader_fill(struct reader *rd, long next)
 {
     size_t pending = msgpack_unpacker_message_size(&rd->u);
     if (pending > rd->max_record)
-        die_record(next, "record larger than the limit of %zu bytes", rd->max_record);
+        die_record_in(rd->source, next, "record larger than the limit of %zu bytes", rd->max_record);
     if (!msgpack_unpacker_reserve_buffer(&rd->u, READ_CHUNK))
-        die_record(next, "corrupt or oversized record (cannot buffer it)");
+        die_record_in(rd->source, next, "corrupt or oversized record (cannot buffer it)");
     size_t n = fread(msgpack_unpacker_buffer(&rd->u), 1, msgpack_unpacker_buffer_capacity(&rd->u), rd->f);
     if (n == 0 && ferror(rd->f))
         die(EX_IOERR, "read error on '%s':", rd->name);
@@ -66,14 +68,14 @@ static size_t reader_fill(struct reader *rd, long next)
 }
 
 /* What reader_next() requires of a record once parsed. */
-static void record_check(const msgpack_object *o, long index)
+static void record_check(const msgpack_object *o, long index, const char *source)
 {
     if (o->type != MSGPACK_OBJECT_MAP)
-        die_record(index, "not a map (every record is a map with string keys)");
+        die_record_in(source, index, "not a map (every record is a map with string keys)");
     for (uint32_t i = 0; i < o->via.map.size; i++) {
         msgpack_object_type kt = o->via.map.ptr[i].key.type;
         if (kt != MSGPACK_OBJECT_STR && kt != MSGPACK_OBJECT_BIN)
-            die_record(index, "key %u is not a string", i);
+            die_record_in(source, index, "key %u is not a string", i);
     }
 }
 
@@ -146,12 +148,13 @@ static void reader_guard_scan(struct reader *rd, long index)
             uint64_t end = pos + items;
             bool map = b <= 0x8f || b >= 0xde;
             if (end - g->start > rd->max_record)
-                die_record(index, "a length header asks for %llu %s, more than a record of at most %zu bytes holds",
-                           (unsigned long long)(map ? items / 2 : items), map ? "keys" : "items", rd->max_record);
+                die_record_in(rd->source, index,
+                              "a length header asks for %llu %s, more than a record of at most %zu bytes holds",
+                              (unsigned long long)(map ? items / 2 : items), map ? "keys" : "items", rd->max_record);
             if (end > g->need)
                 g->need = end;
             if (depth == READER_MAX_DEPTH)
-                die_record(index, "containers nested more than %d deep", READER_MAX_DEPTH);
+                die_record_in(rd->source, index, "containers nested more than %d deep", READER_MAX_DEPTH);
             g->left[++depth] = items;
         }
     }
@@ -169,7 +172,7 @@ bool reader_next(struct reader *rd, struct record *rec)
         reader_guard_scan(rd, next);
         if (rd->guard.need > rd->fed) {
             if (rd->eof)
-                die_record(next, "truncated record at end of input");
+                die_record_in(rd->source, next, "truncated record at end of input");
             if (reader_fill(rd, next) == 0)
                 rd->eof = true;
             continue;
@@ -178,19 +181,20 @@ bool reader_next(struct reader *rd, struct record *rec)
          * hands over then are parsed here for the first time. */
         msgpack_unpack_return ret = msgpack_unpacker_next(&rd->u, &rd->r);
         if (ret == MSGPACK_UNPACK_SUCCESS) {
-            record_check(&rd->r.data, next);
+            record_check(&rd->r.data, next, rd->source);
             rd->index = next;
             rec->map = &rd->r.data;
             rec->index = next;
+            rec->source = rd->source;
             return true;
         }
         if (ret == MSGPACK_UNPACK_PARSE_ERROR)
-            die_record(next, "malformed msgpack");
+            die_record_in(rd->source, next, "malformed msgpack");
         if (ret == MSGPACK_UNPACK_NOMEM_ERROR)
-            die_record(next, "corrupt or oversized record (a length header asks for too much memory)");
+            die_record_in(rd->source, next, "corrupt or oversized record (a length header asks for too much memory)");
         if (rd->eof) {
             if (msgpack_unpacker_message_size(&rd->u) != 0)
-                die_record(next, "truncated record at end of input");
+                die_record_in(rd->source, next, "truncated record at end of input");
             return false;
         }
         if (reader_fill(rd, next) == 0)
@@ -351,7 +355,8 @@ bool reader_next_raw(struct reader *rd, const char **bytes, size_t *size)
     return true;
 }
 
-void record_parse(struct record *rec, const char *bytes, size_t size, long index, msgpack_zone *zone)
+void record_parse(struct record *rec, const char *bytes, size_t size, long index, const char *source,
+                  msgpack_zone *zone)
 {
     msgpack_object *map = msgpack_zone_malloc(zone, sizeof *map);
     size_t off = 0;
@@ -362,9 +367,34 @@ void record_parse(struct record *rec, const char *bytes, size_t size, long index
         die(EX_SOFTWARE, "out of memory parsing record %ld", index);
     if (ret != MSGPACK_UNPACK_SUCCESS || off != size)
         die(EX_SOFTWARE, "BUG: record %ld: msgpack-c does not parse the bytes reader_next_raw() measured", index);
-    record_check(map, index);
+    record_check(map, index, source);
     rec->map = map;
     rec->index = index;
+    rec->source = source;
+}
+
+/* ---- a filter's loop ---- */
+
+long stream_map(FILE *in, const char *in_name, FILE *out, const struct stream_map *map)
+{
+    struct reader rd;
+    struct record rec;
+    struct writer w;
+    reader_init(&rd, in, in_name);
+    if (map->max_record)
+        rd.max_record = map->max_record;
+    if (map->buffered)
+        writer_init_buffered(&w, out);
+    else
+        writer_init(&w, out);
+    long records = 0;
+    while (reader_next(&rd, &rec)) {
+        map->each(&w, &rec, map->context);
+        records++;
+    }
+    writer_flush(&w);
+    reader_free(&rd);
+    return records;
 }
 
 /* ---- key access ---- */
@@ -383,14 +413,23 @@ bool mp_str_eq(const msgpack_object *o, const char *s) { return object_is_key(o,
 
 /* The key's length once, not once per entry: readers look up a dozen keys
  * in every record. */
-const msgpack_object *record_find(const struct record *rec, const char *key)
+const msgpack_object *map_find(const msgpack_object *map, const char *key)
 {
-    const msgpack_object_map *m = &rec->map->via.map;
+    const msgpack_object_map *m = &map->via.map;
     size_t n = strlen(key);
     for (uint32_t i = 0; i < m->size; i++)
         if (object_is_key(&m->ptr[i].key, key, n))
             return &m->ptr[i].val;
     return NULL;
+}
+
+const msgpack_object *record_find(const struct record *rec, const char *key) { return map_find(rec->map, key); }
+
+void record_die(const struct record *rec, const char *fmt, ...)
+{
+                va_list ap;
+    va_start(ap, fmt);
+    vdie_record_in(rec->source, rec->index, fmt, ap);
 }
 
 bool record_has(const struct record *rec, const char *key) { return record_find(rec, key) != NULL; }
@@ -399,7 +438,7 @@ static const msgpack_object *record_need(const struct record *rec, const char *k
 {
     const msgpack_object *o = record_find(rec, key);
     if (!o)
-        die_record(rec->index, "missing key '%s'", key);
+        record_die(rec, "missing key '%s'", key);
     return o;
 }
 
@@ -422,7 +461,7 @@ int64_t record_int(const struct record *rec, const char *key)
 {
     int64_t v;
     if (!object_int(record_need(rec, key), &v))
-        die_record(rec->index, "'%s' is not an integer", key);
+        record_die(rec, "'%s' is not an integer", key);
     return v;
 }
 
@@ -439,14 +478,14 @@ double record_double(const struct record *rec, const char *key)
         return o->via.f64;
     if (object_int(o, &v))
         return (double)v;
-    die_record(rec->index, "'%s' is not a number", key);
+    record_die(rec, "'%s' is not a number", key);
 }
 
 bool record_bool(const struct record *rec, const char *key)
 {
     const msgpack_object *o = record_need(rec, key);
     if (o->type != MSGPACK_OBJECT_BOOLEAN)
-        die_record(rec->index, "'%s' is not a boolean", key);
+        record_die(rec, "'%s' is not a boolean", key);
     return o->via.boolean;
 }
 
@@ -467,9 +506,9 @@ const char *record_str(const struct record *rec, const char *key, char *buf, siz
         p = o->via.bin.ptr;
         n = o->via.bin.size;
     } else
-        die_record(rec->index, "'%s' is not a string", key);
+        record_die(rec, "'%s' is not a string", key);
     if (n >= cap)
-        die_record(rec->index, "'%s' is longer than %zu bytes", key, cap - 1);
+        record_die(rec, "'%s' is longer than %zu bytes", key, cap - 1);
     memcpy(buf, p, n);
     buf[n] = 0;
     return buf;
@@ -479,7 +518,7 @@ void record_expect_kind(const struct record *rec, const char *want)
 {
     char kind[64];
     if (strcmp(record_str(rec, "kind", kind, sizeof kind), want) != 0)
-        die_record(rec->index, "'kind' is '%s', expected '%s'", kind, want);
+        record_die(rec, "'kind' is '%s', expected '%s'", kind, want);
 }
 
 

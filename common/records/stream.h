@@ -50,6 +50,7 @@ struct reader_guard {
 struct reader {
     FILE *f;
     const char *name;          /* for messages: path or "<stdin>" */
+    const char *source;        /* its records' source: name, NULL for stdin */
     msgpack_unpacker u;
     msgpack_unpacked r;
     long index;                /* index of the record last returned, -1 before */
@@ -66,6 +67,8 @@ struct reader {
 struct record {
     const msgpack_object *map; /* a MSGPACK_OBJECT_MAP */
     long index;                /* position in its stream, for messages */
+    const char *source;        /* the stream's name for messages (die_record_in),
+                                * NULL for stdin */
 };
 
 void reader_init(struct reader *rd, FILE *f, const char *name);
@@ -85,19 +88,28 @@ bool reader_next(struct reader *rd, struct record *rec);
 bool reader_next_raw(struct reader *rd, const char **bytes, size_t *size);
 /* Parse the bytes of one record from reader_next_raw() into rec, its
  * objects in zone (msgpack_zone_init'ed) and pointing into bytes, both of
- * which must outlive rec; index is its position in the stream.  Dies with
- * reader_next()'s message if it is not a map with string keys. */
-void record_parse(struct record *rec, const char *bytes, size_t size, long index, msgpack_zone *zone);
+ * which must outlive rec; index is its position in the stream, source the
+ * reader's.  Dies with reader_next()'s message if it is not a map with
+ * string keys. */
+void record_parse(struct record *rec, const char *bytes, size_t size, long index, const char *source,
+                  msgpack_zone *zone);
 /* For a file of exactly one record (a model): dies, naming the file, if
  * another record follows the one read. */
 void reader_expect_end(struct reader *rd);
 void reader_free(struct reader *rd);
 
+/* die_record_in() naming rec's stream and index: "tool: 'val.mp': record
+ * 17: message", or "tool: record 17: message" for stdin (exit 65). */
+__attribute__((noreturn, format(printf, 2, 3)))
+void record_die(const struct record *rec, const char *fmt, ...);
+
 /* ---- reading keys of a record ---- */
-/* The value of key, or NULL if absent. */
+/* The value of key (a str or bin key) in the msgpack map, or NULL if absent. */
+const msgpack_object *map_find(const msgpack_object *map, const char *key);
+/* map_find() in the record. */
 const msgpack_object *record_find(const struct record *rec, const char *key);
 bool record_has(const struct record *rec, const char *key);
-/* Typed getters: die_record(...) naming the key if missing or of the wrong type. */
+/* Typed getters: record_die(...) naming the key if missing or of the wrong type. */
 int64_t record_int(const struct record *rec, const char *key);
 int64_t record_int_or(const struct record *rec, const char *key, int64_t fallback);
 double record_double(const struct record *rec, const char *key);   /* int or float */
@@ -157,5 +169,19 @@ void mp_float(struct writer *w, float v);
 void mp_bool(struct writer *w, bool v);
 void mp_nil(struct writer *w);
 void mp_object(struct writer *w, const msgpack_object *o);
+
+/* ---- a filter's loop ---- */
+/* What a filter does with each record: write its output on w (most often
+ * writer_begin_enriched() and the keys it adds). */
+typedef void stream_each_fn(struct writer *w, const struct record *rec, void *context);
+struct stream_map {
+    stream_each_fn *each;
+    void *context;
+    size_t max_record;         /* 0: STREAM_DEFAULT_MAX_RECORD */
+    bool buffered;             /* writer_init_buffered(), not writer_init() */
+};
+/* Read every record of in (named in_name, as for reader_init) and hand it
+ * to map->each with a writer on out; returns the number of records read. */
+long stream_map(FILE *in, const char *in_name, FILE *out, const struct stream_map *map);
 
 #endif

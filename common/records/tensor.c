@@ -34,23 +34,9 @@ bool dtype_parse(const char *s, size_t len, enum dtype *dt)
     return false;
 }
 
-static const msgpack_object *map_get(const msgpack_object *o, const char *key)
-{
-    size_t n = strlen(key);
-    for (uint32_t i = 0; i < o->via.map.size; i++) {
-        const msgpack_object *k = &o->via.map.ptr[i].key;
-        /* str and bin keys; the size before the bytes */
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && memcmp(k->via.str.ptr, key, n) == 0)
-            return &o->via.map.ptr[i].val;
-        if (k->type == MSGPACK_OBJECT_BIN && k->via.bin.size == n && memcmp(k->via.bin.ptr, key, n) == 0)
-            return &o->via.map.ptr[i].val;
-    }
-    return NULL;
-}
-
 bool tensor_is(const msgpack_object *o)
 {
-    return o->type == MSGPACK_OBJECT_MAP && map_get(o, "nd") != NULL;
+    return o->type == MSGPACK_OBJECT_MAP && map_find(o, "nd") != NULL;
 }
 
 /* Tensor data: cache-line aligned when big (the model's matrices, for
@@ -97,14 +83,11 @@ void tensor_free(struct tensor *t)
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
 
-bool tensor_decode(const msgpack_object *o, struct tensor *t, char *err, size_t errlen)
+/* The checks of tensor_view() on the values of a tensor map's four keys,
+ * found by key (tensor_view) or by position (mp_tensor_object). */
+static bool view_values(const msgpack_object *nd, const msgpack_object *type, const msgpack_object *shape,
+                        const msgpack_object *data, struct tensor_view *v, char *err, size_t errlen)
 {
-    if (o->type != MSGPACK_OBJECT_MAP)
-        FAIL("is not a tensor (expected a msgpack-numpy map)");
-    const msgpack_object *nd = map_get(o, "nd"), *type = map_get(o, "type"),
-                         *shape = map_get(o, "shape"), *data = map_get(o, "data");
-    if (!nd || !type || !shape || !data)
-        FAIL("is not a tensor (needs keys nd, type, shape, data)");
     if (nd->type != MSGPACK_OBJECT_BOOLEAN || !nd->via.boolean)
         FAIL("is not an ndarray ('nd' is not true)");
     const char *ts;
@@ -112,32 +95,50 @@ bool tensor_decode(const msgpack_object *o, struct tensor *t, char *err, size_t 
     if (type->type == MSGPACK_OBJECT_STR) { ts = type->via.str.ptr; tl = type->via.str.size; }
     else if (type->type == MSGPACK_OBJECT_BIN) { ts = type->via.bin.ptr; tl = type->via.bin.size; }
     else FAIL("has a dtype that is not a string");
-    enum dtype dt;
-    if (!dtype_parse(ts, tl, &dt))
+    if (!dtype_parse(ts, tl, &v->dtype))
         FAIL("has unsupported dtype '%.*s'", (int)(tl < 16 ? tl : 16), ts);
     if (shape->type != MSGPACK_OBJECT_ARRAY || shape->via.array.size > TENSOR_MAX_DIMS)
         FAIL("has a bad shape (an array of at most %d integers)", TENSOR_MAX_DIMS);
     if (data->type != MSGPACK_OBJECT_BIN && data->type != MSGPACK_OBJECT_STR)
         FAIL("has data that is not binary");
-    const char *bytes = data->type == MSGPACK_OBJECT_BIN ? data->via.bin.ptr : data->via.str.ptr;
-    size_t nbytes = data->type == MSGPACK_OBJECT_BIN ? data->via.bin.size : data->via.str.size;
+    v->data = data->type == MSGPACK_OBJECT_BIN ? data->via.bin.ptr : data->via.str.ptr;
+    v->bytes = data->type == MSGPACK_OBJECT_BIN ? data->via.bin.size : data->via.str.size;
 
-    int64_t shp[TENSOR_MAX_DIMS], count = 1;
-    int ndim = (int)shape->via.array.size;
-    for (int i = 0; i < ndim; i++) {
+    int64_t count = 1;
+    v->ndim = (int)shape->via.array.size;
+    for (int i = 0; i < v->ndim; i++) {
         const msgpack_object *d = &shape->via.array.ptr[i];
         if (d->type != MSGPACK_OBJECT_POSITIVE_INTEGER || d->via.u64 > ((uint64_t)1 << 40))
             FAIL("has a bad shape entry");
-        shp[i] = (int64_t)d->via.u64;
-        count *= shp[i];
+        v->shape[i] = (int64_t)d->via.u64;
+        count *= v->shape[i];
         if (count > ((int64_t)1 << 40))
             FAIL("is too large");
     }
-    if ((uint64_t)count * dtype_size(dt) != nbytes)
+    if ((uint64_t)count * dtype_size(v->dtype) != v->bytes)
         FAIL("has %zu data bytes, expected %lld for shape and dtype %s",
-             nbytes, (long long)count * (long long)dtype_size(dt), dtype_name(dt));
-    tensor_alloc_uninitialised(t, dt, ndim, shp);
-    memcpy(t->data, bytes, nbytes);   /* bin payloads are unaligned: copy, never cast */
+             v->bytes, (long long)count * (long long)dtype_size(v->dtype), dtype_name(v->dtype));
+    return true;
+}
+
+bool tensor_view(const msgpack_object *o, struct tensor_view *v, char *err, size_t errlen)
+{
+    if (o->type != MSGPACK_OBJECT_MAP)
+        FAIL("is not a tensor (expected a msgpack-numpy map)");
+    const msgpack_object *nd = map_find(o, "nd"), *type = map_find(o, "type"),
+                         *shape = map_find(o, "shape"), *data = map_find(o, "data");
+    if (!nd || !type || !shape || !data)
+        FAIL("is not a tensor (needs keys nd, type, shape, data)");
+    return view_values(nd, type, shape, data, v, err, errlen);
+}
+
+bool tensor_decode(const msgpack_object *o, struct tensor *t, char *err, size_t errlen)
+{
+    struct tensor_view v;
+    if (!tensor_view(o, &v, err, errlen))
+        return false;
+    tensor_alloc_uninitialised(t, v.dtype, v.ndim, v.shape);
+    memcpy(t->data, v.data, v.bytes);   /* bin payloads are unaligned: copy, never cast */
     return true;
 }
 
@@ -147,26 +148,26 @@ void record_tensor(const struct record *rec, const char *key, enum dtype dt,
     const msgpack_object *o = record_find(rec, key);
     char err[160];
     if (!o)
-        die_record(rec->index, "missing key '%s'", key);
+        record_die(rec, "missing key '%s'", key);
     if (!tensor_decode(o, t, err, sizeof err))
-        die_record(rec->index, "'%s' %s", key, err);
+        record_die(rec, "'%s' %s", key, err);
     if (t->dtype != dt) {
         enum dtype got = t->dtype;
         tensor_free(t);
-        die_record(rec->index, "'%s' has dtype %s, expected %s", key, dtype_name(got), dtype_name(dt));
+        record_die(rec, "'%s' has dtype %s, expected %s", key, dtype_name(got), dtype_name(dt));
     }
     if (t->ndim != ndim) {
         int got = t->ndim;
         tensor_free(t);
-        die_record(rec->index, "'%s' has %d dimensions, expected %d", key, got, ndim);
+        record_die(rec, "'%s' has %d dimensions, expected %d", key, got, ndim);
     }
     for (int i = 0; i < ndim; i++)
         if (expect && expect[i] >= 0 && t->shape[i] != expect[i]) {
             long long got = (long long)t->shape[i];
             tensor_free(t);
             if (ndim == 1)
-                die_record(rec->index, "'%s' has %lld entries, expected %lld", key, got, (long long)expect[i]);
-            die_record(rec->index, "'%s' has %lld entries in dimension %d, expected %lld",
+                record_die(rec, "'%s' has %lld entries, expected %lld", key, got, (long long)expect[i]);
+            record_die(rec, "'%s' has %lld entries in dimension %d, expected %lld",
                        key, got, i, (long long)expect[i]);
         }
 }
@@ -256,32 +257,18 @@ bool mp_tensor_object(struct writer *w, const msgpack_object *o)
     if (o->type != MSGPACK_OBJECT_MAP || o->via.map.size != 5)
         return false;
     const msgpack_object_kv *kv = o->via.map.ptr;
-    if (!bin_is(&kv[0].key, "nd") || kv[0].val.type != MSGPACK_OBJECT_BOOLEAN || !kv[0].val.via.boolean ||
-        !bin_is(&kv[1].key, "type") || kv[1].val.type != MSGPACK_OBJECT_STR ||
+    if (!bin_is(&kv[0].key, "nd") || !bin_is(&kv[1].key, "type") || kv[1].val.type != MSGPACK_OBJECT_STR ||
         !bin_is(&kv[2].key, "kind") || kv[2].val.type != MSGPACK_OBJECT_BIN || kv[2].val.via.bin.size != 0 ||
-        !bin_is(&kv[3].key, "shape") || kv[3].val.type != MSGPACK_OBJECT_ARRAY ||
-        !bin_is(&kv[4].key, "data") || kv[4].val.type != MSGPACK_OBJECT_BIN)
+        !bin_is(&kv[3].key, "shape") || !bin_is(&kv[4].key, "data") || kv[4].val.type != MSGPACK_OBJECT_BIN)
         return false;
-    enum dtype dt;
-    const msgpack_object_str *type = &kv[1].val.via.str;
+    struct tensor_view v;
+    char err[160];
+    if (!view_values(&kv[0].val, &kv[1].val, &kv[3].val, &kv[4].val, &v, err, sizeof err))
+        return false;
     /* only the name mp_tensor writes: "<u1" reads as |u1 but would repack differently */
-    if (!dtype_parse(type->ptr, type->size, &dt) || !mp_str_eq(&kv[1].val, dtype_name(dt)))
+    if (!mp_str_eq(&kv[1].val, dtype_name(v.dtype)))
         return false;
-    const msgpack_object_array *dims = &kv[3].val.via.array;
-    if (dims->size > TENSOR_MAX_DIMS)
-        return false;
-    int64_t shape[TENSOR_MAX_DIMS], count = 1;
-    for (uint32_t i = 0; i < dims->size; i++) {
-        if (dims->ptr[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER || dims->ptr[i].via.u64 > ((uint64_t)1 << 40))
-            return false;
-        shape[i] = (int64_t)dims->ptr[i].via.u64;
-        count *= shape[i];
-        if (count > ((int64_t)1 << 40))
-            return false;
-    }
-    if ((uint64_t)count * dtype_size(dt) != kv[4].val.via.bin.size)
-        return false;
-    mp_tensor(w, dt, (int)dims->size, shape, kv[4].val.via.bin.ptr);
+    mp_tensor(w, v.dtype, v.ndim, v.shape, v.data);
     return true;
 }
 

@@ -29,8 +29,22 @@ bool dtype_parse(const char *s, size_t len, enum dtype *dt);
 
 /* Is o a tensor map (has the "nd" key)? */
 bool tensor_is(const msgpack_object *o);
-/* Decode o into t (allocates).  On failure returns false and writes a
- * lowercase reason into err; nothing is allocated then. */
+/* A tensor read in place: data points into the msgpack object (unaligned:
+ * copy before reading numbers) and lives as long as it. */
+struct tensor_view {
+    enum dtype dtype;
+    int ndim;
+    int64_t shape[TENSOR_MAX_DIMS];
+    const void *data;
+    size_t bytes;
+};
+/* Check o as a tensor without copying its data.  On failure returns false
+ * and writes a lowercase reason into err ("has 8 data bytes, expected 12
+ * for shape and dtype <f4"), to follow the tensor's name. */
+bool tensor_view(const msgpack_object *o, struct tensor_view *v, char *err, size_t errlen);
+/* tensor_view() and a copy: decode o into t (allocates).  On failure
+ * returns false and writes a lowercase reason into err; nothing is
+ * allocated then. */
 bool tensor_decode(const msgpack_object *o, struct tensor *t, char *err, size_t errlen);
 /* Allocate a zeroed tensor. */
 void tensor_alloc(struct tensor *t, enum dtype dt, int ndim, const int64_t *shape);

@@ -1,8 +1,8 @@
-/* graph-metrics: graph records as metrics reads them (metrics_stream with
+/* graph-metrics: graph records as metrics reads them (metrics_run with
  * the defaults: every quantity the first record has inputs for, and once
  * with the classification edges of the training split). */
 #include "harness.h"
-#include "metrics.h"
+#include "metrics_tool.h"
 
 struct input {
     const uint8_t *data;
@@ -17,7 +17,7 @@ static void run(void *ctx)
     struct metrics_options o = {0};
     o.split = "test";
     o.edges = p->edges;
-    metrics_stream(in, "<fuzz>", harness_sink(), &o);
+    metrics_run(in, "<fuzz>", harness_sink(), &o);
     fclose(in);
 }
 

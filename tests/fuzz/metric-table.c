@@ -1,7 +1,7 @@
 /* metric-table: metric records as metrics --table reads them
  * (metrics_table with the tool's defaults, as markdown and as TSV). */
 #include "harness.h"
-#include "metrics.h"
+#include "metrics_tool.h"
 
 struct input {
     const uint8_t *data;

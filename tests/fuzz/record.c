@@ -80,7 +80,7 @@ static void read_raw(void *ctx)
         msgpack_zone zone;
         msgpack_zone_init(&zone, 2048);
         struct record rec;
-        record_parse(&rec, bytes, size, rd.index, &zone);
+        record_parse(&rec, bytes, size, rd.index, rd.source, &zone);
         account(p->out, &rec);
         msgpack_zone_destroy(&zone);
     }

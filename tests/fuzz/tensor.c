@@ -49,7 +49,7 @@ static void read_as_record(void *ctx)
     struct input *in = ctx;
     msgpack_object_kv kv = {.key = {.type = MSGPACK_OBJECT_STR, .via.str = {1, "x"}}, .val = *in->object};
     msgpack_object map = {.type = MSGPACK_OBJECT_MAP, .via.map = {1, &kv}};
-    struct record rec = {&map, 0};
+    struct record rec = {&map, 0, NULL};
     struct tensor t;
     record_tensor(&rec, "x", in->dtype, 1, NULL, &t);
     tensor_free(&t);

@@ -34,7 +34,7 @@ static void trace_graph(struct dar_graph *dg)
     int64_t *cap = xmalloc(sizeof(int64_t) * (size_t)(g->m + 1));
     int64_t *flow = xmalloc(sizeof(int64_t) * (size_t)(g->m + 1));
     double scale = graph_capacity_units(g, cap);
-    struct flownet net = {g->n, g->m, g->s, g->t, g->directed, g->src, g->dst, cap, g->w};
+    struct flownet net = flownet_from_graph(g, cap);
     struct trace tr = {0};
     dg->cut = xmalloc((size_t)g->n);
     maxflow_trace(&net, &tr, flow, dg->cut);

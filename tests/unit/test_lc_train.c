@@ -4,6 +4,7 @@
 #include "check.h"
 #include "lc_train.h"
 #include "rng.h"
+#include "workers.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,10 +151,12 @@ static void test_standardize(void)
         emb[e * D + 2] = (float)(e % 7);
         split[e] = e % 10 < 8 ? 0 : (uint8_t)(e % 2 + 1);
     }
-    struct lc_inputs in = {2, {"a", "emb"}, {(const unsigned char *)a, (const unsigned char *)emb}, {1, D}, 1 + D, M};
+    struct lc_inputs in = {2, {"a", "emb"}, {(const unsigned char *)a, (const unsigned char *)emb}, {1, D}, 1 + D, M, NULL};
     double mean[4], std[4], mean3[4], std3[4];
-    lc_standardize_stats(mean, std, &in, split, 0, 1);
-    lc_standardize_stats(mean3, std3, &in, split, 0, 3);
+    lc_standardize_stats(mean, std, &in, split, 0);
+    workers_start(3);
+    lc_standardize_stats(mean3, std3, &in, split, 0);
+    workers_stop();
     CHECK(!memcmp(mean, mean3, sizeof mean) && !memcmp(std, std3, sizeof std), "statistics bit-identical with 1 and 3 threads");
     /* two-pass float64 reference over the train rows */
     double ref_mean[4] = {0}, ref_var[4] = {0};

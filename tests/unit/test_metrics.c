@@ -2,6 +2,7 @@
  * inputs (the arithmetic is in the comments). */
 #include "check.h"
 #include "metrics.h"
+#include "metrics_tool.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -158,7 +158,7 @@ static void test_raw_records(void)
     writer_init_buffered(&w, f);
     bool indexes_right = true;
     for (int i = 0; i < raw; i++) {
-        record_parse(&rec, copies[i], sizes[i], indexes[i], &zone);
+        record_parse(&rec, copies[i], sizes[i], indexes[i], rd.source, &zone);
         indexes_right &= rec.index == i && indexes[i] == i;
         writer_copy(&w, &rec);
     }

@@ -100,7 +100,7 @@ static void test_reader_errors(void)
         for (size_t i = 0; i < sizeof random_bytes; i++)
             random_bytes[i] = (unsigned char)rng_below(&r, 256);
         status = read_in_child(random_bytes, sizeof random_bytes, err, sizeof err, &records);
-        if (status != 65 || strncmp(err, "dar: record ", 12) != 0)
+        if (status != 65 || strncmp(err, "dar: '<test>': record ", 22) != 0)
             all_65 = 0;
     }
     CHECK(all_65, "random bytes: exit 65 with one line naming a record, 50 trials");

@@ -1,0 +1,453 @@
+/* metrics.c - the `metrics` filter: graph records -> one metric record per
+ * quantity (formats/metric.md), each computed over the whole stream with
+ * common/eval/metrics.c's functions.  The table mode is metrics_table.c. */
+#include "metrics.h"
+#include "metrics_tool.h"
+#include "die.h"
+#include "stream.h"
+#include "tensor.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Inputs of each quantity: all of these keys must be in a record. */
+static const struct {
+    const char *name;
+    const char *keys[9];
+} quantity[Q_COUNT] = {
+    [Q_MAE_FLOW] = {"mae_flow", {"m", "pred_flow", "flow"}},
+    [Q_MAE_HINT_FLOW] = {"mae_hint_flow", {"m", "steps", "pred_hint_flow", "hint_flow", "hint_phase"}},
+    [Q_CUT_ACCURACY] = {"cut_accuracy", {"n", "pred_cut", "cut"}},
+    [Q_MAXFLOW_ERROR] = {"maxflow_error", {"n", "m", "s", "t", "src", "dst", "pred_flow", "maxflow"}},
+    [Q_CONSERVATION_BEFORE] = {"conservation_before", {"n", "s", "t", "conservation_before"}},
+    [Q_CONSERVATION_AFTER] = {"conservation_after", {"n", "s", "t", "conservation_after"}},
+    [Q_FIXED_VALUE_RATIO] = {"fixed_value_ratio", {"fixed_value", "maxflow"}},
+    [Q_ACCURACY] = {"accuracy", {"m", "label", "pred_label"}},
+    [Q_BALANCED_ACCURACY] = {"balanced_accuracy", {"m", "label", "pred_label"}},
+    [Q_ROC_AUC] = {"roc_auc", {"m", "label", "pred_proba"}},
+    [Q_ROC_HARD] = {"roc_hard", {"m", "label", "pred_label"}},
+    [Q_R2] = {"r2", {"n", "embed", "maxflow"}},
+};
+
+const char *metric_quantity_name(enum metric_quantity q)
+{
+    return q < Q_COUNT ? quantity[q].name : "?";
+}
+
+int metric_quantity_parse(const char *name)
+{
+    for (int q = 0; q < Q_COUNT; q++)
+        if (strcmp(name, quantity[q].name) == 0)
+            return q;
+    return -1;
+}
+
+static int key_count(int q)
+{
+    int k = 0;
+    while (quantity[q].keys[k])
+        k++;
+    return k;
+}
+
+static const char *missing_key(const struct record *rec, int q)
+{
+    for (int k = 0; k < key_count(q); k++)
+        if (!record_has(rec, quantity[q].keys[k]))
+            return quantity[q].keys[k];
+    return NULL;
+}
+
+static void require_keys(const struct record *rec, int q)
+{
+    const char *key = missing_key(rec, q);
+    if (key)
+        record_die(rec, "missing key '%s' (needed by %s)", key, quantity[q].name);
+}
+
+static void check_finite_f32(const struct record *rec, const char *key,
+                             const float *a, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        if (!isfinite(a[i]))
+            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, (double)a[i]);
+}
+
+static void check_finite_f64(const struct record *rec, const char *key,
+                             const double *a, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        if (!isfinite(a[i]))
+            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, a[i]);
+}
+
+static double finite_double(const struct record *rec, const char *key)
+{
+    double v = record_double(rec, key);
+    if (!isfinite(v))
+        record_die(rec, "'%s' is %g, expected a finite number", key, v);
+    return v;
+}
+
+/* A max flow's value: a negative one is no max flow and would score as an
+ * error of the wrong size, not as bad input.  (A fixed flow's value may be
+ * negative: flow-fix keeps a prediction that sends flow from t to s.) */
+static double maxflow_of(const struct record *rec)
+{
+    double v = finite_double(rec, "maxflow");
+    if (v < 0)
+        record_die(rec, "'maxflow' is %g, expected a max flow value >= 0", v);
+    return v;
+}
+
+static float *f32_vector(const struct record *rec, const char *key, int64_t n)
+{
+    float *a = record_vector(rec, key, DT_F32, n);
+    check_finite_f32(rec, key, a, n);
+    return a;
+}
+
+/* n or m: a negative count would pass record_vector()'s shape check for a
+ * tensor of any length (-1 is its wildcard) and size the loops below. */
+static int64_t count_key(const struct record *rec, const char *key)
+{
+    int64_t v = record_int(rec, key);
+    if (v < 0 || v > INT32_MAX)
+        record_die(rec, "'%s' is %lld, expected 0..%d", key, (long long)v, INT32_MAX);
+    return v;
+}
+
+static int64_t node_index(const struct record *rec, const char *key, int64_t n)
+{
+    int64_t v = record_int(rec, key);
+    if (v < 0 || v >= n)
+        record_die(rec, "'%s' is %lld, expected 0..%lld", key, (long long)v, (long long)(n - 1));
+    return v;
+}
+
+struct accumulators {
+    struct metric_mean mae_flow, hint_graphs, cut, maxflow_error, cons_before, cons_after, fixed_ratio;
+    int64_t *confusion;
+    int64_t class_entries;
+    /* roc_auc: the kept labels and probability rows of every record */
+    uint8_t *labels;
+    double *proba;
+    int64_t n_proba, cap_proba;
+    int K;
+    /* r2: one row per graph */
+    double *X, *y;
+    int64_t rows, cap_rows;
+    int d;
+};
+
+/* The edges of a classification record to score: NULL for all of them. */
+static uint8_t *edge_mask(const struct record *rec, int64_t m, enum metric_edges edges)
+{
+    if (edges == EDGES_ALL || (edges == EDGES_AUTO && !record_has(rec, "split")))
+        return NULL;
+    if (!record_has(rec, "split"))
+        record_die(rec, "missing key 'split' (needed by --edges)");
+    uint8_t want = edges == EDGES_TRAIN ? 0 : edges == EDGES_VAL ? 1 : 2;
+    uint8_t *split = record_vector(rec, "split", DT_U8, m);
+    for (int64_t e = 0; e < m; e++) {
+        if (split[e] > 2)
+            record_die(rec, "'split' entry %lld is %u, expected 0 (train), 1 (val) or 2 (test)",
+                       (long long)e, split[e]);
+        split[e] = split[e] == want;
+    }
+    return split;
+}
+
+static void add_embedding_row(struct accumulators *acc, bool from_fit, const struct record *rec)
+{
+    int64_t n = count_key(rec, "n");
+    struct tensor t;
+    record_tensor(rec, "embed", DT_F32, 2, (int64_t[]){n, -1}, &t);
+    int64_t d = t.shape[1];
+    if (acc->d < 0) {
+        if (d < 1 || d > 1 << 20)
+            record_die(rec, "'embed' has %lld columns, expected 1..%d", (long long)d, 1 << 20);
+        acc->d = (int)d;
+    } else if (d != acc->d) {
+        record_die(rec, "'embed' has %lld columns, expected %d like %s", (long long)d, acc->d,
+                   acc->rows || from_fit ? "the records before" : "the --fit records");
+    }
+    const float *e = t.data;
+    check_finite_f32(rec, "embed", e, n * d);
+    if (acc->rows == acc->cap_rows) {
+        acc->cap_rows = acc->cap_rows ? 2 * acc->cap_rows : 64;
+        acc->X = xrealloc(acc->X, sizeof *acc->X * (size_t)(acc->cap_rows * d));
+        acc->y = xrealloc(acc->y, sizeof *acc->y * (size_t)acc->cap_rows);
+    }
+    double *g = acc->X + acc->rows * d;
+    for (int64_t j = 0; j < d; j++)
+        g[j] = -INFINITY;
+    for (int64_t v = 0; v < n; v++)
+        for (int64_t j = 0; j < d; j++)
+            g[j] = fmax(g[j], (double)e[v * d + j]);
+    acc->y[acc->rows++] = maxflow_of(rec);
+    tensor_free(&t);
+}
+
+static void accumulate(struct accumulators *acc, const bool *sel, const struct record *rec,
+                       const struct metrics_options *o)
+{
+    if (sel[Q_MAE_FLOW]) {
+        int64_t m = count_key(rec, "m");
+        float *pred = f32_vector(rec, "pred_flow", m), *flow = f32_vector(rec, "flow", m);
+        metric_masked_abs_error(&acc->mae_flow, pred, flow, m);
+        free(pred);
+        free(flow);
+    }
+    if (sel[Q_MAE_HINT_FLOW]) {
+        int64_t m = count_key(rec, "m"), T = record_int(rec, "steps");
+        if (T < 1)
+            record_die(rec, "'steps' is %lld, expected at least 1", (long long)T);
+        struct tensor p, h;
+        uint8_t *phase = record_vector(rec, "hint_phase", DT_U8, T);
+        record_tensor(rec, "pred_hint_flow", DT_F32, 2, (int64_t[]){T, m}, &p);
+        record_tensor(rec, "hint_flow", DT_F32, 2, (int64_t[]){T, m}, &h);
+        check_finite_f32(rec, "pred_hint_flow", p.data, T * m);
+        check_finite_f32(rec, "hint_flow", h.data, T * m);
+        double score = metric_hint_flow_mae(p.data, h.data, phase, T, m, NULL);
+        if (!isnan(score)) {
+            acc->hint_graphs.sum += score;
+            acc->hint_graphs.count++;
+        }
+        tensor_free(&p);
+        tensor_free(&h);
+        free(phase);
+    }
+    if (sel[Q_CUT_ACCURACY]) {
+        int64_t n = count_key(rec, "n");
+        float *pred = f32_vector(rec, "pred_cut", n);
+        uint8_t *cut = record_vector(rec, "cut", DT_U8, n);
+        metric_cut_correct(&acc->cut, pred, cut, n);
+        free(pred);
+        free(cut);
+    }
+    if (sel[Q_MAXFLOW_ERROR]) {
+        int64_t n = count_key(rec, "n"), m = count_key(rec, "m");
+        int s = (int)node_index(rec, "s", n), t = (int)node_index(rec, "t", n);
+        int32_t *a = record_vector(rec, "src", DT_I32, m), *b = record_vector(rec, "dst", DT_I32, m);
+        float *pred = f32_vector(rec, "pred_flow", m);
+        double value = metric_flow_value(pred, a, b, m, s, t);
+        acc->maxflow_error.sum += fabs(value - maxflow_of(rec));
+        acc->maxflow_error.count++;
+        free(a);
+        free(b);
+        free(pred);
+    }
+    for (int q = Q_CONSERVATION_BEFORE; q <= Q_CONSERVATION_AFTER; q++)
+        if (sel[q]) {
+            int64_t n = count_key(rec, "n");
+            int s = (int)node_index(rec, "s", n), t = (int)node_index(rec, "t", n);
+            const char *key = quantity[q].name;
+            double *c = record_vector(rec, key, DT_F64, n);
+            check_finite_f64(rec, key, c, n);
+            metric_conservation(q == Q_CONSERVATION_BEFORE ? &acc->cons_before : &acc->cons_after, c, n, s, t);
+            free(c);
+        }
+    if (sel[Q_FIXED_VALUE_RATIO]) {
+        double value = finite_double(rec, "fixed_value"), best = maxflow_of(rec);
+        if (best > 0) {
+            acc->fixed_ratio.sum += value / best;
+            acc->fixed_ratio.count++;
+        }
+    }
+    bool hard = sel[Q_ACCURACY] || sel[Q_BALANCED_ACCURACY] || sel[Q_ROC_HARD];
+    if (hard || sel[Q_ROC_AUC]) {
+        int64_t m = count_key(rec, "m");
+        uint8_t *label = record_vector(rec, "label", DT_U8, m);
+        uint8_t *keep = edge_mask(rec, m, o->edges);
+        if (hard) {
+            uint8_t *pred = record_vector(rec, "pred_label", DT_U8, m);
+            metric_confusion_add(acc->confusion, label, pred, keep, m);
+            free(pred);
+        }
+        if (sel[Q_ROC_AUC]) {
+            struct tensor t;
+            record_tensor(rec, "pred_proba", DT_F32, 2, (int64_t[]){m, acc->K > 0 ? acc->K : -1}, &t);
+            int64_t K = t.shape[1];
+            if (K < 1 || K > METRIC_CLASSES)
+                record_die(rec, "'pred_proba' has %lld classes, expected 1..%d", (long long)K, METRIC_CLASSES);
+            acc->K = (int)K;
+            const float *p = t.data;
+            check_finite_f32(rec, "pred_proba", p, m * K);
+            for (int64_t e = 0; e < m; e++) {
+                if (keep && !keep[e])
+                    continue;
+                if (label[e] >= K)
+                    record_die(rec, "'label' entry %lld is %u, but 'pred_proba' has %lld classes",
+                               (long long)e, label[e], (long long)K);
+                if (acc->n_proba == acc->cap_proba) {
+                    acc->cap_proba = acc->cap_proba ? 2 * acc->cap_proba : 1024;
+                    acc->labels = xrealloc(acc->labels, (size_t)acc->cap_proba);
+                    acc->proba = xrealloc(acc->proba, sizeof *acc->proba * (size_t)(acc->cap_proba * K));
+                }
+                acc->labels[acc->n_proba] = label[e];
+                for (int64_t c = 0; c < K; c++)
+                    acc->proba[acc->n_proba * K + c] = p[e * K + c];
+                acc->n_proba++;
+            }
+            tensor_free(&t);
+        }
+        free(keep);
+        free(label);
+    }
+    if (sel[Q_R2])
+        add_embedding_row(acc, false, rec);
+}
+
+static void check_kind(const struct record *rec, const char *want)
+{
+    char kind[32];
+    if (!record_has(rec, "kind"))
+        record_die(rec, "missing key 'kind'");
+    record_str(rec, "kind", kind, sizeof kind);
+    if (strcmp(kind, want) != 0)
+        record_die(rec, "a '%s' record, expected '%s'", kind, want);
+}
+
+static void write_metric(struct writer *w, const struct metrics_options *o, const char *name,
+                         double value, int64_t count)
+{
+    mp_map(w, 6);
+    mp_key(w, "kind");   mp_str(w, "metric");
+    mp_key(w, "name");   mp_str(w, name);
+    mp_key(w, "value");  mp_double(w, value);
+    mp_key(w, "count");  mp_int(w, count);
+    mp_key(w, "split");  mp_str(w, o->split);
+    mp_key(w, "labels");
+    mp_map(w, (uint32_t)o->n_labels);
+    for (int i = 0; i < o->n_labels; i++) {
+        mp_key(w, o->label_keys[i]);
+        mp_str(w, o->label_values[i]);
+    }
+}
+
+/* r2: the rows of the --fit stream. */
+static void read_fit(const struct metrics_options *o, struct accumulators *fit)
+{
+    struct reader rd;
+    struct record rec;
+    reader_init(&rd, o->fit, o->fit_name);
+    while (reader_next(&rd, &rec)) {
+        check_kind(&rec, "graph");
+        require_keys(&rec, Q_R2);
+        add_embedding_row(fit, true, &rec);
+    }
+    reader_free(&rd);
+    if (!fit->rows)
+        die(EX_DATAERR, "%s: no graph records to fit the linear map on", o->fit_name);
+}
+
+/* r2: the linear map fitted on fit's rows, scored on acc's rows. */
+static double r2_score(const struct accumulators *fit, const struct accumulators *acc)
+{
+    int d = fit->d;
+    double *coef = xmalloc(sizeof *coef * (size_t)d), intercept;
+    metric_least_squares(fit->X, fit->y, fit->rows, d, coef, &intercept);
+    double *pred = xmalloc(sizeof *pred * (size_t)(acc->rows + 1));
+    for (int64_t i = 0; i < acc->rows; i++) {
+        double p = intercept;
+        for (int j = 0; j < d; j++)
+            p += acc->X[i * d + j] * coef[j];
+        pred[i] = p;
+    }
+    double r2 = metric_r2(acc->y, pred, acc->rows);
+    free(pred);
+    free(coef);
+    return r2;
+}
+
+void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_options *o)
+{
+    struct reader rd;
+    struct record rec;
+    struct writer w;
+    struct accumulators acc = {.d = -1}, fit = {.d = -1};
+    if (o->fit) {
+        read_fit(o, &fit);
+        acc.d = fit.d;
+    }
+    acc.confusion = xcalloc((size_t)METRIC_CLASSES * METRIC_CLASSES, sizeof *acc.confusion);
+    bool sel[Q_COUNT] = {false};
+    int order[Q_COUNT], n_order = 0;
+    for (int i = 0; i < o->n_quantities; i++) {
+        sel[o->quantities[i]] = true;
+        order[n_order++] = o->quantities[i];
+    }
+    reader_init(&rd, in, in_name);
+    writer_init(&w, out);
+    long records = 0;
+    while (reader_next(&rd, &rec)) {
+        check_kind(&rec, "graph");
+        if (records == 0 && n_order == 0) {
+            for (int q = 0; q < Q_COUNT; q++)
+                if (!missing_key(&rec, q) && (q != Q_R2 || o->fit)) {
+                    sel[q] = true;
+                    order[n_order++] = q;
+                }
+            if (n_order == 0)
+                record_die(&rec, "has the inputs of no metric (see 'metrics --help' for what each needs)");
+        }
+        for (int i = 0; i < n_order; i++)
+            require_keys(&rec, order[i]);
+        accumulate(&acc, sel, &rec, o);
+        records++;
+    }
+    reader_free(&rd);
+    if (records == 0)
+        die(EX_DATAERR, "no graph records in the input");
+
+    int used;
+    for (int i = 0; i < n_order; i++) {
+        int q = order[i];
+        double value = NAN;
+        int64_t count = 0;
+        const struct metric_mean *mean = NULL;
+        switch (q) {
+        case Q_MAE_FLOW: mean = &acc.mae_flow; break;
+        case Q_MAE_HINT_FLOW: mean = &acc.hint_graphs; break;
+        case Q_CUT_ACCURACY: mean = &acc.cut; break;
+        case Q_MAXFLOW_ERROR: mean = &acc.maxflow_error; break;
+        case Q_CONSERVATION_BEFORE: mean = &acc.cons_before; break;
+        case Q_CONSERVATION_AFTER: mean = &acc.cons_after; break;
+        case Q_FIXED_VALUE_RATIO: mean = &acc.fixed_ratio; break;
+        case Q_ACCURACY:
+            value = metric_accuracy(acc.confusion);
+            break;
+        case Q_BALANCED_ACCURACY:
+            value = metric_balanced_accuracy(acc.confusion);
+            break;
+        case Q_ROC_HARD:
+            value = metric_roc_hard(acc.confusion, &used);
+            break;
+        case Q_ROC_AUC:
+            value = metric_roc_auc_ovr(acc.labels, acc.proba, acc.n_proba, acc.K, &used);
+            count = acc.n_proba;
+            break;
+        case Q_R2:
+            value = r2_score(&fit, &acc);
+            count = acc.rows;
+            break;
+        }
+        if (mean) {
+            value = metric_mean_value(mean);
+            count = mean->count;
+        } else if (q == Q_ACCURACY || q == Q_BALANCED_ACCURACY || q == Q_ROC_HARD) {
+            count = 0;
+            for (int k = 0; k < METRIC_CLASSES * METRIC_CLASSES; k++)
+                count += acc.confusion[k];
+        }
+        write_metric(&w, o, quantity[q].name, value, count);
+    }
+    free(acc.confusion);
+    free(acc.labels);
+    free(acc.proba);
+    free(acc.X);
+    free(acc.y);
+    free(fit.X);
+    free(fit.y);
+}
