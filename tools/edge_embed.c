@@ -11,7 +11,7 @@
  * - nothing of size A×H exists: the sender half of the first message layer
  *   (M2 z_u) is recomputed per arc block, the receiver half per unit; the
  *   only n×H arrays are the two networks' states;
- * - threads take units from a shared counter; since a unit's result does
+ * - the units are workers.h tasks, each on its thread's scratch; since a unit's result does
  *   not depend on who computes it, nor on how the arcs are cut into units
  *   (the dense products are gemm.h's fixed-order chains, whose result for a
  *   row does not depend on the other rows of the call; without AVX2 every
@@ -33,10 +33,10 @@
 #include "names.h"
 #include "stream.h"
 #include "tensor.h"
+#include "workers.h"
 #include <cblas.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +113,12 @@ void edge_embed_node_input(const struct dar_net *net, int H, int n, int s, int t
 
 enum { WT_M1, WT_M2, WT_L1, WT_L2, WT_O1, WT_O2, WT_COUNT };
 
+struct scratch {
+    float *z_unit, *An, *agg, *h_out;   /* per unit: rows×2H, rows×H, rows×H, rows×H */
+    float *z_block, *pre, *r1, *pad_in, *pad_out;  /* per block: the senders' z, messages */
+    int32_t *block_recv, *block_send, *block_edge;  /* [BLOCK] */
+};
+
 struct job {
     const struct dar_model *model;
     const struct dar_net *net;
@@ -127,17 +133,12 @@ struct job {
     float *weight_t[WT_COUNT];  /* the dense layers' Wᵀ, or NULL without gemm.h's kernels */
     int64_t nunits;
     int32_t *unit_start;        /* [nunits+1] receiver ranges */
-    atomic_llong next;
+    struct scratch *scratch;    /* [workers_threads()] */
     pthread_mutex_t lock;
     struct progress *progress;
     int64_t done, progress_base;
 };
 
-struct scratch {
-    float *z_unit, *An, *agg, *h_out;   /* per unit: rows×2H, rows×H, rows×H, rows×H */
-    float *z_block, *pre, *r1, *pad_in, *pad_out;  /* per block: the senders' z, messages */
-    int32_t *block_recv, *block_send, *block_edge;  /* [BLOCK] */
-};
 
 static void z_row(const struct job *j, int v, float *z)
 {
@@ -249,45 +250,42 @@ CLONES static void run_unit(struct job *j, struct scratch *sc, int64_t u)
     memcpy(j->hout + (int64_t)v0 * H, sc->h_out, sizeof(float) * (size_t)(rows * H));
 }
 
-static void *worker(void *arg)
+/* One thread's buffers, sized for the largest unit (arena: freed at once). */
+static void scratch_init(struct scratch *sc, struct arena *memory, const struct job *j)
 {
-    struct job *j = arg;
     int H = j->H;
-    struct scratch sc = {0};
     int64_t maxrows = 0;
     for (int64_t u = 0; u < j->nunits; u++)
         if (j->unit_start[u + 1] - j->unit_start[u] > maxrows)
             maxrows = j->unit_start[u + 1] - j->unit_start[u];
-    struct arena memory = {0};      /* every buffer of this thread, freed at once */
-    sc.z_unit = arena_floats(&memory, maxrows * 2 * H);
-    sc.An = arena_floats(&memory, maxrows * H);
-    sc.agg = arena_floats(&memory, maxrows * H);
-    sc.h_out = arena_floats(&memory, maxrows * H);
-    sc.z_block = arena_floats(&memory, (int64_t)BLOCK * 2 * H);
-    sc.pre = arena_floats(&memory, (int64_t)BLOCK * H);
-    sc.r1 = arena_floats(&memory, (int64_t)BLOCK * H);
-    sc.pad_in = arena_floats(&memory, (int64_t)BLOCK * 2 * H);
-    sc.pad_out = arena_floats(&memory, (int64_t)BLOCK * 2 * H);
-    sc.block_recv = arena_alloc(&memory, sizeof(int32_t) * BLOCK);
-    sc.block_send = arena_alloc(&memory, sizeof(int32_t) * BLOCK);
-    sc.block_edge = arena_alloc(&memory, sizeof(int32_t) * BLOCK);
-    for (;;) {
-        int64_t u = atomic_fetch_add(&j->next, 1);
-        if (u >= j->nunits)
-            break;
-        run_unit(j, &sc, u);
-        int v0 = j->unit_start[u], v1 = j->unit_start[u + 1];
-        int64_t arcs = j->adj->off[v1] - j->adj->off[v0] + (v1 - v0);
-        pthread_mutex_lock(&j->lock);
-        j->done += arcs;
-        progress_update(j->progress, j->progress_base + j->done);
-        pthread_mutex_unlock(&j->lock);
-    }
-    arena_free(&memory);
-    return NULL;
+    sc->z_unit = arena_floats(memory, maxrows * 2 * H);
+    sc->An = arena_floats(memory, maxrows * H);
+    sc->agg = arena_floats(memory, maxrows * H);
+    sc->h_out = arena_floats(memory, maxrows * H);
+    sc->z_block = arena_floats(memory, (int64_t)BLOCK * 2 * H);
+    sc->pre = arena_floats(memory, (int64_t)BLOCK * H);
+    sc->r1 = arena_floats(memory, (int64_t)BLOCK * H);
+    sc->pad_in = arena_floats(memory, (int64_t)BLOCK * 2 * H);
+    sc->pad_out = arena_floats(memory, (int64_t)BLOCK * 2 * H);
+    sc->block_recv = arena_alloc(memory, sizeof(int32_t) * BLOCK);
+    sc->block_send = arena_alloc(memory, sizeof(int32_t) * BLOCK);
+    sc->block_edge = arena_alloc(memory, sizeof(int32_t) * BLOCK);
 }
 
-static void run_net(struct job *j, int threads)
+/* workers.h task u: one unit on the running thread's scratch. */
+static void unit_task(void *context, int64_t u, int worker)
+{
+    struct job *j = context;
+    run_unit(j, &j->scratch[worker], u);
+    int v0 = j->unit_start[u], v1 = j->unit_start[u + 1];
+    int64_t arcs = j->adj->off[v1] - j->adj->off[v0] + (v1 - v0);
+    pthread_mutex_lock(&j->lock);
+    j->done += arcs;
+    progress_update(j->progress, j->progress_base + j->done);
+    pthread_mutex_unlock(&j->lock);
+}
+
+static void run_net(struct job *j)
 {
     const struct dar_net *net = j->net;
     int H = j->H;
@@ -306,19 +304,8 @@ static void run_net(struct job *j, int threads)
             for (int c = 0; c < L->in; c++)
                 j->weight_t[k][(int64_t)c * L->out + o] = L->weight[(int64_t)o * L->in + c];
     }
-    atomic_store(&j->next, 0);
     j->done = 0;
-    if (threads <= 1) {
-        worker(j);
-    } else {
-        pthread_t *tid = xmalloc(sizeof *tid * (size_t)threads);
-        for (int i = 0; i < threads; i++)
-            if (pthread_create(&tid[i], NULL, worker, j) != 0)
-                die(EX_OSERR, "cannot start a thread:");
-        for (int i = 0; i < threads; i++)
-            pthread_join(tid[i], NULL);
-        free(tid);
-    }
+    workers_run(j->nunits, unit_task, j);
     for (int p = 0; p < DAR_ARC_FEATURES; p++)
         free(j->kme[p]);
     for (int k = 0; k < WT_COUNT; k++)
@@ -326,7 +313,7 @@ static void run_net(struct job *j, int threads)
 }
 
 void edge_embed_states(const struct dar_model *model, const struct graph *g, int s, int t,
-                       float *const vessel[3], int64_t chunk, int threads,
+                       float *const vessel[3], int64_t chunk,
                        enum progress_mode progress, float *h_bf, float *h_f)
 {
     int n = g->n;
@@ -363,21 +350,25 @@ void edge_embed_states(const struct dar_model *model, const struct graph *g, int
     j.unit_start = unit_start;
     j.progress = &p;
     pthread_mutex_init(&j.lock, NULL);
-    /* our threads own the cores: OpenBLAS runs one thread inside each */
-    openblas_set_num_threads(1);
+    int threads = workers_threads();
+    struct arena memory = {0};
+    j.scratch = arena_alloc(&memory, sizeof *j.scratch * (size_t)threads);
+    for (int i = 0; i < threads; i++)
+        scratch_init(&j.scratch[i], &memory, &j);
 
     j.net = &model->nets[model->bf];
     j.hprev = NULL;
     j.hout = h_bf;
     j.progress_base = 0;
-    run_net(&j, threads);
+    run_net(&j);
     j.net = &model->nets[model->flow];
     j.hprev = h_bf;
     j.hout = h_f;
     j.progress_base = A;
-    run_net(&j, threads);
+    run_net(&j);
 
     progress_end(&p);
+    arena_free(&memory);
     pthread_mutex_destroy(&j.lock);
     free(unit_start);
     adjacency_free(&adj);
@@ -419,7 +410,7 @@ static void embed_record(struct writer *w, const struct record *rec, void *conte
                    "(4 GiB); use --node flow", (unsigned long long)nbytes);
     float *h_bf = xmalloc(sizeof(float) * (size_t)n * (size_t)H);
     float *h_f = xmalloc(sizeof(float) * (size_t)n * (size_t)H);
-    edge_embed_states(model, &g, s, t, vessel, o->chunk, o->threads, o->progress, h_bf, h_f);
+    edge_embed_states(model, &g, s, t, vessel, o->chunk, o->progress, h_bf, h_f);
     for (int k = 0; k < 3; k++)
         free(vessel[k]);
 
@@ -481,5 +472,7 @@ void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_
     if (m->config.leak_cut)
         die(EX_DATAERR, "the model was trained with --leak-cut (it reads the true min cut), "
             "which edge-embed does not have");
+    workers_start(o->threads);
     stream_map(in, in_name, out, &(struct stream_map){.each = embed_record, .context = (void *)o});
+    workers_stop();
 }

@@ -70,7 +70,7 @@ bool edge_node_parse(const char *s, enum edge_node *e);
 struct edge_embed_options {
     struct dar_model *model;
     int64_t chunk;              /* arcs per work unit (whole receivers) */
-    int threads;
+    int threads;                /* the pool edge_embed_run starts */
     enum edge_node node;
     enum progress_mode progress;
 };
@@ -78,9 +78,10 @@ struct edge_embed_options {
 /* One Ford-Fulkerson step from frame 0 on graph g with s, t given: node
  * states h_bf and h_f (n×H each, caller's).  vessel: length, distance,
  * curveness (normalised) when the model has vessel inputs, else NULL.
+ * Runs on workers.h's pool (workers_start: the caller's thread count).
  * Deterministic: bit-identical for every chunk size and thread count. */
 void edge_embed_states(const struct dar_model *model, const struct graph *g, int s, int t,
-                       float *const vessel[3], int64_t chunk, int threads,
+                       float *const vessel[3], int64_t chunk,
                        enum progress_mode progress, float *h_bf, float *h_f);
 /* x of network net for node v at frame 0 (mask e_s, no cut) into x[H]. */
 void edge_embed_node_input(const struct dar_net *net, int H, int n, int s, int t, int v, float *x);

@@ -8,6 +8,7 @@
 #include "dar.h"
 #include "die.h"
 #include "edge_embed.h"
+#include "workers.h"
 #include "graph.h"
 #include "graphgen.h"
 #include "rng.h"
@@ -82,8 +83,9 @@ static void check_states(enum dar_variant variant, enum dar_agg agg, bool vessel
     for (int i = 0; i < 2; i++) {
         float *h_bf = xmalloc(sizeof(float) * (size_t)n * (size_t)H);
         float *h_f = xmalloc(sizeof(float) * (size_t)n * (size_t)H);
-        edge_embed_states(&model, &dg->g, dg->g.s, dg->g.t, vessel, chunks[i], threads[i],
-                          PROGRESS_OFF, h_bf, h_f);
+        workers_start(threads[i]);
+        edge_embed_states(&model, &dg->g, dg->g.s, dg->g.t, vessel, chunks[i], PROGRESS_OFF, h_bf, h_f);
+        workers_stop();
         /* P_F's hd = [x_F; h_prev = h_BF; h_F] */
         double bf = worst_relative(h_bf, embed + H, n, H, 3 * H, H);
         double fl = worst_relative(h_f, embed + 2 * H, n, H, 3 * H, H);
