@@ -10,6 +10,7 @@
  * augmentation, not once per frame. */
 #define _GNU_SOURCE     /* sched_getcpu, pthread_attr_setaffinity_np */
 #include "ff_trace.h"
+#include "cpus.h"
 #include "die.h"
 #include "graph.h"
 #include "io.h"
@@ -276,20 +277,6 @@ struct pool {
 };
 
 static struct batch *slot(struct pool *pl, long k) { return &pl->slots[k % pl->slot_count]; }
-
-static int64_t clock_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
-static inline void cpu_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 /* Something a waiting thread may wait for happened (lock held). */
 static void pool_changed(struct pool *pl)

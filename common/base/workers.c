@@ -8,6 +8,7 @@
  * wake. */
 #define _GNU_SOURCE
 #include "workers.h"
+#include "cpus.h"
 #include "die.h"
 #include <cblas.h>
 #include <pthread.h>
@@ -42,20 +43,6 @@ struct pool {
 static struct pool pool = {.threads = 1};
 static _Thread_local int this_worker = 0;
 static _Thread_local bool inside_task = false;
-
-static int64_t clock_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
-static inline void cpu_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 static uint32_t generation_of(uint64_t ticket) { return (uint32_t)(ticket >> 32); }
 
