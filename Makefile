@@ -11,7 +11,11 @@ CFLAGS  ?= $(OPT) -g -Wall -Wextra -Wno-unused-parameter -std=gnu11
 PKGS    := msgpack libxxhash openblas jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS += -Icommon $(PKG_CFLAGS) -DDAR_VERSION='"$(VERSION)"'
+# common/ is grouped by layer (ARCHITECTURE.md §2) and tools/ holds the tools'
+# bodies; every folder is on the include path so includes name only the file.
+SRC_DIRS := common/base common/records common/graphs common/flow common/nn common/dar common/eval tools
+HEADERS  := $(wildcard $(SRC_DIRS:%=%/*.h))
+CPPFLAGS += $(SRC_DIRS:%=-I%) $(PKG_CFLAGS) -DDAR_VERSION='"$(VERSION)"'
 LDFLAGS  += -Wl,--as-needed
 LDLIBS   += $(PKG_LIBS) -lmetis -lpthread -lm
 
@@ -20,7 +24,7 @@ LDLIBS   += $(PKG_LIBS) -lmetis -lpthread -lm
 BUILD   ?= build
 BINDIR  ?= bin
 
-COMMON_SRC := $(sort $(wildcard common/*.c))
+COMMON_SRC := $(sort $(wildcard common/*/*.c tools/*.c))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 TOOLS      := $(sort $(basename $(notdir $(wildcard bin/*.c))))
 TOOL_BINS  := $(TOOLS:%=$(BINDIR)/%)
@@ -37,7 +41,13 @@ LIB        := $(BUILD)/libdar.a
 .SECONDARY: $(COMMON_OBJ) $(TOOLS:%=$(BUILD)/bin/%.o)
 all: $(LIB) $(TOOL_BINS) $(TESTTOOL_BINS)
 
-$(BUILD)/%.o: %.c $(wildcard common/*.h)
+# Static pattern rules: $(BUILD)/tools/ holds both the objects of tools/*.c
+# and the test helpers of tests/tools/*.c, so each rule names its targets.
+$(COMMON_OBJ): $(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/bin/%.o: bin/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -49,11 +59,11 @@ $(BINDIR)/%: $(BUILD)/bin/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-$(BUILD)/unit/%: tests/unit/%.c tests/unit/check.h $(LIB) $(wildcard common/*.h)
+$(BUILD)/unit/%: tests/unit/%.c tests/unit/check.h $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-$(BUILD)/tools/%: tests/tools/%.c $(LIB) $(wildcard common/*.h)
+$(TESTTOOL_BINS): $(BUILD)/tools/%: tests/tools/%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
@@ -137,7 +147,7 @@ fuzz-build:
 	    CFLAGS='$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link' $(FUZZ_BUILD)/libdar.a
 	@$(MAKE) --no-print-directory -s -j2 $(FUZZ_BINS)
 
-$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(wildcard common/*.h) $(FUZZ_BUILD)/libdar.a
+$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(HEADERS) $(FUZZ_BUILD)/libdar.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libdar.a $(LDLIBS) -o $@
 

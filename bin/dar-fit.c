@@ -5,7 +5,7 @@
 #include "dar.h"
 #include "die.h"
 #include "io.h"
-#include "train.h"
+#include "dar_fit.h"
 #include "workers.h"
 #include <math.h>
 #include <stdlib.h>
@@ -60,7 +60,7 @@ static const struct cli_spec spec = {
 };
 
 /* The reference's hyperparameters per variant (dar-reference.md §4). */
-static void resolve_defaults(struct train_options *o)
+static void resolve_defaults(struct dar_fit_options *o)
 {
     bool primal_like = o->config.variant == DAR_PRIMAL || o->config.variant == DAR_NO_ALGO;
     if (hidden == 0)
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--quiet and --progress contradict each other");
     cleanup_install_signals();
     workers_start(threads ? (int)threads : cpus_usable());
-    struct train_options o = {0};
+    struct dar_fit_options o = {0};
     dar_variant_parse(variant, &o.config.variant);
     dar_processor_parse(processor, &o.config.processor);
     dar_agg_parse(agg, &o.config.agg);
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
     FILE *hit = cache_replay_begin(out, log_path != NULL);
     FILE *dest = cache_lookup(&c, hit);
     if (dest) {
-        train_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
+        dar_fit_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
         cache_commit(&c);
     } else if (log_path) {
         rewind(hit);

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "cpus.h"
 #include "dar.h"
-#include "darstep.h"
+#include "dar_step.h"
 #include "die.h"
 #include "io.h"
 #include "workers.h"
@@ -56,8 +56,8 @@ int main(int argc, char **argv)
     workers_start(threads ? (int)threads : cpus_usable());
 
     struct dar_model model;
-    struct darstep_options o = {NULL, random, (uint64_t)seed, hints, embed,
-                                strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST};
+    struct dar_step_options o = {NULL, random, (uint64_t)seed, hints, embed,
+                                 strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     FILE *model_file = model_path ? io_open_input(model_path) : NULL;
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
             dar_model_load(&model, model_file, model_path);
             o.model = &model;
         }
-        darstep_stream(data, in_name, dest, &o);
+        dar_step_run(data, in_name, dest, &o);
         cache_commit(&c);
         if (o.model)
             dar_model_free(&model);

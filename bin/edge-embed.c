@@ -87,18 +87,18 @@ int main(int argc, char **argv)
     FILE *dest = cache_lookup(&c, hit);
     if (dest) {
         if (reconstruct) {
-            struct reconstruct_options o = {iters, lr, tf_decay, EDGE_CAP_CROSS_SECTION, max_steps,
-                                            (uint64_t)seed, log_path, pm, args};
+            struct edge_embed_reconstruct_options o = {iters, lr, tf_decay, EDGE_CAP_CROSS_SECTION,
+                                                       max_steps, (uint64_t)seed, log_path, pm, args};
             edge_capacity_parse(capacity, &o.capacity);
             workers_start(threads ? (int)threads : cpus_usable());
-            reconstruct_run(&o, model_file, model_path, data, in_name, dest);
+            edge_embed_reconstruct_run(&o, model_file, model_path, data, in_name, dest);
         } else {
             struct dar_model model;
             dar_model_load(&model, model_file, model_path);
             struct edge_embed_options o = {&model, chunk, threads ? (int)threads : cpus_usable(),
                                            EDGE_NODE_BOTH, pm};
             edge_node_parse(node, &o.node);
-            edge_embed_stream(data, in_name, dest, &o);
+            edge_embed_run(data, in_name, dest, &o);
             dar_model_free(&model);
         }
         cache_commit(&c);

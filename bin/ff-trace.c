@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "cpus.h"
 #include "die.h"
-#include "fftrace.h"
+#include "ff_trace.h"
 #include "io.h"
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
     if (first < argc)
         cli_usage_error(&spec, "unexpected operand '%s'", argv[first]);
     cleanup_install_signals();
-    struct fftrace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads};
+    struct ff_trace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads};
     if (!threads) {
         int cpus = cpus_usable();
         o.threads = cpus > 8 ? 8 : cpus;
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     FILE *data = cache_add_input(&c, in, io_input_name(input));
     FILE *dest = cache_lookup(&c, out);
     if (dest) {
-        fftrace_stream(data, io_input_name(input), dest, &o);
+        ff_trace_run(data, io_input_name(input), dest, &o);
         cache_commit(&c);
     }
     cache_end(&c);

@@ -1,6 +1,6 @@
 /* flow-fix - the corrective procedure: a predicted flow made feasible. */
 #include "cli.h"
-#include "flowfix_filter.h"
+#include "flow_fix.h"
 #include "io.h"
 #include <string.h>
 
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "too many operands");
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
-    flowfix_stream(in, io_input_name(input), out, key);
+    flow_fix_run(in, io_input_name(input), out, key);
     io_close_output(out);
     return 0;
 }

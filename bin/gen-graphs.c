@@ -1,5 +1,5 @@
 /* gen-graphs - synthetic flow networks as a graph record stream
- * (formats/graph.md; the families are in common/graphgen.c). */
+ * (formats/graph.md; the families are in common/graphs/graphgen.c). */
 #include "cache.h"
 #include "cli.h"
 #include "die.h"

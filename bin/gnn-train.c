@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     FILE *replay = cache_replay_begin(out, log_path != NULL);
     FILE *dest = cache_lookup(&c, replay);
     if (dest) {
-        gnn_train_stream(data, name, dest, &o);
+        gnn_train_run(data, name, dest, &o);
         cache_commit(&c);
     }
     cache_end(&c);

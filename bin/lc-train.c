@@ -88,7 +88,7 @@ int main(int argc, char **argv)
     FILE *data = cache_add_input(&c, in, name);
     FILE *dest = cache_lookup(&c, out);
     if (dest) {
-        lc_train_stream(data, name, dest, &o);
+        lc_train_run(data, name, dest, &o);
         cache_commit(&c);
     }
     cache_end(&c);

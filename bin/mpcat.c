@@ -2,7 +2,7 @@
 #include "cli.h"
 #include "die.h"
 #include "io.h"
-#include "jsonl.h"
+#include "mpcat.h"
 #include "stream.h"
 #include <string.h>
 
@@ -40,13 +40,13 @@ int main(int argc, char **argv)
     if (to_msgpack) {
         struct writer w;
         writer_init(&w, out);
-        jsonl_to_stream(in, name, &w);
+        mpcat_from_jsonl(in, name, &w);
     } else {
         struct reader rd;
         struct record rec;
         reader_init(&rd, in, name);
         while (reader_next(&rd, &rec))
-            jsonl_write_record(out, &rec, summary);
+            mpcat_write_json(out, &rec, summary);
         reader_free(&rd);
     }
     io_close_output(out);

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     FILE *data = cache_add_input(&c, in, name);
     FILE *dest = cache_lookup(&c, out);
     if (dest) {
-        node2vec_stream(data, name, dest, &o);
+        node2vec_run(data, name, dest, &o);
         cache_commit(&c);
     }
     cache_end(&c);

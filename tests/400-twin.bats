@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The C model (common/dar.c, driven by build/tools/dar_dump) against its
+# The C model (common/dar/dar.c, driven by build/tools/dar_dump) against its
 # independent PyTorch twin (tests/twin/dar_twin.py, dense padded tensors, torch
 # autograd): same model record, same batch, same teacher-forcing decisions ->
 # the same loss (1e-5 relative) and the same gradients (per tensor,

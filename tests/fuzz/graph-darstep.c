@@ -1,7 +1,7 @@
-/* graph-darstep: graph records as dar-step reads them (darstep_stream with
+/* graph-darstep: graph records as dar-step reads them (dar_step_run with
  * a small model, the hints and the embeddings; and the random baseline). */
 #include "harness.h"
-#include "darstep.h"
+#include "dar_step.h"
 
 static struct dar_model model;
 
@@ -15,9 +15,9 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    struct darstep_options o = {p->random_baseline ? NULL : &model, p->random_baseline, 1,
-                                !p->random_baseline, !p->random_baseline, DAR_EMBED_LAST};
-    darstep_stream(in, "<fuzz>", harness_sink(), &o);
+    struct dar_step_options o = {p->random_baseline ? NULL : &model, p->random_baseline, 1,
+                                 !p->random_baseline, !p->random_baseline, DAR_EMBED_LAST};
+    dar_step_run(in, "<fuzz>", harness_sink(), &o);
     fclose(in);
 }
 

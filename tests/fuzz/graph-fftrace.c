@@ -1,7 +1,7 @@
-/* graph-fftrace: graph records as ff-trace reads them (fftrace_stream,
+/* graph-fftrace: graph records as ff-trace reads them (ff_trace_run,
  * one thread, with the trace and with --no-hints). */
 #include "harness.h"
-#include "fftrace.h"
+#include "ff_trace.h"
 
 struct input {
     const uint8_t *data;
@@ -13,8 +13,8 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    struct fftrace_options o = {p->hints, PROGRESS_OFF, 1};
-    fftrace_stream(in, "<fuzz>", harness_sink(), &o);
+    struct ff_trace_options o = {p->hints, PROGRESS_OFF, 1};
+    ff_trace_run(in, "<fuzz>", harness_sink(), &o);
     fclose(in);
 }
 

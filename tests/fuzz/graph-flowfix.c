@@ -1,7 +1,7 @@
 /* graph-flowfix: records with a predicted flow as flow-fix reads them
- * (flowfix_stream, the default key pred_flow). */
+ * (flow_fix_run, the default key pred_flow). */
 #include "harness.h"
-#include "flowfix_filter.h"
+#include "flow_fix.h"
 
 struct input {
     const uint8_t *data;
@@ -12,7 +12,7 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    flowfix_stream(in, "<fuzz>", harness_sink(), "pred_flow");
+    flow_fix_run(in, "<fuzz>", harness_sink(), "pred_flow");
     fclose(in);
 }
 

@@ -1,9 +1,9 @@
-/* jsonl: JSON lines as `mpcat --to-msgpack` reads them (jsonl_to_stream).
+/* jsonl: JSON lines as `mpcat --to-msgpack` reads them (mpcat_from_jsonl).
  * What it writes must be a stream of records the record reader reads back
  * without error; printing it again (mpcat) may still refuse a map that
  * claims to be a tensor ({"nd": ...}) and is not one, with exit 65. */
 #include "harness.h"
-#include "jsonl.h"
+#include "mpcat.h"
 #include "stream.h"
 
 struct input {
@@ -18,7 +18,7 @@ static void run(void *ctx)
     FILE *in = harness_input(p->data, p->size);
     struct writer w;
     writer_init_memory(&w);
-    jsonl_to_stream(in, "<fuzz>", &w);
+    mpcat_from_jsonl(in, "<fuzz>", &w);
     fclose(in);
     /* read back: any error here is a finding */
     p->reading_back = true;
@@ -35,7 +35,7 @@ static void run(void *ctx)
     back = harness_input((const uint8_t *)w.buffer, w.buffered);
     reader_init(&rd, back, "<written>");
     while (reader_next(&rd, &rec))
-        jsonl_write_record(harness_sink(), &rec, false);
+        mpcat_write_json(harness_sink(), &rec, false);
     reader_free(&rd);
     fclose(back);
     writer_flush(&w);

@@ -2,7 +2,7 @@
  * (dar_model_load: one record, then nothing), then used by dar-step on a
  * small traced graph (tests/fuzz/fixtures/traced.mp). */
 #include "harness.h"
-#include "darstep.h"
+#include "dar_step.h"
 
 static uint8_t *graph;
 static size_t graph_size;
@@ -22,8 +22,8 @@ static void run(void *ctx)
     /* a model of a hidden size in the thousands is valid, and slow */
     if (model.config.hidden <= 64) {
         FILE *in = harness_input(graph, graph_size);
-        struct darstep_options o = {&model, false, 1, true, true, DAR_EMBED_LAST};
-        darstep_stream(in, "<graph>", harness_sink(), &o);
+        struct dar_step_options o = {&model, false, 1, true, true, DAR_EMBED_LAST};
+        dar_step_run(in, "<graph>", harness_sink(), &o);
         fclose(in);
     }
     dar_model_free(&model);

@@ -1,11 +1,11 @@
-/* model-resume: a model record as dar-fit --resume reads it (train_run
+/* model-resume: a model record as dar-fit --resume reads it (dar_fit_run
  * with the record as the model to continue: configuration, train_state,
  * curve, Adam moments), on a small traced training set
  * (tests/fuzz/fixtures/traced.mp).  The options are those the seed
  * models were written with (tests/fuzz/corpus.sh); a model of another
  * configuration or seed is a usage error (64). */
 #include "harness.h"
-#include "train.h"
+#include "dar_fit.h"
 
 static uint8_t *graphs;
 static size_t graphs_size;
@@ -20,7 +20,7 @@ static void run(void *ctx)
     struct input *p = ctx;
     FILE *train = harness_input(graphs, graphs_size);
     FILE *resume = harness_input(p->data, p->size);
-    struct train_options o = {0};
+    struct dar_fit_options o = {0};
     o.config = (struct dar_config){DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
     o.lr = 0.01;
     o.batch = 1;
@@ -31,7 +31,7 @@ static void run(void *ctx)
     o.tf_decay = 0.999;
     o.progress = PROGRESS_OFF;
     o.canonical_args = "fuzz";
-    train_run(&o, train, "<train>", NULL, NULL, resume, "<fuzz>", harness_sink());
+    dar_fit_run(&o, train, "<train>", NULL, NULL, resume, "<fuzz>", harness_sink());
     fclose(resume);
     fclose(train);
 }

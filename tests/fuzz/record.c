@@ -1,4 +1,4 @@
-/* record: the record reader (common/stream.c) both ways a tool reads.
+/* record: the record reader (common/records/stream.c) both ways a tool reads.
  *
  * reader_next() (every tool) and reader_next_raw() + record_parse()
  * (ff-trace's threads) must hand out the same records and die at the same

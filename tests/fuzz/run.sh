@@ -75,7 +75,7 @@ replay)
             echo "ok $n - fuzz replay: $h ($count inputs)"
         else
             echo "not ok $n - fuzz replay: $h ($count inputs)"
-            grep -E 'Running:|ERROR|SUMMARY|harness:|in .*(common|tests/fuzz)/' "$build/log/$h.replay.log" | tail -15 | sed 's/^/# /'
+            grep -E 'Running:|ERROR|SUMMARY|harness:|in .*(common|tools|tests/fuzz)/' "$build/log/$h.replay.log" | tail -15 | sed 's/^/# /'
             failed=1
         fi
     done

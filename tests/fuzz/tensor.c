@@ -1,4 +1,4 @@
-/* tensor: the tensor codec (common/tensor.c) on one msgpack object, read
+/* tensor: the tensor codec (common/records/tensor.c) on one msgpack object, read
  * as a tool reads it: the value of a key of a record, through the record
  * reader (the input is that value's bytes).
  *

@@ -1,8 +1,8 @@
-/* traced-darfit: traced records as dar-fit reads them (train_run: the
+/* traced-darfit: traced records as dar-fit reads them (dar_fit_run: the
  * training set loaded and checked whole, then one iteration on two of
  * its graphs, a small dual model). */
 #include "harness.h"
-#include "train.h"
+#include "dar_fit.h"
 
 struct input {
     const uint8_t *data;
@@ -13,7 +13,7 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    struct train_options o = {0};
+    struct dar_fit_options o = {0};
     o.config = (struct dar_config){DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
     o.lr = 0.01;
     o.batch = 2;
@@ -24,7 +24,7 @@ static void run(void *ctx)
     o.tf_decay = 0.999;
     o.progress = PROGRESS_OFF;
     o.canonical_args = "fuzz";
-    train_run(&o, in, "<fuzz>", NULL, NULL, NULL, NULL, harness_sink());
+    dar_fit_run(&o, in, "<fuzz>", NULL, NULL, NULL, NULL, harness_sink());
     fclose(in);
 }
 

@@ -15,7 +15,7 @@
 #include "progress.h"
 #include "rng.h"
 #include "stream.h"
-#include "train.h"
+#include "dar_fit.h"
 #include "workers.h"
 #include <cblas.h>
 #include <stdio.h>

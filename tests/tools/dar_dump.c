@@ -1,4 +1,4 @@
-/* dar_dump - a test helper around common/dar.c, for comparing the C model
+/* dar_dump - a test helper around common/dar/dar.c, for comparing the C model
  * with its PyTorch twin (tests/twin/).
  *
  *   dar_dump --init --variant V --processor P --agg A --hidden H --seed S [--leak-cut] > model.mp

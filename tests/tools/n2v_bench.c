@@ -1,4 +1,4 @@
-/* n2v_bench - a test helper around common/node2vec.c for make bench
+/* n2v_bench - a test helper around tools/node2vec.c for make bench
  * (tests/bench/node2vec.sh): gensim's word2vec must train on the walks
  * node2vec trains on, so this writes them.
  *

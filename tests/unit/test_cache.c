@@ -1,4 +1,4 @@
-/* test_cache.c - the content-hashed cache (common/cache.c, formats/cache.md):
+/* test_cache.c - the content-hashed cache (common/base/cache.c, formats/cache.md):
  * miss then hit, what changes the key, corrupt and truncated entries,
  * concurrent writers, DAR_CACHE=off, unwritable caches, and a computation
  * that dies half way.  Every test uses a fresh directory as DAR_CACHE. */

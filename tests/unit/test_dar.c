@@ -1,4 +1,4 @@
-/* test_dar.c - the DAR model (common/dar*.c):
+/* test_dar.c - the DAR model (common/dar/dar*.c):
  * - the parameter list: names, counts, init bounds and determinism;
  * - the whole model's gradient against central finite differences of its
  *   loss, for every variant × processor × aggregation, with teacher forcing

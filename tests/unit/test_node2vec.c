@@ -1,4 +1,4 @@
-/* test_node2vec.c - Node2Vec's training (common/node2vec.c) against a plain
+/* test_node2vec.c - Node2Vec's training (tools/node2vec.c) against a plain
  * float64 re-statement of PyG's steps on the same walks: N(0, 1) rows from
  * their streams, each batch's gradient summed per node over its walks'
  * pairs (sgns_walk_backward_naive), SparseAdam with the global step.  Two

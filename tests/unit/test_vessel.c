@@ -1,5 +1,5 @@
-/* test_vessel.c - the vessel generator (common/vessel.c), the double sweep
- * (common/graph_bfs.c) and the VesselGraph CSV reader on a well-formed
+/* test_vessel.c - the vessel generator (common/graphs/vessel.c), the double sweep
+ * (common/graphs/graph_bfs.c) and the VesselGraph CSV reader on a well-formed
  * pair (malformed ones end the process: tests/600-vessel.bats). */
 #include "check.h"
 #include "graph_bfs.h"

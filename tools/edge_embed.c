@@ -530,7 +530,7 @@ static void embed_record(struct writer *w, const struct record *rec, const struc
     graph_free(&g);
 }
 
-void edge_embed_stream(FILE *in, const char *in_name, FILE *out, const struct edge_embed_options *o)
+void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_embed_options *o)
 {
     const struct dar_model *m = o->model;
     if (m->config.variant != DAR_PRIMAL && m->config.variant != DAR_DUAL)

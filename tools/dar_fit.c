@@ -1,4 +1,4 @@
-/* train.c - the training loop of dar-fit.
+/* dar_fit.c - the training loop of dar-fit.
  *
  * Everything random is addressed by the iteration k (rng.h): the batch of
  * iteration k is rng(seed, "batch", k), its teacher-forcing draws
@@ -8,7 +8,7 @@
  * the same bytes.  Validation runs at every multiple of --eval-every; when
  * --iters is not one, a last validation picks the output parameters but is not
  * remembered in the resume state (an uninterrupted longer run never saw it). */
-#include "train.h"
+#include "dar_fit.h"
 #include "die.h"
 #include "io.h"
 #include "optim.h"
@@ -208,7 +208,7 @@ void train_write_log_from_model(FILE *model, const char *name, const char *log_p
 }
 
 struct write_ctx {
-    const struct train_options *o;
+    const struct dar_fit_options *o;
     const struct dar_model *model;
     const struct state *st;
     const struct dataset *train, *val;
@@ -254,7 +254,7 @@ static void write_extra(struct writer *w, void *p)
 }
 
 static void resume_from(struct state *st, struct curve *curve, struct dar_model *model,
-                        const struct train_options *o, FILE *f, const char *name)
+                        const struct dar_fit_options *o, FILE *f, const char *name)
 {
     size_t len;
     char *bytes = io_read_all(f, name, &len);
@@ -302,8 +302,8 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
 }
 
 
-void train_run(const struct train_options *o, FILE *train, const char *train_name,
-               FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out)
+void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train_name,
+                 FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out)
 {
     struct dataset tr, va;
     dataset_load(&tr, train, train_name, DAR_NEED_TRAINING);

@@ -1,4 +1,4 @@
-/* fftrace.c - graph records -> traced records.
+/* ff_trace.c - graph records -> traced records.
  *
  * The algorithms work in exact integers (maxflow.h); graph_capacity_units()
  * turns the capacities into integers (exactly for the paper's families).
@@ -9,7 +9,7 @@
  * the flow of the T x m hint_flow tensor is converted to float once per
  * augmentation, not once per frame. */
 #define _GNU_SOURCE     /* sched_getcpu, pthread_attr_setaffinity_np */
-#include "fftrace.h"
+#include "ff_trace.h"
 #include "die.h"
 #include "graph.h"
 #include "io.h"
@@ -144,7 +144,7 @@ static void write_solution(struct writer *w, const struct record *rec, const str
 
 /* The trace or solution of a validated graph, as an enriched copy of rec. */
 static void trace_graph(struct writer *w, const struct record *rec, const struct graph *g,
-                        const struct fftrace_options *o, struct fftrace_buffers *b)
+                        const struct ff_trace_options *o, struct fftrace_buffers *b)
 {
     size_t edges = (size_t)g->m + 1;
     b->cap = reuse(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
@@ -158,7 +158,7 @@ static void trace_graph(struct writer *w, const struct record *rec, const struct
         write_solution(w, rec, g, &net, units, b);
 }
 
-static void trace_record(struct writer *w, const struct record *rec, const struct fftrace_options *o,
+static void trace_record(struct writer *w, const struct record *rec, const struct ff_trace_options *o,
                          struct fftrace_buffers *b)
 {
     struct graph g;
@@ -167,7 +167,7 @@ static void trace_record(struct writer *w, const struct record *rec, const struc
     graph_free(&g);
 }
 
-static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o)
+static void stream_one_thread(FILE *in, const char *in_name, FILE *out, const struct ff_trace_options *o)
 {
     struct reader rd;
     struct record rec;
@@ -265,7 +265,7 @@ struct batch {
 };
 
 struct pool {
-    const struct fftrace_options *o;
+    const struct ff_trace_options *o;
     int threads;
     pthread_mutex_t lock;               /* everything below but rd */
     pthread_cond_t changed;             /* a batch was read or written out */
@@ -362,7 +362,7 @@ static bool batch_read(struct reader *rd, struct batch *bt)
 
 /* Parse, validate and trace bt's records into w; a bad record ends the
  * batch, its error replacing any read error (which comes after it). */
-static void batch_trace(struct batch *bt, struct writer *w, const struct fftrace_options *o)
+static void batch_trace(struct batch *bt, struct writer *w, const struct ff_trace_options *o)
 {
     struct worker *wk = bt->worker;
     writer_rewind(w);
@@ -475,7 +475,7 @@ static void *pool_work(void *arg)
     return NULL;
 }
 
-static void stream_threads(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o)
+static void stream_threads(FILE *in, const char *in_name, FILE *out, const struct ff_trace_options *o)
 {
     struct pool pl = {.o = o, .threads = o->threads, .slot_count = SLOTS_PER_THREAD * o->threads, .out = out};
     /* The lock is only ever held for a few instructions: spinning for it
@@ -549,7 +549,7 @@ static void stream_threads(FILE *in, const char *in_name, FILE *out, const struc
     pthread_mutex_destroy(&pl.lock);
 }
 
-void fftrace_stream(FILE *in, const char *in_name, FILE *out, const struct fftrace_options *o)
+void ff_trace_run(FILE *in, const char *in_name, FILE *out, const struct ff_trace_options *o)
 {
     /* --no-hints is for huge graphs, where the solver and not the number of
      * records is the cost: one thread streams them with the least memory. */

@@ -33,7 +33,7 @@ struct lc_options {
 
 /* Filter: every graph record of in, enriched with split, pred_label,
  * pred_proba and lc_model, to out. */
-void lc_train_stream(FILE *in, const char *in_name, FILE *out, const struct lc_options *o);
+void lc_train_run(FILE *in, const char *in_name, FILE *out, const struct lc_options *o);
 
 /* ---- building blocks (unit-tested) --------------------------------------- */
 

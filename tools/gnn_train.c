@@ -582,7 +582,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     free(emb_names);
 }
 
-void gnn_train_stream(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)
+void gnn_train_run(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)
 {
     struct reader rd;
     struct record rec;

@@ -40,7 +40,7 @@ const char *gnn_options_resolve(struct gnn_options *o);
 
 /* Filter: every graph record of in, enriched with split, pred_label,
  * pred_proba and gnn_model, to out. */
-void gnn_train_stream(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o);
+void gnn_train_run(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o);
 
 /* The --log TSV (record, epoch, loss, the validation metrics; one row per
  * evaluation) from gnn-train's output stream, whose gnn_model records carry

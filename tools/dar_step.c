@@ -1,4 +1,4 @@
-/* darstep.c - predictions of a trained model (or the random baseline) added
+/* dar_step.c - predictions of a trained model (or the random baseline) added
  * to graph records.
  *
  * The model follows the trace's phase flags and length, as the paper's
@@ -8,7 +8,7 @@
  * proposal of dar-reference.md §3.7) needs neither: F = C tanh(R - R^T) with R
  * standard normal on the two arcs of each edge, and a cut probability
  * U(0,1) per node. */
-#include "darstep.h"
+#include "dar_step.h"
 #include "die.h"
 #include "graph.h"
 #include "maxflow.h"
@@ -62,7 +62,7 @@ static void random_record(struct writer *w, const struct record *rec, uint64_t s
     graph_free(&g);
 }
 
-static void model_record(struct writer *w, const struct record *rec, const struct darstep_options *o,
+static void model_record(struct writer *w, const struct record *rec, const struct dar_step_options *o,
                          struct dar_workspace *ws)
 {
     const char *keys[6];
@@ -113,7 +113,7 @@ static void model_record(struct writer *w, const struct record *rec, const struc
     dar_graph_free(&dg);
 }
 
-void darstep_stream(FILE *in, const char *in_name, FILE *out, const struct darstep_options *o)
+void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o)
 {
     struct reader rd;
     struct record rec;

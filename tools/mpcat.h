@@ -1,4 +1,4 @@
-/* jsonl.h - streams as JSON lines, for people and for tests (bin/mpcat).
+/* mpcat.h - streams as JSON lines, for people and for tests (bin/mpcat).
  *
  * Tensors print as {"dtype": "<f4", "shape": [2, 3], "data": [...]} (or, in
  * summary mode, with "min", "max", "mean" instead of "data").  Floats print
@@ -6,16 +6,16 @@
  * JSON -> msgpack -> JSON is lossless; NaN and infinities print as the
  * strings "nan", "inf", "-inf".  A bin that is not a tensor prints as
  * {"$bin": "<hex>"}.  Parsing uses jansson. */
-#ifndef DAR_JSONL_H
-#define DAR_JSONL_H
+#ifndef DAR_MPCAT_H
+#define DAR_MPCAT_H
 #include <stdio.h>
 #include <stdbool.h>
 #include "stream.h"
 
 /* Print one record as one line of JSON. */
-void jsonl_write_record(FILE *out, const struct record *rec, bool summary);
+void mpcat_write_json(FILE *out, const struct record *rec, bool summary);
 /* Read JSON lines from in and write each object as a record; the line number
  * names the record in errors (exit 65). */
-void jsonl_to_stream(FILE *in, const char *name, struct writer *w);
+void mpcat_from_jsonl(FILE *in, const char *name, struct writer *w);
 
 #endif

@@ -1,5 +1,5 @@
-/* jsonl.c - msgpack records <-> JSON lines (see jsonl.h for the mapping). */
-#include "jsonl.h"
+/* mpcat.c - msgpack records <-> JSON lines (see mpcat.h for the mapping). */
+#include "mpcat.h"
 #include "die.h"
 #include "io.h"
 #include "tensor.h"
@@ -159,7 +159,7 @@ static void put_object(FILE *out, const msgpack_object *o, bool summary, long re
     }
 }
 
-void jsonl_write_record(FILE *out, const struct record *rec, bool summary)
+void mpcat_write_json(FILE *out, const struct record *rec, bool summary)
 {
     put_object(out, rec->map, summary, rec->index);
     put(out, "\n");
@@ -308,7 +308,7 @@ static void json_value(struct writer *w, json_t *v, long line)
     }
 }
 
-void jsonl_to_stream(FILE *in, const char *name, struct writer *w)
+void mpcat_from_jsonl(FILE *in, const char *name, struct writer *w)
 {
     char *line = NULL;
     size_t cap = 0;

@@ -848,7 +848,7 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     free(names);
 }
 
-void lc_train_stream(FILE *in, const char *in_name, FILE *out, const struct lc_options *o)
+void lc_train_run(FILE *in, const char *in_name, FILE *out, const struct lc_options *o)
 {
     struct reader rd;
     struct record rec;

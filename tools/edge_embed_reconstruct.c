@@ -1,4 +1,4 @@
-/* dar_reconstruct.c - DAR's algorithm reconstruction on a vessel graph
+/* edge_embed_reconstruct.c - DAR's algorithm reconstruction on a vessel graph
  * (paper §4.2, dar-reference.md §6, formats/edge-embed.md §1): the capacity
  * encoder of every network is replaced by three new encoders of the vessel
  * features (length, distance, curveness, min-max scaled per graph), all other
@@ -131,7 +131,8 @@ struct recon_graph {
     double maxflow;
 };
 
-static void recon_graph_load(struct recon_graph *rg, const struct record *rec, const struct reconstruct_options *o)
+static void recon_graph_load(struct recon_graph *rg, const struct record *rec,
+                             const struct edge_embed_reconstruct_options *o)
 {
     record_expect_kind(rec, "graph");
     struct dar_graph *dg = &rg->dg;
@@ -258,7 +259,7 @@ void reconstruct_write_log_from_model(FILE *model, const char *name, const char 
 /* ---- training ------------------------------------------------------------------- */
 
 struct recon_write {
-    const struct reconstruct_options *o;
+    const struct edge_embed_reconstruct_options *o;
     const struct recon_graph *rg;
     double *const *col;
     int64_t rows;
@@ -291,8 +292,9 @@ static void write_provenance(struct writer *w, void *ctx)
     }
 }
 
-void reconstruct_run(const struct reconstruct_options *o, FILE *model_in, const char *model_name,
-                     FILE *graph_in, const char *graph_name, FILE *out)
+void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
+                                FILE *model_in, const char *model_name,
+                                FILE *graph_in, const char *graph_name, FILE *out)
 {
     struct dar_model src, model;
     dar_model_load(&src, model_in, model_name);

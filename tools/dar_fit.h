@@ -1,16 +1,16 @@
-/* train.h - dar-fit's training loop (formats/model.md §5): batches drawn with
+/* dar_fit.h - dar-fit's training loop (formats/model.md §5): batches drawn with
  * replacement, teacher forcing that decays, SGD or Adam, validation every
  * few iterations keeping the best checkpoint, a TSV log, and a model record
  * that carries what --resume needs to continue bit-identically. */
-#ifndef DAR_TRAIN_H
-#define DAR_TRAIN_H
+#ifndef DAR_DAR_FIT_H
+#define DAR_DAR_FIT_H
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "dar.h"
 #include "progress.h"
 
-struct train_options {
+struct dar_fit_options {
     struct dar_config config;
     double lr, weight_decay;
     int64_t batch, iters, eval_every;
@@ -26,8 +26,8 @@ struct train_options {
 /* Train on the records of train (all loaded), validate on val (may be NULL:
  * then the last parameters are kept), continue from resume (a model record's
  * bytes, may be NULL), and write one model record to out. */
-void train_run(const struct train_options *o, FILE *train, const char *train_name,
-               FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out);
+void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train_name,
+                 FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out);
 
 /* Write the TSV log of a model record's training curve (for a cache hit:
  * the seconds column is then empty). */

@@ -31,7 +31,7 @@ struct node2vec_options {
 };
 
 /* Filter: every graph record of in, enriched with f32[m, dim] under key. */
-void node2vec_stream(FILE *in, const char *in_name, FILE *out, const struct node2vec_options *o);
+void node2vec_run(FILE *in, const char *in_name, FILE *out, const struct node2vec_options *o);
 
 /* ---- building blocks (the bench tool and the tests use them) ---------- */
 

@@ -1,9 +1,9 @@
-/* flowfix_filter.c - read graph + predicted flow, write the corrected flow.
+/* flow_fix.c - read graph + predicted flow, write the corrected flow.
  *
  * A predicted flow outside [-cap, cap] (or [0, cap] on a directed arc) is
  * first clamped into it: the model's F = C * tanh(.) never is, but a flow from
  * elsewhere may be, and Algorithm 2 starts from a flow within capacity. */
-#include "flowfix_filter.h"
+#include "flow_fix.h"
 #include "die.h"
 #include "flowfix.h"
 #include "graph.h"
@@ -54,7 +54,7 @@ static void fix_record(struct writer *w, const struct record *rec, const char *k
     graph_free(&g);
 }
 
-void flowfix_stream(FILE *in, const char *in_name, FILE *out, const char *key)
+void flow_fix_run(FILE *in, const char *in_name, FILE *out, const char *key)
 {
     struct reader rd;
     struct record rec;

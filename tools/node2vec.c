@@ -369,7 +369,7 @@ static void embed_record(struct writer *w, const struct record *rec, const struc
     free(table);
 }
 
-void node2vec_stream(FILE *in, const char *in_name, FILE *out, const struct node2vec_options *o)
+void node2vec_run(FILE *in, const char *in_name, FILE *out, const struct node2vec_options *o)
 {
     struct reader rd;
     struct record rec;

@@ -2,8 +2,8 @@
  * algorithm reconstruction on a vessel graph (paper §4.2, dar-reference.md
  * §6) and the one-step edge embeddings of huge vessel graphs.
  *
- * Files: dar_reconstruct.c (vessel inputs, the capacity rule, the ground-
- * truth trace, training the new encoders), edge_embed.c (the chunked,
+ * Files: edge_embed_reconstruct.c (vessel inputs, the capacity rule, the
+ * ground-truth trace, training the new encoders), edge_embed.c (the chunked,
  * threaded one-step forward pass and the embedding records). */
 #ifndef DAR_EDGE_EMBED_H
 #define DAR_EDGE_EMBED_H
@@ -13,7 +13,7 @@
 #include "dar.h"
 #include "progress.h"
 
-/* ---- vessel inputs and capacity (dar_reconstruct.c) ------------------------- */
+/* ---- vessel inputs and capacity (edge_embed_reconstruct.c) ------------------ */
 
 /* Capacity from the radius r = avgRadiusAvg, normalised so the largest is 1:
  * cross-section (r/r_max)², Poiseuille (r/r_max)⁴, or 1 everywhere. */
@@ -32,7 +32,7 @@ void vessel_capacity(const struct record *rec, int64_t m, enum edge_capacity c, 
 
 /* ---- algorithm reconstruction ----------------------------------------------- */
 
-struct reconstruct_options {
+struct edge_embed_reconstruct_options {
     int64_t iters;              /* Adam steps (15000) */
     double lr;                  /* 1e-5 */
     double tf_decay;            /* teacher forcing probability decay^k, as dar-fit (0.999) */
@@ -47,8 +47,9 @@ struct reconstruct_options {
 /* Read the model (a primal or dual DAR record) and the one graph record of
  * graph_in, train the vessel encoders that replace cap's, write the
  * reconstructed model record to out.  Bad input exits 65. */
-void reconstruct_run(const struct reconstruct_options *o, FILE *model_in, const char *model_name,
-                     FILE *graph_in, const char *graph_name, FILE *out);
+void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
+                                FILE *model_in, const char *model_name,
+                                FILE *graph_in, const char *graph_name, FILE *out);
 /* Write the TSV log stored in a reconstructed model record (cache hits). */
 void reconstruct_write_log_from_model(FILE *model, const char *name, const char *log_path);
 
@@ -85,6 +86,6 @@ void edge_embed_states(const struct dar_model *model, const struct graph *g, int
 void edge_embed_node_input(const struct dar_net *net, int H, int n, int s, int t, int v, float *x);
 
 /* Graph records in, records with `edge_embed` (f32[m, d]) out. */
-void edge_embed_stream(FILE *in, const char *in_name, FILE *out, const struct edge_embed_options *o);
+void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_embed_options *o);
 
 #endif

@@ -1,13 +1,13 @@
-/* darstep.h - the dar-step filter: graph records in, records enriched with a
+/* dar_step.h - the dar-step filter: graph records in, records enriched with a
  * trained model's predictions out (formats/graph.md). */
-#ifndef DAR_DARSTEP_H
-#define DAR_DARSTEP_H
+#ifndef DAR_DAR_STEP_H
+#define DAR_DAR_STEP_H
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "dar.h"
 
-struct darstep_options {
+struct dar_step_options {
     struct dar_model *model;   /* NULL with the random baseline */
     bool random_baseline;
     uint64_t seed;             /* random baseline */
@@ -16,6 +16,6 @@ struct darstep_options {
     enum dar_embed embed_step;
 };
 
-void darstep_stream(FILE *in, const char *in_name, FILE *out, const struct darstep_options *o);
+void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o);
 
 #endif
