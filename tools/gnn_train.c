@@ -266,6 +266,106 @@ static void copy_values(struct gnn_model *to, const struct gnn_model *from)
         memcpy(to->params[k].value, from->params[k].value, sizeof(float) * (size_t)from->params[k].count);
 }
 
+/* C-SAGE's clusters: their members, ascending, and the scratch of a batch. */
+struct clusters {
+    int parts;
+    int64_t *start;                  /* [parts + 1] cluster p is members[start[p] .. start[p + 1]) */
+    int32_t *members;                /* [m] */
+    int32_t *local, *order, *batch_nodes;   /* [m] -1 outside a batch, [parts], [m] */
+};
+
+static void clusters_init(struct clusters *c, const struct job *j, int parts)
+{
+    c->parts = parts;
+    c->start = xcalloc((size_t)parts + 1, sizeof *c->start);
+    for (int64_t i = 0; i < j->m; i++)
+        c->start[j->part[i] + 1]++;
+    for (int p = 0; p < parts; p++)
+        c->start[p + 1] += c->start[p];
+    int64_t *fill = xmalloc(sizeof *fill * (size_t)parts);
+    memcpy(fill, c->start, sizeof *fill * (size_t)parts);
+    c->members = xmalloc(sizeof *c->members * (size_t)j->m);
+    for (int64_t i = 0; i < j->m; i++)
+        c->members[fill[j->part[i]]++] = (int32_t)i;
+    free(fill);
+    c->local = xmalloc(sizeof *c->local * (size_t)j->m);
+    for (int64_t i = 0; i < j->m; i++)
+        c->local[i] = -1;
+    c->order = xmalloc(sizeof *c->order * (size_t)parts);
+    c->batch_nodes = xmalloc(sizeof *c->batch_nodes * (size_t)j->m);
+}
+
+static void clusters_free(struct clusters *c)
+{
+    free(c->start);
+    free(c->members);
+    free(c->local);
+    free(c->order);
+    free(c->batch_nodes);
+}
+
+/* One C-SAGE epoch: the clusters shuffled, one Adam step per run of
+ * batch_clusters of them.  Returns the sum of the batches' losses and sets
+ * *batches. */
+static double cluster_epoch(struct clusters *c, struct gnn_model *mdl, struct adam *opt, const struct job *j,
+                            int64_t epoch, int64_t *batches)
+{
+    const struct gnn_options *o = j->o;
+    int parts = c->parts;
+    for (int p = 0; p < parts; p++)
+        c->order[p] = p;
+    struct rng r;
+    rng_init(&r, (uint64_t)o->seed, rng_stream_id("gnn-clusters"), (uint64_t)epoch);
+    for (int p = parts - 1; p > 0; p--) {
+        int q = (int)rng_below(&r, (uint64_t)p + 1), t = c->order[p];
+        c->order[p] = c->order[q];
+        c->order[q] = t;
+    }
+    double loss = 0;
+    *batches = 0;
+    for (int first = 0; first < parts; first += o->batch_clusters) {
+        int last = first + o->batch_clusters < parts ? first + o->batch_clusters : parts;
+        int64_t k = 0;
+        for (int p = first; p < last; p++)
+            for (int64_t s = c->start[c->order[p]]; s < c->start[c->order[p] + 1]; s++)
+                c->batch_nodes[k++] = c->members[s];
+        struct batch b;
+        batch_gather(&b, j, c->batch_nodes, k, c->local);
+        struct gnn_graph sub = {&b.g, NULL, b.x, b.e};
+        struct gnn_work bw;
+        gnn_work_alloc(&bw, &mdl->cfg, k);
+        params_zero_grad(mdl->params, mdl->nparams);
+        gnn_forward(&bw, mdl, &sub, true, (uint64_t)o->seed, opt->step, j->threads);
+        loss += gnn_loss_backward(&bw, mdl, &sub, b.label, b.row_weight, true, j->threads);
+        adam_step(opt, mdl->params, mdl->nparams);
+        (*batches)++;
+        gnn_work_free(&bw);
+        batch_free(&b);
+    }
+    return loss;
+}
+
+/* pred_label [m] and pred_proba [m, K]: the softmax of the logits in w. */
+static void predict(uint8_t *pred_label, float *pred_proba, const struct gnn_work *w, int64_t m)
+{
+    for (int64_t i = 0; i < m; i++) {
+        const float *z = w->logits + i * K;
+        float top = z[0], sum = 0, p[K];
+        for (int c = 1; c < K; c++)
+            top = fmaxf(top, z[c]);
+        for (int c = 0; c < K; c++)
+            sum += (p[c] = expf(z[c] - top));
+        int best = 0;
+        for (int c = 0; c < K; c++) {
+            p[c] /= sum;
+            if (p[c] > p[best])
+                best = c;
+        }
+        pred_label[i] = (uint8_t)best;
+        memcpy(pred_proba + i * K, p, sizeof p);
+    }
+}
+
 static void train(struct job *j, uint8_t *pred_label, float *pred_proba)
 {
     const struct gnn_options *o = j->o;
@@ -279,29 +379,10 @@ static void train(struct job *j, uint8_t *pred_label, float *pred_proba)
     struct gnn_graph full = {&j->g, j->scale, j->x, j->e};
     struct gnn_work work;
     gnn_work_alloc(&work, &cfg, j->m);
-
-    /* C-SAGE: the clusters' members, ascending */
-    int64_t *cluster_start = NULL;
-    int32_t *cluster_nodes = NULL, *local = NULL, *order = NULL, *batch_nodes = NULL;
-    int parts = o->parts;
-    if (j->cluster) {
-        cluster_start = xcalloc((size_t)parts + 1, sizeof *cluster_start);
-        for (int64_t i = 0; i < j->m; i++)
-            cluster_start[j->part[i] + 1]++;
-        for (int p = 0; p < parts; p++)
-            cluster_start[p + 1] += cluster_start[p];
-        int64_t *fill = xmalloc(sizeof *fill * (size_t)parts);
-        memcpy(fill, cluster_start, sizeof *fill * (size_t)parts);
-        cluster_nodes = xmalloc(sizeof *cluster_nodes * (size_t)j->m);
-        for (int64_t i = 0; i < j->m; i++)
-            cluster_nodes[fill[j->part[i]]++] = (int32_t)i;
-        free(fill);
-        local = xmalloc(sizeof *local * (size_t)j->m);
-        for (int64_t i = 0; i < j->m; i++)
-            local[i] = -1;
-        order = xmalloc(sizeof *order * (size_t)parts);
-        batch_nodes = xmalloc(sizeof *batch_nodes * (size_t)j->m);
-    }
+    struct clusters clusters = {0};
+    bool batched = j->cluster && o->batch_clusters < o->parts;
+    if (batched)
+        clusters_init(&clusters, j, o->parts);
 
     struct progress pr;
     progress_begin(&pr, o->progress, "epochs", o->epochs);
@@ -311,42 +392,14 @@ static void train(struct job *j, uint8_t *pred_label, float *pred_proba)
         best_any[k] = 0;     /* the benchmark's initial best */
     for (epoch = 1; epoch <= o->epochs; epoch++) {
         double epoch_loss = 0;
-        int64_t batches = 0;
-        if (!j->cluster || o->batch_clusters >= parts) {
+        int64_t batches = 1;
+        if (batched) {
+            epoch_loss = cluster_epoch(&clusters, &mdl, &opt, j, epoch, &batches);
+        } else {
             params_zero_grad(mdl.params, mdl.nparams);
             gnn_forward(&work, &mdl, &full, true, (uint64_t)o->seed, opt.step, j->threads);
             epoch_loss = gnn_loss_backward(&work, &mdl, &full, j->label, j->row_weight, true, j->threads);
             adam_step(&opt, mdl.params, mdl.nparams);
-            batches = 1;
-        } else {
-            for (int p = 0; p < parts; p++)
-                order[p] = p;
-            struct rng r;
-            rng_init(&r, (uint64_t)o->seed, rng_stream_id("gnn-clusters"), (uint64_t)epoch);
-            for (int p = parts - 1; p > 0; p--) {
-                int q = (int)rng_below(&r, (uint64_t)p + 1), t = order[p];
-                order[p] = order[q];
-                order[q] = t;
-            }
-            for (int first = 0; first < parts; first += o->batch_clusters) {
-                int last = first + o->batch_clusters < parts ? first + o->batch_clusters : parts;
-                int64_t k = 0;
-                for (int p = first; p < last; p++)
-                    for (int64_t s = cluster_start[order[p]]; s < cluster_start[order[p] + 1]; s++)
-                        batch_nodes[k++] = cluster_nodes[s];
-                struct batch b;
-                batch_gather(&b, j, batch_nodes, k, local);
-                struct gnn_graph sub = {&b.g, NULL, b.x, b.e};
-                struct gnn_work bw;
-                gnn_work_alloc(&bw, &cfg, k);
-                params_zero_grad(mdl.params, mdl.nparams);
-                gnn_forward(&bw, &mdl, &sub, true, (uint64_t)o->seed, opt.step, j->threads);
-                epoch_loss += gnn_loss_backward(&bw, &mdl, &sub, b.label, b.row_weight, true, j->threads);
-                adam_step(&opt, mdl.params, mdl.nparams);
-                batches++;
-                gnn_work_free(&bw);
-                batch_free(&b);
-            }
         }
         epoch_loss /= (double)batches;
         /* the benchmark's cadence, plus the last epoch (so a short run has a checkpoint) */
@@ -378,30 +431,11 @@ static void train(struct job *j, uint8_t *pred_label, float *pred_proba)
 
     /* predictions of the best evaluation on every vessel */
     gnn_forward(&work, &j->best_model, &full, false, 0, 0, j->threads);
-    for (int64_t i = 0; i < j->m; i++) {
-        const float *z = work.logits + i * K;
-        float top = z[0], sum = 0, p[K];
-        for (int c = 1; c < K; c++)
-            top = fmaxf(top, z[c]);
-        for (int c = 0; c < K; c++)
-            sum += (p[c] = expf(z[c] - top));
-        int best = 0;
-        for (int c = 0; c < K; c++) {
-            p[c] /= sum;
-            if (p[c] > p[best])
-                best = c;
-        }
-        pred_label[i] = (uint8_t)best;
-        memcpy(pred_proba + i * K, p, sizeof p);
-    }
+    predict(pred_label, pred_proba, &work, j->m);
     gnn_work_free(&work);
     adam_free(&opt);
     gnn_model_free(&mdl);
-    free(cluster_start);
-    free(cluster_nodes);
-    free(local);
-    free(order);
-    free(batch_nodes);
+    clusters_free(&clusters);
 }
 
 /* ---- output ---------------------------------------------------------------------------- */

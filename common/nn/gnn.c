@@ -6,7 +6,8 @@
  * belongs to: once conv l's weight gradients have read h_{l-1}, its
  * relu/dropout mask is saved as bits and h_{l-1}'s buffer receives dh_{l-1},
  * masked in place into dz_{l-1}.  The SAGE aggregate M h_{l-1} is recomputed
- * rather than stored. */
+ * rather than stored, except the last layer's, which the forward pass leaves
+ * in the scratch buffer. */
 #include "gnn.h"
 #include "die.h"
 #include "layers.h"
@@ -187,36 +188,48 @@ void relu_dropout_backward(float *dz, const float *dh, const float *h, int64_t c
         dz[i] = h[i] > 0 ? dh[i] * keep : 0.0f;
 }
 
-/* bits[i] = h[i] > 0: the relu/dropout mask of a stored activation, kept
- * while its buffer is overwritten by its gradient. */
-static void mask_pack(uint64_t *bits, const float *h, int64_t count)
+/* Words of mask bits (64 units each) per piece of the passes below. */
+enum { MASK_GRAIN = 4096 };
+
+struct mask_job {
+    float *h;
+    uint64_t *bits;
+    int64_t count;
+    float keep;
+};
+
+/* bits[i] = h[i] > 0, then h[i] = 0: the relu/dropout mask of a stored
+ * activation, kept while its buffer is zeroed to receive its gradient. */
+static void mask_pack_clear_words(void *ctx, int64_t lo, int64_t hi)
 {
-    int64_t words = count / 64;
-    for (int64_t w = 0; w < words; w++) {
-        const float *v = h + w * 64;
+    const struct mask_job *j = ctx;
+    for (int64_t w = lo; w < hi; w++) {
+        float *v = j->h + w * 64;
+        int n = j->count - w * 64 < 64 ? (int)(j->count - w * 64) : 64;
         uint64_t b = 0;
-        for (int k = 0; k < 64; k++)
+        for (int k = 0; k < n; k++)
             b |= (uint64_t)(v[k] > 0) << k;
-        bits[w] = b;
-    }
-    if (count % 64) {
-        uint64_t b = 0;
-        for (int64_t i = words * 64; i < count; i++)
-            b |= (uint64_t)(h[i] > 0) << (i % 64);
-        bits[words] = b;
+        j->bits[w] = b;
+        memset(v, 0, sizeof *v * (size_t)n);
     }
 }
 
-/* dz = dh / (1 - p) where the bit is set, else 0, in place: relu_dropout_backward from the bits. */
-static void mask_apply(float *dz, const uint64_t *bits, int64_t count, float p)
+static void mask_pack_clear(uint64_t *bits, float *h, int64_t count, int threads)
 {
-    float keep = p > 0 ? 1.0f / (1.0f - p) : 1.0f;
-    for (int64_t w = 0; w * 64 < count; w++) {
-        float *v = dz + w * 64;
-        int n = count - w * 64 < 64 ? (int)(count - w * 64) : 64;
-        uint64_t b = bits[w];
+    struct mask_job j = {h, bits, count, 0};
+    parallel_rows(threads, (count + 63) / 64, MASK_GRAIN, mask_pack_clear_words, &j);
+}
+
+/* dz = dh / (1 - p) where the bit is set, else 0, in place: relu_dropout_backward from the bits. */
+static void mask_apply_words(void *ctx, int64_t lo, int64_t hi)
+{
+    const struct mask_job *j = ctx;
+    for (int64_t w = lo; w < hi; w++) {
+        float *v = j->h + w * 64;
+        int n = j->count - w * 64 < 64 ? (int)(j->count - w * 64) : 64;
+        uint64_t b = j->bits[w];
         for (int k = 0; k < n; k++) {  /* no branch: the bits are random under dropout */
-            float x = v[k] * keep;
+            float x = v[k] * j->keep;
             uint32_t u;
             memcpy(&u, &x, sizeof u);
             u &= -(uint32_t)(b >> k & 1);
@@ -225,14 +238,55 @@ static void mask_apply(float *dz, const uint64_t *bits, int64_t count, float p)
     }
 }
 
-/* ---- forward ------------------------------------------------------------------------ */
-
-static void add_bias_rows(float *z, const float *b, int64_t n, int H)
+static void mask_apply(float *dz, const uint64_t *bits, int64_t count, float p, int threads)
 {
-    for (int64_t i = 0; i < n; i++)
-        for (int c = 0; c < H; c++)
-            z[i * H + c] += b[c];
+    struct mask_job j = {dz, (uint64_t *)bits, count, p > 0 ? 1.0f / (1.0f - p) : 1.0f};
+    parallel_rows(threads, (count + 63) / 64, MASK_GRAIN, mask_apply_words, &j);
 }
+
+static void clear_words(void *ctx, int64_t lo, int64_t hi)
+{
+    const struct mask_job *j = ctx;
+    int64_t first = lo * 64, last = hi * 64 < j->count ? hi * 64 : j->count;
+    memset(j->h + first, 0, sizeof(float) * (size_t)(last - first));
+}
+
+/* h[count] = 0, on the threads: a buffer about to receive a product's accumulation. */
+static void clear(float *h, int64_t count, int threads)
+{
+    struct mask_job j = {h, NULL, count, 0};
+    parallel_rows(threads, (count + 63) / 64, MASK_GRAIN, clear_words, &j);
+}
+
+struct column_sum_job {
+    double *sum;
+    const float *dz;
+    int64_t n;
+    int H;
+};
+
+/* sum[c] += dz[i, c] over the rows in order, for columns [lo, hi). */
+static void column_sum_columns(void *ctx, int64_t lo, int64_t hi)
+{
+    const struct column_sum_job *j = ctx;
+    for (int64_t i = 0; i < j->n; i++)
+        for (int64_t c = lo; c < hi; c++)
+            j->sum[c] += j->dz[i * j->H + c];
+}
+
+/* bias_grad[c] += the sum of column c of dz [n, H], in double (millions of
+ * rows) and row order; columns split over threads. */
+static void bias_grad_columns(float *bias_grad, const float *dz, int64_t n, int H, int threads)
+{
+    double *sum = xcalloc((size_t)H, sizeof *sum);
+    struct column_sum_job j = {sum, dz, n, H};
+    parallel_rows(threads, H, 16, column_sum_columns, &j);
+    for (int c = 0; c < H; c++)
+        bias_grad[c] += (float)sum[c];
+    free(sum);
+}
+
+/* ---- forward ------------------------------------------------------------------------ */
 
 void gnn_forward(struct gnn_work *w, const struct gnn_model *m, const struct gnn_graph *gr, bool training,
                  uint64_t seed, int64_t step, int threads)
@@ -258,9 +312,8 @@ void gnn_forward(struct gnn_work *w, const struct gnn_model *m, const struct gnn
         } else {
             snprintf(name, sizeof name, "conv%d.weight", l);
             linear_forward(w->a, in, value_of(m, name), NULL, n, C, H);
-            sparse_gcn_forward(out, w->a, gr->scale, gr->g, H, threads);
             snprintf(name, sizeof name, "conv%d.bias", l);
-            add_bias_rows(out, value_of(m, name), n, H);
+            sparse_gcn_forward(out, w->a, gr->scale, value_of(m, name), gr->g, H, threads);
         }
         relu_dropout_forward(out, n, H, training ? cfg->dropout : 0.0f, seed, step, l, threads);
         in = out;
@@ -298,10 +351,9 @@ double gnn_loss_backward(struct gnn_work *w, struct gnn_model *m, const struct g
         struct param *we = gnn_param(m, "head.weight_e");
         linear_backward(NULL, we->grad, NULL, dlogits, gr->e, we->value, n, cfg->embed, GNN_CLASSES);
     }
-    mask_pack(w->mask, w->h[L], (int64_t)n * H);
-    memset(w->h[L], 0, sizeof(float) * (size_t)n * H);
+    mask_pack_clear(w->mask, w->h[L], (int64_t)n * H, threads);
     linear_backward(w->h[L], NULL, NULL, dlogits, NULL, wh->value, n, H, GNN_CLASSES);
-    mask_apply(w->h[L], w->mask, (int64_t)n * H, p);
+    mask_apply(w->h[L], w->mask, (int64_t)n * H, p, threads);
     char name[32];
     for (int l = L; l >= 1; l--) {
         int C = l == 1 ? cfg->inputs : H;
@@ -316,39 +368,32 @@ double gnn_loss_backward(struct gnn_work *w, struct gnn_model *m, const struct g
             snprintf(name, sizeof name, "conv%d.lin_r.weight", l);
             struct param *wr = gnn_param(m, name);
             linear_backward(NULL, wr->grad, NULL, dz, in, wr->value, n, C, H);
-            sparse_mean_forward(w->a, in, gr->g, C, threads);          /* the aggregate again */
+            if (l < L)      /* the last layer's is still in w->a from the forward pass */
+                sparse_mean_forward(w->a, in, gr->g, C, threads);      /* the aggregate again */
             linear_backward(NULL, wl->grad, bl->grad, dz, w->a, wl->value, n, C, H);
             if (din) {
-                memset(w->a, 0, sizeof(float) * (size_t)n * C);
+                clear(w->a, (int64_t)n * C, threads);
                 linear_backward(w->a, NULL, NULL, dz, NULL, wl->value, n, C, H);   /* d(M h) */
-                mask_pack(w->mask, in, (int64_t)n * C);
-                memset(din, 0, sizeof(float) * (size_t)n * C);
+                mask_pack_clear(w->mask, din, (int64_t)n * C, threads);
                 linear_backward(din, NULL, NULL, dz, NULL, wr->value, n, C, H);
-                sparse_mean_backward(din, w->a, gr->g, C, threads);
+                sparse_mean_backward_in_place(din, w->a, gr->g, C, threads);
             }
         } else {
             snprintf(name, sizeof name, "conv%d.weight", l);
             struct param *wt = gnn_param(m, name);
             snprintf(name, sizeof name, "conv%d.bias", l);
             struct param *bias = gnn_param(m, name);
-            double *sum = xcalloc((size_t)H, sizeof *sum);    /* millions of rows: sum in double */
-            for (int64_t i = 0; i < n; i++)
-                for (int c = 0; c < H; c++)
-                    sum[c] += dz[i * H + c];
-            for (int c = 0; c < H; c++)
-                bias->grad[c] += (float)sum[c];
-            free(sum);
-            memset(w->a, 0, sizeof(float) * (size_t)n * H);
+            bias_grad_columns(bias->grad, dz, n, H, threads);
+            clear(w->a, (int64_t)n * H, threads);
             sparse_gcn_backward(w->a, dz, gr->scale, gr->g, H, threads);  /* d(h Wᵀ) = Â dz */
             linear_backward(NULL, wt->grad, NULL, w->a, in, wt->value, n, C, H);
             if (din) {
-                mask_pack(w->mask, in, (int64_t)n * C);
-                memset(din, 0, sizeof(float) * (size_t)n * C);
+                mask_pack_clear(w->mask, din, (int64_t)n * C, threads);
                 linear_backward(din, NULL, NULL, w->a, NULL, wt->value, n, C, H);
             }
         }
         if (din)
-            mask_apply(din, w->mask, (int64_t)n * C, p);
+            mask_apply(din, w->mask, (int64_t)n * C, p, threads);
     }
     return loss;
 }

@@ -79,7 +79,8 @@ struct gnn_graph {
 struct gnn_work {
     int64_t n;
     float *h[GNN_MAX_LAYERS + 1];   /* h[1..L] [n, H] (h[0] is the graph's x) */
-    float *a;                       /* [n, max(C, H)] scratch */
+    float *a;                       /* [n, max(C, H)] scratch; after a SAGE forward
+                                     * pass, the last layer's aggregate M h_{L-1} */
     uint64_t *mask;                 /* [n max(C, H) / 64] relu/dropout mask bits */
     float *logits, *dlogits;        /* [n, 3] */
 };
@@ -94,8 +95,9 @@ void gnn_forward(struct gnn_work *w, const struct gnn_model *m, const struct gnn
  * the model's grads (accumulated; zero them first).  label [n] in 0..2,
  * row_weight [n] = w_{y_i} on rows that count, 0 elsewhere; the loss is
  * Σ row_weight·nll / Σ row_weight (0 when the sum is 0).  The forward pass
- * must have been a training pass (or have p = 0): its activations are
- * overwritten by gradients. */
+ * must have been a training pass (or have p = 0) on the same graph, its work
+ * untouched since: its activations are overwritten by gradients, and SAGE
+ * reads its last aggregate back. */
 double gnn_loss_backward(struct gnn_work *w, struct gnn_model *m, const struct gnn_graph *gr, const int32_t *label,
                          const float *row_weight, bool backward, int threads);
 

@@ -77,9 +77,31 @@ static inline void row_scale(float *y, float a, const float *x, int H)
         y[c] = a * x[c];
 }
 
+/* y = 0 + x: the first term of a sum that starts from zero, with the sum's
+ * bits (a -0 becomes +0, as 0 + x gives), without zeroing y first. */
+static inline void row_set_plus_zero(float *y, const float *x, int H)
+{
+    const float4 zero = {0, 0, 0, 0};
+    int c = 0;
+    for (; c + 4 <= H; c += 4)
+        store4(y + c, zero + load4(x + c));
+    for (; c < H; c++)
+        y[c] = 0.0f + x[c];
+}
+
+/* y = a x + b */
+static inline void row_scale_add(float *y, float a, const float *x, const float *b, int H)
+{
+    int c = 0;
+    for (; c + 4 <= H; c += 4)
+        store4(y + c, a * load4(x + c) + load4(b + c));
+    for (; c < H; c++)
+        y[c] = a * x[c] + b[c];
+}
+
 struct product {
     float *out;
-    const float *x, *scale;
+    const float *x, *scale, *bias;
     const struct line_graph *g;
     int H;
 };
@@ -88,13 +110,18 @@ static void mean_forward_rows(void *ctx, int64_t lo, int64_t hi)
 {
     const struct product *p = ctx;
     const int64_t *off = p->g->offsets;
+    const int32_t *nb = p->g->neighbors;
     int H = p->H;
     for (int64_t i = lo; i < hi; i++) {
         float *o = p->out + i * H;
-        memset(o, 0, sizeof *o * (size_t)H);
-        for (int64_t k = off[i]; k < off[i + 1]; k++)
-            row_add(o, p->x + (int64_t)p->g->neighbors[k] * H, H);
         int64_t deg = off[i + 1] - off[i];
+        if (deg == 0) {
+            memset(o, 0, sizeof *o * (size_t)H);
+            continue;
+        }
+        row_set_plus_zero(o, p->x + (int64_t)nb[off[i]] * H, H);
+        for (int64_t k = off[i] + 1; k < off[i + 1]; k++)
+            row_add(o, p->x + (int64_t)nb[k] * H, H);
         if (deg > 1)
             row_divide(o, (float)deg, H);
     }
@@ -102,7 +129,7 @@ static void mean_forward_rows(void *ctx, int64_t lo, int64_t hi)
 
 void sparse_mean_forward(float *out, const float *x, const struct line_graph *g, int H, int threads)
 {
-    struct product p = {out, x, NULL, g, H};
+    struct product p = {out, x, NULL, NULL, g, H};
     parallel_rows(threads, g->n, GRAIN, mean_forward_rows, &p);
 }
 
@@ -123,8 +150,43 @@ static void mean_backward_rows(void *ctx, int64_t lo, int64_t hi)
 
 void sparse_mean_backward(float *dx, const float *dout, const struct line_graph *g, int H, int threads)
 {
-    struct product p = {dx, dout, NULL, g, H};
+    struct product p = {dx, dout, NULL, NULL, g, H};
     parallel_rows(threads, g->n, GRAIN, mean_backward_rows, &p);
+}
+
+/* dout[j] /= deg_j, on the rows of nodes with neighbours: the quotient
+ * mean_backward_rows forms once per adjacency entry, formed once per node. */
+static void divide_by_degree_rows(void *ctx, int64_t lo, int64_t hi)
+{
+    const struct product *p = ctx;
+    const int64_t *off = p->g->offsets;
+    int H = p->H;
+    for (int64_t j = lo; j < hi; j++) {
+        int64_t deg = off[j + 1] - off[j];
+        if (deg > 1)
+            row_divide(p->out + j * H, (float)deg, H);
+    }
+}
+
+static void sum_neighbors_rows(void *ctx, int64_t lo, int64_t hi)
+{
+    const struct product *p = ctx;
+    const int64_t *off = p->g->offsets;
+    const int32_t *nb = p->g->neighbors;
+    int H = p->H;
+    for (int64_t i = lo; i < hi; i++) {
+        float *o = p->out + i * H;
+        for (int64_t k = off[i]; k < off[i + 1]; k++)
+            row_add(o, p->x + (int64_t)nb[k] * H, H);
+    }
+}
+
+void sparse_mean_backward_in_place(float *dx, float *dout, const struct line_graph *g, int H, int threads)
+{
+    struct product divide = {dout, NULL, NULL, NULL, g, H};
+    parallel_rows(threads, g->n, GRAIN, divide_by_degree_rows, &divide);
+    struct product sum = {dx, dout, NULL, NULL, g, H};
+    parallel_rows(threads, g->n, GRAIN, sum_neighbors_rows, &sum);
 }
 
 void gcn_scale(float *scale, const struct line_graph *g)
@@ -133,12 +195,13 @@ void gcn_scale(float *scale, const struct line_graph *g)
         scale[i] = (float)(1.0 / sqrt((double)(g->offsets[i + 1] - g->offsets[i] + 1)));
 }
 
-/* out[i] (=, or += when accumulate) scale_i (scale_i x[i] + sum_j scale_j x[j]):
- * the sum is formed in a row buffer, the self-loop first, then the
- * neighbours in list order. */
+/* out[i] (=, or += when accumulate) scale_i (scale_i x[i] + sum_j scale_j x[j])
+ * (+ bias, after the product, when given): the sum is formed in a row
+ * buffer, the self-loop first, then the neighbours in list order. */
 static void gcn_rows(const struct product *p, int64_t lo, int64_t hi, int accumulate)
 {
     const int64_t *off = p->g->offsets;
+    const int32_t *nb = p->g->neighbors;
     const float *s = p->scale;
     int H = p->H;
     float *v = xmalloc(sizeof *v * (size_t)H);
@@ -148,11 +211,13 @@ static void gcn_rows(const struct product *p, int64_t lo, int64_t hi, int accumu
         float si = s[i];
         row_scale(v, si, xi, H);
         for (int64_t k = off[i]; k < off[i + 1]; k++) {
-            int64_t j = p->g->neighbors[k];
+            int64_t j = nb[k];
             row_axpy(v, s[j], p->x + j * H, H);
         }
         if (accumulate)
             row_axpy(o, si, v, H);
+        else if (p->bias)
+            row_scale_add(o, si, v, p->bias, H);
         else
             row_scale(o, si, v, H);
     }
@@ -162,17 +227,17 @@ static void gcn_rows(const struct product *p, int64_t lo, int64_t hi, int accumu
 static void gcn_forward_rows(void *ctx, int64_t lo, int64_t hi) { gcn_rows(ctx, lo, hi, 0); }
 static void gcn_backward_rows(void *ctx, int64_t lo, int64_t hi) { gcn_rows(ctx, lo, hi, 1); }
 
-void sparse_gcn_forward(float *out, const float *x, const float *scale, const struct line_graph *g, int H,
-                        int threads)
+void sparse_gcn_forward(float *out, const float *x, const float *scale, const float *bias, const struct line_graph *g,
+                        int H, int threads)
 {
-    struct product p = {out, x, scale, g, H};
+    struct product p = {out, x, scale, bias, g, H};
     parallel_rows(threads, g->n, GRAIN, gcn_forward_rows, &p);
 }
 
 void sparse_gcn_backward(float *dx, const float *dout, const float *scale, const struct line_graph *g, int H,
                          int threads)
 {
-    struct product p = {dx, dout, scale, g, H};
+    struct product p = {dx, dout, scale, NULL, g, H};
     parallel_rows(threads, g->n, GRAIN, gcn_backward_rows, &p);
 }
 

@@ -26,12 +26,18 @@
 void sparse_mean_forward(float *out, const float *x, const struct line_graph *g, int H, int threads);
 /* dx += M^T dout: dx[i] += sum_{j in N(i)} dout[j] / deg_j. */
 void sparse_mean_backward(float *dx, const float *dout, const struct line_graph *g, int H, int threads);
+/* The same bits, for a caller done with dout: its rows are divided by their
+ * degrees in place first, so a row is divided once instead of once per
+ * neighbour, and the sum adds the quotients. */
+void sparse_mean_backward_in_place(float *dx, float *dout, const struct line_graph *g, int H, int threads);
 
 /* scale[n] = 1 / sqrt(deg_i + 1). */
 void gcn_scale(float *scale, const struct line_graph *g);
-/* out[i] = scale_i (scale_i x[i] + sum_{j in N(i)} scale_j x[j]). */
-void sparse_gcn_forward(float *out, const float *x, const float *scale, const struct line_graph *g, int H,
-                        int threads);
+/* out[i] = scale_i (scale_i x[i] + sum_{j in N(i)} scale_j x[j]) + bias
+ * (bias [H] or NULL: the layer's bias added as each row is stored, the same
+ * bits as adding it after). */
+void sparse_gcn_forward(float *out, const float *x, const float *scale, const float *bias, const struct line_graph *g,
+                        int H, int threads);
 /* dx += Â^T dout (= Â dout). */
 void sparse_gcn_backward(float *dx, const float *dout, const float *scale, const struct line_graph *g, int H,
                          int threads);

@@ -4,9 +4,10 @@
 # GNN_BENCH_EDGES (default 1,000,000) vessels, SAGE 4 x 128 and GCN 3 x 256
 # (the paper's), against the PyTorch peer (tests/bench/gnn_torch.py: the same
 # model, float32, torch.sparse.mm on CSR) in the same run, both on
-# GNN_BENCH_THREADS threads (default 1); the ratio; the GEMM GFLOP/s of our
-# epoch next to sgemm's alone on this machine, with OpenBLAS's core name;
-# METIS's time for 9 parts.  Then, unless GNN_BENCH_BIG=0, the peak memory of
+# GNN_BENCH_THREADS threads (default 1); the ratio, of the wall times and of
+# the CPU times (which other load on the machine moves less); the GEMM
+# GFLOP/s of our epoch next to sgemm's alone on this machine, with OpenBLAS's
+# core name; METIS's time for 9 parts.  Then, unless GNN_BENCH_BIG=0, the peak memory of
 # one SAGE epoch of gnn-train at CD1-E-1's size (5,791,309 vessels; target
 # under 16 GB), ours only (the peer needs more than this machine has).
 # GNN_BENCH_MODELS (default "sage gcn") picks the models.
@@ -26,10 +27,11 @@ for conv in ${GNN_BENCH_MODELS:-sage gcn}; do
     "$PY" tests/bench/gnn_torch.py "$w/csr.mp" --conv "$conv" --epochs 3 --threads "$threads" > "$w/torch-$conv"
     get() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
     ours=$(get "$w/ours-$conv" epoch_s) peer=$(get "$w/torch-$conv" epoch_s)
-    printf 'bench gnn-train: %s epoch on a line graph of %s nodes (%s adjacency entries), %s thread(s): ours %.2f s, PyTorch %.2f s, PyTorch/ours %.1fx (target 3x); our GEMMs %.1f GFLOP/s, sgemm alone %.1f GFLOP/s (OpenBLAS core %s)\n' \
+    ours_cpu=$(get "$w/ours-$conv" epoch_cpu_s) peer_cpu=$(get "$w/torch-$conv" epoch_cpu_s)
+    printf 'bench gnn-train: %s epoch on a line graph of %s nodes (%s adjacency entries), %s thread(s): ours %.2f s, PyTorch %.2f s, PyTorch/ours %.1fx (target 3x); CPU time ours %.2f s, PyTorch %.2f s, %.1fx; our GEMMs %.1f GFLOP/s, sgemm alone %.1f GFLOP/s (OpenBLAS core %s)\n' \
         "$conv" "$(get "$w/ours-$conv" nodes)" "$(get "$w/ours-$conv" nnz)" "$threads" "$ours" "$peer" \
-        "$(echo "$peer / $ours" | bc -l)" "$(get "$w/ours-$conv" gemm_gflops)" "$(get "$w/ours-$conv" sgemm_gflops)" \
-        "$(get "$w/ours-$conv" corename)"
+        "$(echo "$peer / $ours" | bc -l)" "$ours_cpu" "$peer_cpu" "$(echo "$peer_cpu / $ours_cpu" | bc -l)" \
+        "$(get "$w/ours-$conv" gemm_gflops)" "$(get "$w/ours-$conv" sgemm_gflops)" "$(get "$w/ours-$conv" corename)"
     [ "$conv" = sage ] && printf 'bench gnn-train: METIS_PartGraphKway, 9 parts of %s nodes: %.2f s (edge cut %s); line graph build %.2f s\n' \
         "$(get "$w/ours-$conv" nodes)" "$(get "$w/ours-$conv" metis_s)" "$(get "$w/ours-$conv" metis_edge_cut)" "$(get "$w/ours-$conv" line_graph_s)"
 done

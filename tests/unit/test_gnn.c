@@ -89,13 +89,38 @@ static void test_sparse(void)
         CHECK(max_rel_diff(fast, naive, count) < 1e-5, "mean backward (pull, symmetric) = naive scatter of M^T, H %d (rel %.2g)",
               H, max_rel_diff(fast, naive, count));
         CHECK(!memcmp(fast, fast3, sizeof(float) * (size_t)count), "mean backward: same bits on 1 and 3 threads, H %d", H);
+        /* in place: the same bits, for 1 and 3 threads; dout ends divided by the degrees */
+        for (int t = 1; t <= 3; t += 2) {
+            float *scratch = malloc(sizeof(float) * (size_t)count), *dx = malloc(sizeof(float) * (size_t)count);
+            memcpy(scratch, x, sizeof(float) * (size_t)count);
+            memcpy(dx, d0, sizeof(float) * (size_t)count);
+            sparse_mean_backward_in_place(dx, scratch, &g, H, t);
+            CHECK(!memcmp(dx, fast, sizeof(float) * (size_t)count),
+                  "mean backward in place: the bits of sparse_mean_backward, H %d, %d threads", H, t);
+            bool divided = true;
+            for (int64_t i = 0; i < n; i++) {
+                float deg = (float)(g.offsets[i + 1] - g.offsets[i]);
+                for (int c = 0; c < H; c++)
+                    divided = divided && scratch[i * H + c] == (deg > 1 ? x[i * H + c] / deg : x[i * H + c]);
+            }
+            CHECK(divided, "mean backward in place: dout's rows divided by their degrees, H %d, %d threads", H, t);
+            free(scratch);
+            free(dx);
+        }
         /* gcn forward and backward */
-        sparse_gcn_forward(fast, x, scale, &g, H, 1);
-        sparse_gcn_forward(fast3, x, scale, &g, H, 3);
+        sparse_gcn_forward(fast, x, scale, NULL, &g, H, 1);
+        sparse_gcn_forward(fast3, x, scale, NULL, &g, H, 3);
         sparse_gcn_forward_naive(naive, x, scale, &g, H);
         CHECK(max_rel_diff(fast, naive, count) < 1e-6, "gcn forward = naive, H %d (rel %.2g)", H,
               max_rel_diff(fast, naive, count));
         CHECK(!memcmp(fast, fast3, sizeof(float) * (size_t)count), "gcn forward: same bits on 1 and 3 threads, H %d", H);
+        /* with a bias: the bits of adding it to each row after the product */
+        float *bias = random_matrix(H, 200 + (uint64_t)H);
+        for (int64_t i = 0; i < count; i++)
+            naive[i] = fast[i] + bias[i % H];
+        sparse_gcn_forward(fast3, x, scale, bias, &g, H, 3);
+        CHECK(!memcmp(naive, fast3, sizeof(float) * (size_t)count), "gcn forward with bias: the bits of the product, then + bias, H %d", H);
+        free(bias);
         memcpy(fast, d0, sizeof(float) * (size_t)count);
         memcpy(fast3, d0, sizeof(float) * (size_t)count);
         memcpy(naive, d0, sizeof(float) * (size_t)count);
