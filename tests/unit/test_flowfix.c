@@ -29,10 +29,13 @@ static void graph_free(struct graph *g)
     free(g->cap);
 }
 
+/* This thread's CPU time, not the wall clock: the bounds below tell a
+ * linear walk from a quadratic one (minutes), and another process on a
+ * loaded machine must not decide that. */
 static double seconds(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
@@ -594,7 +597,7 @@ static void test_large(void)
         const char *why = run_and_judge(&g, pred, &run);
         double elapsed = seconds() - t0;
         double maxflow = exact_maxflow(&g, best);
-        CHECK(!why && elapsed < 0.5 && run.value <= maxflow + 1e-9,
+        CHECK(!why && elapsed < 2 && run.value <= maxflow + 1e-9,
               "n %d, m %d random undirected: feasible in %.1f ms, value %.3f <= max flow %.0f",
               n, m, 1e3 * elapsed, run.value, maxflow);
         run_free(&run);
@@ -623,7 +626,7 @@ static void test_large(void)
         const char *why = run_and_judge(&g, pred, &run);
         double elapsed = seconds() - t0;
         double maxflow = exact_maxflow(&g, best);
-        CHECK(!why && elapsed < 0.5 && run.value <= maxflow + 1e-9,
+        CHECK(!why && elapsed < 2 && run.value <= maxflow + 1e-9,
               "n %d, m %d random directed, flow on every arc: feasible in %.1f ms (value %.3f, max %.0f)",
               n, g.m, 1e3 * elapsed, run.value, maxflow);
         run_free(&run);
@@ -648,7 +651,7 @@ static void test_large(void)
         struct run run;
         const char *why = run_and_judge(&g, pred, &run);
         double elapsed = seconds() - t0;
-        CHECK(!why && elapsed < 0.5 && run.value == 0,
+        CHECK(!why && elapsed < 2 && run.value == 0,
               "a ring of %d nodes with an excess of 1e-5: %.1f ms, value %g", n - 2, 1e3 * elapsed, run.value);
         run_free(&run);
         free(pred); graph_free(&g);
@@ -668,7 +671,7 @@ static void test_large(void)
         const char *why = run_and_judge(&g, pred, &run);
         double elapsed = seconds() - t0;
         double want = grow ? 1.0 / g.m : 1.0 / g.m;
-        CHECK(!why && elapsed < 0.5 && check_close(run.value, want, 1e-9, 0),
+        CHECK(!why && elapsed < 2 && check_close(run.value, want, 1e-9, 0),
               "a path of %d nodes with %s everywhere: %.1f ms, value %g", n,
               grow ? "a deficit" : "an excess", 1e3 * elapsed, run.value);
         run_free(&run);
