@@ -1,6 +1,6 @@
 /* rows.h - loops over rows of H features: the one row vocabulary of the
- * kernels (layers.c), the model (dar.c) and the big-graph embedding
- * (edge_embed.c).
+ * kernels (layers.c), the model (dar.c), the big-graph embedding
+ * (edge_embed.c) and the sparse aggregations of the GNNs (sparse.c).
  *
  * gcc -O2 does not vectorise loops of unknown length, so these work on eight
  * floats at a time with GNU C vector types, then the tail one by one; every
@@ -92,6 +92,38 @@ static inline void row_divide(float *row, float divisor, int64_t H)
         store8(row + h, load8(row + h) / divisor);
     for (; h < H; h++)
         row[h] /= divisor;
+}
+
+/* y = a x */
+static inline void row_scale(float *y, float a, const float *x, int H)
+{
+    int c = 0;
+    for (; c + 8 <= H; c += 8)
+        store8(y + c, a * load8(x + c));
+    for (; c < H; c++)
+        y[c] = a * x[c];
+}
+
+/* y = 0 + x: the first term of a sum that starts from zero, with the sum's
+ * bits (a -0 becomes +0, as 0 + x gives), without zeroing y first. */
+static inline void row_set_plus_zero(float *y, const float *x, int H)
+{
+    const vec8 zero = {0};
+    int c = 0;
+    for (; c + 8 <= H; c += 8)
+        store8(y + c, zero + load8(x + c));
+    for (; c < H; c++)
+        y[c] = 0.0f + x[c];
+}
+
+/* y = a x + b */
+static inline void row_scale_add(float *y, float a, const float *x, const float *b, int H)
+{
+    int c = 0;
+    for (; c + 8 <= H; c += 8)
+        store8(y + c, a * load8(x + c) + load8(b + c));
+    for (; c < H; c++)
+        y[c] = a * x[c] + b[c];
 }
 
 /* Where x > best: best = x. */

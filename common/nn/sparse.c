@@ -1,5 +1,6 @@
 /* sparse.c - mean and GCN products on a symmetric CSR (sparse.h). */
 #include "sparse.h"
+#include "rows.h"
 #include "parallel.h"
 #include "die.h"
 #include <stdlib.h>
@@ -8,96 +9,6 @@
 
 /* Rows per thread below which a call stays on one thread. */
 enum { GRAIN = 2048 };
-
-/* Row operations four floats at a time (GCC/clang vector extensions, SSE on
- * any x86-64; -O2 does not vectorise loops of unknown length by itself).
- * Each element gets exactly the scalar operations, so the bits are those of
- * the plain loops. */
-typedef float float4 __attribute__((vector_size(16)));
-
-static inline float4 load4(const float *p)
-{
-    float4 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void store4(float *p, float4 v)
-{
-    memcpy(p, &v, sizeof v);
-}
-
-/* y += a x */
-static inline void row_axpy(float *y, float a, const float *x, int H)
-{
-    int c = 0;
-    for (; c + 4 <= H; c += 4)
-        store4(y + c, load4(y + c) + a * load4(x + c));
-    for (; c < H; c++)
-        y[c] += a * x[c];
-}
-
-/* y += x */
-static inline void row_add(float *y, const float *x, int H)
-{
-    int c = 0;
-    for (; c + 4 <= H; c += 4)
-        store4(y + c, load4(y + c) + load4(x + c));
-    for (; c < H; c++)
-        y[c] += x[c];
-}
-
-/* y += x / d */
-static inline void row_add_divided(float *y, const float *x, float d, int H)
-{
-    int c = 0;
-    for (; c + 4 <= H; c += 4)
-        store4(y + c, load4(y + c) + load4(x + c) / d);
-    for (; c < H; c++)
-        y[c] += x[c] / d;
-}
-
-/* y = y / d */
-static inline void row_divide(float *y, float d, int H)
-{
-    int c = 0;
-    for (; c + 4 <= H; c += 4)
-        store4(y + c, load4(y + c) / d);
-    for (; c < H; c++)
-        y[c] /= d;
-}
-
-/* y = a x */
-static inline void row_scale(float *y, float a, const float *x, int H)
-{
-    int c = 0;
-    for (; c + 4 <= H; c += 4)
-        store4(y + c, a * load4(x + c));
-    for (; c < H; c++)
-        y[c] = a * x[c];
-}
-
-/* y = 0 + x: the first term of a sum that starts from zero, with the sum's
- * bits (a -0 becomes +0, as 0 + x gives), without zeroing y first. */
-static inline void row_set_plus_zero(float *y, const float *x, int H)
-{
-    const float4 zero = {0, 0, 0, 0};
-    int c = 0;
-    for (; c + 4 <= H; c += 4)
-        store4(y + c, zero + load4(x + c));
-    for (; c < H; c++)
-        y[c] = 0.0f + x[c];
-}
-
-/* y = a x + b */
-static inline void row_scale_add(float *y, float a, const float *x, const float *b, int H)
-{
-    int c = 0;
-    for (; c + 4 <= H; c += 4)
-        store4(y + c, a * load4(x + c) + load4(b + c));
-    for (; c < H; c++)
-        y[c] = a * x[c] + b[c];
-}
 
 struct product {
     float *out;
