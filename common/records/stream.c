@@ -59,7 +59,10 @@ static size_t reader_fill(struct reader *rd, long next)
         die_record_in(rd->source, next, "record larger than the limit of %zu bytes", rd->max_record);
     if (!msgpack_unpacker_reserve_buffer(&rd->u, READ_CHUNK))
         die_record_in(rd->source, next, "corrupt or oversized record (cannot buffer it)");
-    size_t n = fread(msgpack_unpacker_buffer(&rd->u), 1, msgpack_unpacker_buffer_capacity(&rd->u), rd->f);
+    size_t want = msgpack_unpacker_buffer_capacity(&rd->u);
+    if (rd->read_limit > 0 && want > rd->read_limit)
+        want = rd->read_limit;
+    size_t n = fread(msgpack_unpacker_buffer(&rd->u), 1, want, rd->f);
     if (n == 0 && ferror(rd->f))
         die(EX_IOERR, "read error on '%s':", rd->name);
     msgpack_unpacker_buffer_consumed(&rd->u, n);
@@ -90,20 +93,33 @@ static void reader_guard_start(struct reader *rd)
     g->start = g->pos = g->need = rd->fed - (rd->u.used - rd->u.off);
     g->depth = 0;
     g->left[0] = 1;
+    g->inside_header = false;
 }
 
 /* Step the guard over the buffered bytes of that record (see struct
  * reader_guard).  A header is read once all of it is buffered; a string's
  * or bin's payload is stepped over, not read, so the cost is per msgpack
  * token.  Dies when a header asks for more items than a record of the
- * size limit holds, or nesting passes msgpack-c's limit. */
+ * size limit holds, or nesting passes msgpack-c's limit.
+ *
+ * What the guard relies on: it reads only bytes msgpack-c has not parsed,
+ * and msgpack-c keeps its unparsed bytes in order at the end of its buffer,
+ * ending at used, whatever it does with the buffer at a fill (grows it in
+ * place, or copies the unparsed tail to a new one).  Stream offset x is
+ * then at buffer[used - fed + x] for every x it reads.  reader_next() makes
+ * the first part true: it lets msgpack-c parse only when the guard has
+ * stepped over every buffered byte of the record (pos >= fed) or its end,
+ * so msgpack-c, which parses no further than fed, never runs ahead of the
+ * guard.  A guard stopped inside a header that a fill cut (inside_header)
+ * must not be overtaken: msgpack-c takes a header's type byte before the
+ * rest of it arrives, and does not keep it when it copies its tail. */
 static void reader_guard_scan(struct reader *rd, long index)
 {
     struct reader_guard *g = &rd->guard;
-    /* stream offset x is at base[x], for the buffered x < fed */
     const unsigned char *base = (const unsigned char *)rd->u.buffer + rd->u.used - rd->fed;
     uint64_t pos = g->pos, fed = rd->fed;
     int depth = g->depth;
+    g->inside_header = false;
     while (depth >= 0) {
         if (g->left[depth] == 0) {
             depth--;
@@ -131,8 +147,10 @@ static void reader_guard_scan(struct reader *rd, long index)
             items = b & 0x0f;
         } else if (b >= 0xc4) {
             header = header_sizes[b - 0xc4];
-            if (pos + 1 + (uint64_t)header > fed)
+            if (pos + 1 + (uint64_t)header > fed) {
+                g->inside_header = true;
                 break;
+            }
             uint64_t n = big_endian(base + pos + 1, header <= 4 ? header : 0);
             if ((b >= 0xc4 && b <= 0xc6) || (b >= 0xd9 && b <= 0xdb))
                 payload = n;
@@ -168,9 +186,11 @@ bool reader_next(struct reader *rd, struct record *rec)
     reader_guard_start(rd);
     for (;;) {
         /* msgpack-c reads the buffered bytes only once every container
-         * header among them has the bytes its count promises */
+         * header among them has the bytes its count promises (it allocates
+         * a container's objects at the header), and only once the guard
+         * has stepped over all of them (see reader_guard_scan) */
         reader_guard_scan(rd, next);
-        if (rd->guard.need > rd->fed) {
+        if (rd->guard.need > rd->fed || rd->guard.inside_header) {
             if (rd->eof)
                 die_record_in(rd->source, next, "truncated record at end of input");
             if (reader_fill(rd, next) == 0)
@@ -181,6 +201,10 @@ bool reader_next(struct reader *rd, struct record *rec)
          * hands over then are parsed here for the first time. */
         msgpack_unpack_return ret = msgpack_unpacker_next(&rd->u, &rd->r);
         if (ret == MSGPACK_UNPACK_SUCCESS) {
+            /* the guard measured the record msgpack-c parsed: it was handed
+             * every byte up to fed, so it has seen this record's end */
+            if (rd->guard.depth >= 0 || rd->guard.pos != rd->fed - (rd->u.used - rd->u.off))
+                die(EX_SOFTWARE, "BUG: record %ld: msgpack-c and the length guard disagree on where it ends", next);
             record_check(&rd->r.data, next, rd->source);
             rd->index = next;
             rec->map = &rd->r.data;

@@ -39,11 +39,14 @@ struct raw_scan {
 /* What reader_next() has checked of the record msgpack-c parses next: every
  * container header up to pos (a stream offset) asks for no more items than
  * bytes follow it, need being the offset the largest such promise reaches
- * (msgpack-c allocates a container's objects when it reads the header). */
+ * (msgpack-c allocates a container's objects when it reads the header);
+ * inside_header: the scan stopped on a header whose last bytes are not yet
+ * read (reader_guard_scan says why that matters). */
 #define READER_MAX_DEPTH 32        /* msgpack-c's own limit of nesting */
 struct reader_guard {
     uint64_t start, pos, need;
     int depth;                     /* -1: the record is complete */
+    bool inside_header;
     uint64_t left[READER_MAX_DEPTH + 1];
 };
 
@@ -55,6 +58,8 @@ struct reader {
     msgpack_unpacked r;
     long index;                /* index of the record last returned, -1 before */
     size_t max_record;         /* bytes; larger records are an error */
+    size_t read_limit;         /* bytes a fill reads at most, 0: as many as fit; tests
+                                * set it so that headers straddle fills */
     bool eof;
     struct raw_scan scan;      /* reader_next_raw() */
     bool parse_all;            /* reader_next_raw() hands every record to msgpack-c */
