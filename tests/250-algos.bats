@@ -1,0 +1,56 @@
+#!/usr/bin/env bats
+# common/algos/: the tracers and exact solvers of the problems that are not
+# s-t flows, each against an independent oracle (tests/tools/algos_oracle.py)
+# on hundreds of fresh instances, and the instance contract's refusals.
+load test_helper
+
+ALGO="$DAR_TOOLS/algo_trace"
+ORACLE="$ROOT/tests/tools/algos_oracle.py"
+
+@test "shortest paths: distances, trees and every frame agree with Dijkstra and Python rounds on 360 graphs" {
+    {
+        for n in 5 16 33 64; do
+            for p in 0.05 0.25 0.5 0.9; do
+                gen-graphs --instance shortest-paths --family erdos-renyi --nodes $n --p $p --count 20 --seed $n
+            done
+        done
+        gen-graphs --instance shortest-paths --family erdos-renyi --nodes 24 --p 0.02:0.6 --count 20 --seed 3
+        gen-graphs --instance shortest-paths --family barabasi-albert --nodes 40 --count 10 --seed 4
+        gen-graphs --instance shortest-paths --family lobster --nodes 30 --count 10 --seed 5
+    } > "$T/g.mp"
+    "$ALGO" < "$T/g.mp" > "$T/t.mp"
+    run "$PY" "$ORACLE" shortest-paths "$T/t.mp" 360
+    assert_success
+    echo "$output" >&3
+}
+
+@test "shortest paths: --no-hints gives the same outputs" {
+    gen-graphs --instance shortest-paths --family erdos-renyi --nodes 20 --count 30 --seed 9 > "$T/g.mp"
+    "$ALGO" < "$T/g.mp" | mpcat | jq -c '{d, pi, reached}' > "$T/a.json"
+    "$ALGO" --no-hints < "$T/g.mp" | mpcat | jq -c '{d, pi, reached}' > "$T/b.json"
+    cmp "$T/a.json" "$T/b.json"
+}
+
+@test "the instance contract: a record without what the algorithm needs is one line and exit 65" {
+    gen-graphs --instance vertex-cover --family erdos-renyi --nodes 6 --count 3 > "$T/vc.mp"
+    run --separate-stderr "$ALGO" --algorithm shortest-paths < "$T/vc.mp"
+    assert_failure 65
+    assert_one_line_error algo_trace
+    [[ "$stderr" == "algo_trace: record 0: 's' is missing (shortest-paths needs a source)" ]] || fail "$stderr"
+    gen-graphs --instance shortest-paths --family erdos-renyi --nodes 6 --count 1 | mpcat \
+        | jq -c 'del(.w)' | mpcat --to-msgpack > "$T/now.mp"
+    run --separate-stderr "$ALGO" < "$T/now.mp"
+    assert_failure 65
+    [[ "$stderr" == "algo_trace: record 0: 'w' is missing (shortest-paths needs edge weights)" ]] || fail "$stderr"
+    # max-flow records are shortest-path instances too (their t is ignored)
+    gen-graphs --family erdos-renyi --nodes 8 --count 2 | "$ALGO" > /dev/null
+}
+
+@test "shortest paths: hints that could exceed the bound are refused before allocating" {
+    # a valid record of a few bytes declaring 200,000,000 nodes
+    echo '{"n": 200000000, "m": 0, "s": 0, "src": {"dtype": "<i4", "shape": [0], "data": []}, "dst": {"dtype": "<i4", "shape": [0], "data": []}, "w": {"dtype": "<f4", "shape": [0], "data": []}}' | mpcat --to-msgpack > "$T/huge.mp"
+    run --separate-stderr "$ALGO" < "$T/huge.mp"
+    assert_failure 65
+    assert_one_line_error algo_trace
+    [[ "$stderr" == *"over the bound of 1073741824 (trace it without hints)" ]] || fail "$stderr"
+}

@@ -1,0 +1,88 @@
+/* algo_trace - a test helper around common/algos/: runs one tracer or
+ * solver on every graph record and adds its outputs, for the oracles of
+ * tests/250-algos.bats (tests/tools/algos_oracle.py) and the benches.
+ *
+ *   algo_trace --algorithm shortest-paths [--no-hints] < graphs.mp > traced.mp
+ *
+ * A record that lacks what the algorithm needs, or whose hints would exceed
+ * --max-hint-bytes, is one line and exit 65, as a tool would say it. */
+#include "bellman_ford.h"
+#include "cli.h"
+#include "die.h"
+#include "graph.h"
+#include "hint_bound.h"
+#include "io.h"
+#include "stream.h"
+#include "tensor.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char *algorithm = "shortest-paths", *input = "-", *output = "-";
+static bool no_hints, force;
+static int64_t max_hint_bytes = (int64_t)HINT_BYTES_MAX;
+
+static const struct cli_option options[] = {
+    CLI_CHOICE("algorithm", 'a', algorithm, "NAME", "what to run", "shortest-paths"),
+    CLI_FLAG("no-hints", 0, no_hints, "outputs only"),
+    CLI_INT("max-hint-bytes", 0, max_hint_bytes, "B", "refuse graphs whose hints could exceed B bytes", 1, 9.2e18),
+    CLI_INPUT(input),
+    CLI_OUTPUT(output),
+    CLI_FORCE(force),
+    {0},
+};
+
+static const struct cli_spec spec = {
+    "algo_trace", "[options] < graphs.mp > traced.mp",
+    "Test helper: the tracers and exact solvers of common/algos/ on graph records.",
+    "gen-graphs --instance shortest-paths --family erdos-renyi | algo_trace",
+    options,
+};
+
+static void tensor2(struct writer *w, enum dtype dt, int64_t rows, int64_t cols, const void *data)
+{
+    int64_t shape[2] = {rows, cols};
+    mp_tensor(w, dt, 2, shape, data);
+}
+
+static void shortest_paths(struct writer *w, const struct record *rec)
+{
+    struct graph g;
+    graph_read_instance(&g, rec, GRAPH_NEEDS_SHORTEST_PATHS, "shortest-paths");
+    struct bellman_ford bf;
+    char err[256];
+    if (!bellman_ford_trace(&bf, g.n, g.m, g.src, g.dst, g.w, g.s, !no_hints, (size_t)max_hint_bytes, err, sizeof err))
+        record_die(rec, "%s", err);
+    bool dual_ok = bellman_ford_check(g.n, g.m, g.src, g.dst, g.w, g.s, bf.d, bf.pi, bf.reached, 1e-9, err, sizeof err);
+    static const char *const with_hints[] = {"steps", "hint_d", "hint_pi", "hint_reached", "d", "pi", "reached", "dual_ok"};
+    const char *const *keys = no_hints ? with_hints + 4 : with_hints;
+    int count = no_hints ? 4 : 8;
+    writer_begin_enriched(w, rec, keys, count);
+    if (!no_hints) {
+        mp_key(w, "steps");        mp_int(w, bf.steps);
+        mp_key(w, "hint_d");       tensor2(w, DT_F64, bf.steps, g.n, bf.hint_d);
+        mp_key(w, "hint_pi");      tensor2(w, DT_I32, bf.steps, g.n, bf.hint_pi);
+        mp_key(w, "hint_reached"); tensor2(w, DT_U8, bf.steps, g.n, bf.hint_reached);
+    }
+    mp_key(w, "d");       mp_vector(w, DT_F64, g.n, bf.d);
+    mp_key(w, "pi");      mp_vector(w, DT_I32, g.n, bf.pi);
+    mp_key(w, "reached"); mp_vector(w, DT_U8, g.n, bf.reached);
+    mp_key(w, "dual_ok"); mp_bool(w, dual_ok);
+    bellman_ford_free(&bf);
+    graph_free(&g);
+}
+
+static void each(struct writer *w, const struct record *rec, void *context)
+{
+    shortest_paths(w, rec);
+}
+
+int main(int argc, char **argv)
+{
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
+    FILE *in = io_open_input(input);
+    FILE *out = io_open_output(output, 1, force);
+    struct stream_map map = {.each = each};
+    stream_map(in, strcmp(input, "-") ? input : NULL, out, &map);
+    io_close_output(out);
+    return 0;
+}
