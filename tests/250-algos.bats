@@ -54,3 +54,44 @@ ORACLE="$ROOT/tests/tools/algos_oracle.py"
     assert_one_line_error algo_trace
     [[ "$stderr" == *"over the bound of 1073741824 (trace it without hints)" ]] || fail "$stderr"
 }
+
+@test "matching: trace and Hopcroft-Karp against networkx on 555 graphs of several sizes, densities and side ratios" {
+    {
+        for sides in 8,8 4,12 12,4 16,16 3,29 20,44 1,5; do
+            for p in 0.05 0.15 0.25 0.5 0.9; do
+                gen-graphs --instance matching --family bipartite-sides --sides $sides --p $p --count 15 --seed 2
+            done
+        done
+        gen-graphs --instance matching --family bipartite-sides --sides 32,32 --p 0.01:0.3 --count 30 --seed 5
+    } > "$T/g.mp"
+    "$ALGO" --algorithm matching < "$T/g.mp" > "$T/t.mp"
+    run "$PY" "$ORACLE" matching "$T/t.mp" 555
+    assert_success
+    echo "$output" >&3
+    # the same outputs without hints
+    "$ALGO" --algorithm matching < "$T/g.mp" | mpcat | jq -c '{match, cover, size}' > "$T/a.json"
+    "$ALGO" --algorithm matching --no-hints < "$T/g.mp" | mpcat | jq -c '{match, cover, size}' > "$T/b.json"
+    cmp "$T/a.json" "$T/b.json"
+}
+
+@test "matching: a record without sides, an edge inside one side, a side that is neither A nor B: one line, exit 65" {
+    gen-graphs --instance shortest-paths --family erdos-renyi --nodes 6 --count 1 > "$T/sp.mp"
+    run --separate-stderr "$ALGO" --algorithm matching < "$T/sp.mp"
+    assert_failure 65
+    assert_one_line_error algo_trace
+    [[ "$stderr" == "algo_trace: record 0: 'side' is missing (matching needs a side per node)" ]] || fail "$stderr"
+    gen-graphs --instance matching --family bipartite-sides --sides 3,3 --p 0.9 --count 1 > "$T/m.mp"
+    mpcat < "$T/m.mp" | jq -c '.side.data[3] = 0' | mpcat --to-msgpack > "$T/inside.mp"
+    run --separate-stderr "$ALGO" --algorithm matching < "$T/inside.mp"
+    assert_failure 65
+    assert_one_line_error algo_trace
+    [[ "$stderr" == "algo_trace: record 0: edge "*" both on side A (matching needs every edge between A and B)" ]] || fail "$stderr"
+    mpcat < "$T/m.mp" | jq -c '.side.data[5] = 2' | mpcat --to-msgpack > "$T/two.mp"
+    run --separate-stderr "$ALGO" --algorithm matching < "$T/two.mp"
+    assert_failure 65
+    [[ "$stderr" == "algo_trace: record 0: 'side' entry 5 is 2, expected 0 (side A) or 1 (side B)" ]] || fail "$stderr"
+    mpcat < "$T/m.mp" | jq -c '.side = {"dtype": "|u1", "shape": [5], "data": [0,0,0,1,1]}' | mpcat --to-msgpack > "$T/short.mp"
+    run --separate-stderr "$ALGO" --algorithm matching < "$T/short.mp"
+    assert_failure 65
+    assert_one_line_error algo_trace
+}

@@ -2,11 +2,16 @@
  * solver on every graph record and adds its outputs, for the oracles of
  * tests/250-algos.bats (tests/tools/algos_oracle.py) and the benches.
  *
- *   algo_trace --algorithm shortest-paths [--no-hints] < graphs.mp > traced.mp
+ *   algo_trace --algorithm shortest-paths|matching [--no-hints] < graphs.mp > traced.mp
+ *
+ * matching also runs Hopcroft-Karp (hk_match, hk_size) and the Konig cover
+ * of its matching (hk_cover).
  *
  * A record that lacks what the algorithm needs, or whose hints would exceed
  * --max-hint-bytes, is one line and exit 65, as a tool would say it. */
 #include "bellman_ford.h"
+#include "hopcroft_karp.h"
+#include "matching.h"
 #include "cli.h"
 #include "die.h"
 #include "graph.h"
@@ -22,7 +27,7 @@ static bool no_hints, force;
 static int64_t max_hint_bytes = (int64_t)HINT_BYTES_MAX;
 
 static const struct cli_option options[] = {
-    CLI_CHOICE("algorithm", 'a', algorithm, "NAME", "what to run", "shortest-paths"),
+    CLI_CHOICE("algorithm", 'a', algorithm, "NAME", "what to run", "shortest-paths|matching"),
     CLI_FLAG("no-hints", 0, no_hints, "outputs only"),
     CLI_INT("max-hint-bytes", 0, max_hint_bytes, "B", "refuse graphs whose hints could exceed B bytes", 1, 9.2e18),
     CLI_INPUT(input),
@@ -71,9 +76,48 @@ static void shortest_paths(struct writer *w, const struct record *rec)
     graph_free(&g);
 }
 
+static void matching(struct writer *w, const struct record *rec)
+{
+    struct graph g;
+    graph_read_instance(&g, rec, GRAPH_NEEDS_MATCHING, "matching");
+    struct matching mt;
+    char err[256];
+    if (!matching_trace(&mt, g.n, g.m, g.src, g.dst, g.side, !no_hints, (size_t)max_hint_bytes, err, sizeof err))
+        record_die(rec, "%s", err);
+    uint8_t *hk_match = xmalloc((size_t)(g.m ? g.m : 1)), *hk_cover = xmalloc((size_t)g.n);
+    int hk_size = hopcroft_karp(g.n, g.m, g.src, g.dst, g.side, hk_match);
+    matching_konig_cover(g.n, g.m, g.src, g.dst, g.side, hk_match, hk_cover);
+    bool check_ok = matching_check(g.n, g.m, g.src, g.dst, mt.match, mt.cover, err, sizeof err) &&
+                    matching_check(g.n, g.m, g.src, g.dst, hk_match, hk_cover, err, sizeof err);
+    static const char *const with_hints[] = {"steps", "hint_reached", "hint_pi", "hint_match", "match", "cover",
+                                             "size", "hk_match", "hk_size", "hk_cover", "check_ok"};
+    const char *const *keys = no_hints ? with_hints + 4 : with_hints;
+    writer_begin_enriched(w, rec, keys, no_hints ? 7 : 11);
+    if (!no_hints) {
+        mp_key(w, "steps");        mp_int(w, mt.steps);
+        mp_key(w, "hint_reached"); tensor2(w, DT_U8, mt.steps, g.n, mt.hint_reached);
+        mp_key(w, "hint_pi");      tensor2(w, DT_I32, mt.steps, g.n, mt.hint_pi);
+        mp_key(w, "hint_match");   tensor2(w, DT_U8, mt.steps, g.m, mt.hint_match);
+    }
+    mp_key(w, "match");    mp_vector(w, DT_U8, g.m, mt.match);
+    mp_key(w, "cover");    mp_vector(w, DT_U8, g.n, mt.cover);
+    mp_key(w, "size");     mp_int(w, mt.size);
+    mp_key(w, "hk_match"); mp_vector(w, DT_U8, g.m, hk_match);
+    mp_key(w, "hk_size");  mp_int(w, hk_size);
+    mp_key(w, "hk_cover"); mp_vector(w, DT_U8, g.n, hk_cover);
+    mp_key(w, "check_ok"); mp_bool(w, check_ok);
+    free(hk_match);
+    free(hk_cover);
+    matching_free(&mt);
+    graph_free(&g);
+}
+
 static void each(struct writer *w, const struct record *rec, void *context)
 {
-    shortest_paths(w, rec);
+    if (strcmp(algorithm, "matching") == 0)
+        matching(w, rec);
+    else
+        shortest_paths(w, rec);
 }
 
 int main(int argc, char **argv)

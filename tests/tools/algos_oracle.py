@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """algos_oracle - independent checks of common/algos/ on algo_trace's output.
 
-    algos_oracle.py shortest-paths traced.mp MIN_GRAPHS
+    algos_oracle.py shortest-paths|matching traced.mp MIN_GRAPHS
 
 Each check is written from the definitions, not from the C code: distances
 from scipy's Dijkstra (networkx where a weight is 0, which scipy's sparse
 graphs drop), the hints from a plain-Python synchronous Bellman-Ford with
-the tie rule of bellman_ford.h.  Prints one summary line; exits 1 with the
+the tie rule of bellman_ford.h; matchings from networkx's Hopcroft-Karp and
+to_vertex_cover, and each search's reached set from a reachability of our
+own in the residual network of the matching before it.  Prints one summary line; exits 1 with the
 first disagreement.
 """
 import sys
@@ -115,10 +117,104 @@ def shortest_paths(records, minimum):
           f"Dijkstra, {hints_checked} traces frame by frame with the Python rounds")
 
 
+def residual_reachable(n, edges, side, matched):
+    """Nodes reachable from s in the unit network's residual: free A nodes,
+    then unmatched edges A->B and matched edges B->A."""
+    mate = {}
+    for (a, b), x in zip(edges, matched):
+        if x:
+            mate[a], mate[b] = b, a
+    nbrs = [[] for _ in range(n)]
+    for (a, b), x in zip(edges, matched):
+        if not x:
+            nbrs[a].append(b)
+    seen = {v for v in range(n) if side[v] == 0 and v not in mate}
+    todo = list(seen)
+    while todo:
+        u = todo.pop()
+        nxt = nbrs[u] if side[u] == 0 else ([mate[u]] if u in mate else [])
+        for x in nxt:
+            if x not in seen:
+                seen.add(x)
+                todo.append(x)
+    return np.array([v in seen for v in range(n)])
+
+
+def matching(records, minimum):
+    import networkx as nx
+    from networkx.algorithms import bipartite
+    shapes, imperfect = set(), 0
+    for i, r in enumerate(records):
+        n, side = r["n"], r["side"]
+        a_nodes = [v for v in range(n) if side[v] == 0]
+        shapes.add((len(a_nodes), n - len(a_nodes)))
+        # edges oriented A -> B
+        edges = [(int(u), int(v)) if side[u] == 0 else (int(v), int(u)) for u, v in zip(r["src"], r["dst"])]
+        G = nx.Graph()
+        G.add_nodes_from(range(n))
+        G.add_edges_from(edges)
+        M = bipartite.hopcroft_karp_matching(G, top_nodes=a_nodes)
+        nu = len(M) // 2
+        K = bipartite.to_vertex_cover(G, M, top_nodes=a_nodes)
+        imperfect += nu < min(len(a_nodes), n - len(a_nodes))
+        for name, match, size, cover in (("trace", r["match"], r["size"], r["cover"]),
+                                         ("hopcroft-karp", r["hk_match"], r["hk_size"], r["hk_cover"])):
+            used = np.zeros(n, int)
+            for (a, b), x in zip(edges, match):
+                used[a] += x
+                used[b] += x
+            if (used > 1).any() or match.sum() != size or size != nu:
+                fail(i, f"{name}: a matching of {match.sum()} edges (size {size}), networkx's has {nu}")
+            if any(not (cover[a] or cover[b]) for a, b in edges) or cover.sum() != nu:
+                fail(i, f"{name}: the cover of {cover.sum()} nodes is invalid or not of size {nu}")
+        if len(K) != nu:
+            fail(i, "networkx's own cover is not of size nu")
+        if not r["check_ok"]:
+            fail(i, "matching_check refused the solvers' own output")
+        if "hint_match" in r:
+            T = r["steps"]
+            if T != nu + 1:
+                fail(i, f"{T} searches for a matching of {nu}")
+            before = np.zeros(r["m"], np.uint8)
+            index = {edge: e for e, edge in enumerate(edges)}
+            for k in range(T):
+                matched_at = np.zeros(n, bool)
+                for (a, b), x in zip(edges, before):
+                    if x:
+                        matched_at[a] = matched_at[b] = True
+                R = residual_reachable(n, edges, side, before)
+                if not np.array_equal(R, r["hint_reached"][k].astype(bool)):
+                    fail(i, f"search {k}: the reached set is not the residual reachability")
+                pi = r["hint_pi"][k]
+                for v in range(n):
+                    p = int(pi[v])
+                    if not R[v] or p == v:
+                        if p != v or (R[v] and (side[v] == 1 or matched_at[v])):
+                            fail(i, f"search {k}: node {v} points to itself but is not a free A node")
+                        continue
+                    e = index.get((p, v) if side[v] == 1 else (v, p))
+                    if e is None or not R[p] or bool(before[e]) != (side[v] == 0):
+                        fail(i, f"search {k}: pi[{v}] = {p} is not a residual arc")
+                after = r["hint_match"][k]
+                grew = int(after.sum()) - int(before.sum())
+                if grew != (1 if k < T - 1 else 0):
+                    fail(i, f"search {k}: the matching grew by {grew}")
+                before = after
+            last = r["hint_reached"][T - 1].astype(bool)
+            want = np.where(side == 0, ~last, last).astype(np.uint8)
+            if not np.array_equal(want, r["cover"]) or not np.array_equal(before, r["match"]):
+                fail(i, "the outputs are not the last frame's matching and its (A \\ R) + (B & R)")
+    if len(records) < minimum:
+        fail(len(records), f"only {len(records)} graphs, expected at least {minimum}")
+    print(f"matching: {len(records)} graphs ({len(shapes)} side shapes, {imperfect} without a perfect matching): "
+          f"trace and Hopcroft-Karp agree with networkx, covers valid and of size nu, every search's reached set, "
+          f"pointers and growth checked")
+
+
 def main():
     what, path, minimum = sys.argv[1], sys.argv[2], int(sys.argv[3])
     records = load(path)
-    {"shortest-paths": shortest_paths}[what](records, minimum)
+    {"shortest-paths": shortest_paths, "matching": matching}[what](records, minimum)
 
 
 if __name__ == "__main__":
