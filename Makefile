@@ -17,7 +17,7 @@ SRC_DIRS := common/base common/records common/graphs common/flow common/algos co
 HEADERS  := $(wildcard $(SRC_DIRS:%=%/*.h))
 CPPFLAGS += $(SRC_DIRS:%=-I%) $(PKG_CFLAGS) -DDAR_VERSION='"$(VERSION)"'
 LDFLAGS  += -Wl,--as-needed
-LDLIBS   += $(PKG_LIBS) -lmetis -lpthread -lm
+LDLIBS   += $(PKG_LIBS) -lmetis -lglpk -lpthread -lm
 
 # BUILD is where objects go; bin/ holds the normal tools, $(BUILD)/bin the
 # sanitizer ones, so the two builds never mix.
@@ -101,6 +101,7 @@ DEB_PACKAGES := \
   munge \
   procps \
   libmetis-dev \
+  libglpk-dev \
   python3-gensim \
   clang \
   libclang-rt-14-dev \

@@ -95,3 +95,58 @@ ORACLE="$ROOT/tests/tools/algos_oracle.py"
     assert_failure 65
     assert_one_line_error algo_trace
 }
+
+@test "vertex cover: the trace equals a Python implementation of the rounds, frame by frame, on 320 graphs" {
+    {
+        for fam in barabasi-albert star lobster erdos-renyi bipartite-sides; do
+            for n in 8 12 16 64; do
+                gen-graphs --instance vertex-cover --family $fam --nodes $n --count 15 --seed $n
+            done
+        done
+        gen-graphs --instance vertex-cover --family erdos-renyi --nodes 30 --p 0.05:0.9 --count 20 --node-weights unit
+    } > "$T/g.mp"
+    "$ALGO" --algorithm vertex-cover < "$T/g.mp" > "$T/t.mp"
+    run "$PY" "$ORACLE" vertex-cover "$T/t.mp" 320
+    assert_success
+    echo "$output" >&3
+    "$ALGO" --algorithm vertex-cover < "$T/g.mp" | mpcat | jq -c '{cover, packing}' > "$T/a.json"
+    "$ALGO" --algorithm vertex-cover --no-hints < "$T/g.mp" | mpcat | jq -c '{cover, packing}' > "$T/b.json"
+    cmp "$T/a.json" "$T/b.json"
+}
+
+@test "vertex cover: the ILP's optimum equals a brute force (<= 16 nodes) and the bipartite min cut, on 350 graphs" {
+    {
+        for fam in barabasi-albert star lobster erdos-renyi bipartite-sides; do
+            for n in 6 10 13 16; do
+                gen-graphs --instance vertex-cover --family $fam --nodes $n --count 16 --seed 1$n
+            done
+        done
+        for n in 24 48 96; do
+            gen-graphs --instance vertex-cover --family bipartite-sides --nodes $n --p 0.05:0.5 --count 10 --seed 3
+        done
+    } > "$T/g.mp"
+    "$ALGO" --algorithm vertex-cover --exact --time-limit 60 < "$T/g.mp" > "$T/t.mp"
+    run "$PY" "$ORACLE" vertex-cover "$T/t.mp" 350
+    assert_success
+    echo "$output" >&3
+}
+
+@test "vertex cover: missing or negative node weights, hints over the bound: one line, exit 65" {
+    gen-graphs --instance matching --family bipartite-sides --nodes 6 --count 1 > "$T/m.mp"
+    run --separate-stderr "$ALGO" --algorithm vertex-cover < "$T/m.mp"
+    assert_failure 65
+    assert_one_line_error algo_trace
+    [[ "$stderr" == "algo_trace: record 0: 'node_w' is missing (vertex-cover needs node weights)" ]] || fail "$stderr"
+    gen-graphs --instance vertex-cover --family star --nodes 6 --count 2 | mpcat \
+        | jq -c 'if .id == 1 then .node_w.data[2] = -0.5 else . end' | mpcat --to-msgpack > "$T/neg.mp"
+    run --separate-stderr "$ALGO" --algorithm vertex-cover < "$T/neg.mp"
+    assert_failure 65
+    assert_one_line_error algo_trace
+    [[ "$stderr" == "algo_trace: record 1: 'node_w' entry 2 is -0.5, expected a finite number >= 0" ]] || fail "$stderr"
+    gen-graphs --instance vertex-cover --family barabasi-albert --nodes 64 --count 1 > "$T/ba.mp"
+    run --separate-stderr "$ALGO" --algorithm vertex-cover --max-hint-bytes 100000 < "$T/ba.mp"
+    assert_failure 65
+    assert_one_line_error algo_trace
+    [[ "$stderr" == *"over the bound of 100000 (trace it without hints)" ]] || fail "$stderr"
+    "$ALGO" --algorithm vertex-cover --max-hint-bytes 100000 --no-hints < "$T/ba.mp" > /dev/null
+}

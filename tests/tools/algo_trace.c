@@ -2,16 +2,21 @@
  * solver on every graph record and adds its outputs, for the oracles of
  * tests/250-algos.bats (tests/tools/algos_oracle.py) and the benches.
  *
- *   algo_trace --algorithm shortest-paths|matching [--no-hints] < graphs.mp > traced.mp
+ *   algo_trace --algorithm shortest-paths|matching|vertex-cover [--no-hints] [--exact]
+ *       < graphs.mp > traced.mp
  *
  * matching also runs Hopcroft-Karp (hk_match, hk_size) and the Konig cover
- * of its matching (hk_cover).
+ * of its matching (hk_cover).  vertex-cover --exact adds the ILP's optimum
+ * (opt_cover, opt_weight, opt_status) and, on graphs with sides, the min
+ * cut's (cut_cover, cut_weight).
  *
  * A record that lacks what the algorithm needs, or whose hints would exceed
  * --max-hint-bytes, is one line and exit 65, as a tool would say it. */
 #include "bellman_ford.h"
 #include "hopcroft_karp.h"
 #include "matching.h"
+#include "vertex_cover.h"
+#include "vertex_cover_exact.h"
 #include "cli.h"
 #include "die.h"
 #include "graph.h"
@@ -23,13 +28,16 @@
 #include <string.h>
 
 static const char *algorithm = "shortest-paths", *input = "-", *output = "-";
-static bool no_hints, force;
+static bool no_hints, force, exact;
+static double time_limit = 10;
 static int64_t max_hint_bytes = (int64_t)HINT_BYTES_MAX;
 
 static const struct cli_option options[] = {
-    CLI_CHOICE("algorithm", 'a', algorithm, "NAME", "what to run", "shortest-paths|matching"),
+    CLI_CHOICE("algorithm", 'a', algorithm, "NAME", "what to run", "shortest-paths|matching|vertex-cover"),
     CLI_FLAG("no-hints", 0, no_hints, "outputs only"),
     CLI_INT("max-hint-bytes", 0, max_hint_bytes, "B", "refuse graphs whose hints could exceed B bytes", 1, 9.2e18),
+    CLI_FLAG("exact", 0, exact, "vertex-cover: also the exact solvers"),
+    CLI_DOUBLE("time-limit", 0, time_limit, "S", "vertex-cover --exact: the ILP's limit per graph", 0, 1e6),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_FORCE(force),
@@ -112,9 +120,72 @@ static void matching(struct writer *w, const struct record *rec)
     graph_free(&g);
 }
 
+static void vertex_cover(struct writer *w, const struct record *rec)
+{
+    struct graph g;
+    graph_read_instance(&g, rec, GRAPH_NEEDS_VERTEX_COVER, "vertex-cover");
+    struct vertex_cover vc;
+    char err[256];
+    if (!vertex_cover_trace(&vc, g.n, g.m, g.src, g.dst, g.node_w, VERTEX_COVER_EPSILON, !no_hints,
+                            (size_t)max_hint_bytes, err, sizeof err))
+        record_die(rec, "%s", err);
+    bool check_ok = vertex_cover_check(g.n, g.m, g.src, g.dst, g.node_w, vc.cover, vc.packing, VERTEX_COVER_EPSILON,
+                                       1e-9, err, sizeof err);
+    const char *keys[16];
+    int count = 0;
+    if (!no_hints)
+        for (const char *const *k = (const char *const[]){"steps", "hint_residual", "hint_in_cover", "hint_delta",
+                                                           "hint_live", NULL}; *k; k++)
+            keys[count++] = *k;
+    keys[count++] = "cover";
+    keys[count++] = "packing";
+    keys[count++] = "check_ok";
+    uint8_t *opt = xmalloc((size_t)g.n), *cut = xmalloc((size_t)g.n);
+    double opt_weight = 0, cut_weight = 0;
+    enum vertex_cover_status status = VERTEX_COVER_UNSOLVED;
+    bool bipartite = g.side && graph_check_needs(&g, GRAPH_NEEDS_MATCHING, NULL, err, sizeof err);
+    if (exact) {
+        status = vertex_cover_ilp(g.n, g.m, g.src, g.dst, g.node_w, time_limit, opt, &opt_weight);
+        keys[count++] = "opt_cover";
+        keys[count++] = "opt_weight";
+        keys[count++] = "opt_status";
+        if (bipartite) {
+            cut_weight = vertex_cover_min_cut(g.n, g.m, g.src, g.dst, g.side, g.node_w, cut);
+            keys[count++] = "cut_cover";
+            keys[count++] = "cut_weight";
+        }
+    }
+    writer_begin_enriched(w, rec, keys, count);
+    if (!no_hints) {
+        mp_key(w, "steps");         mp_int(w, vc.steps);
+        mp_key(w, "hint_residual"); tensor2(w, DT_F64, vc.steps, g.n, vc.hint_residual);
+        mp_key(w, "hint_in_cover"); tensor2(w, DT_U8, vc.steps, g.n, vc.hint_in_cover);
+        mp_key(w, "hint_delta");    tensor2(w, DT_F64, vc.steps, g.m, vc.hint_delta);
+        mp_key(w, "hint_live");     tensor2(w, DT_U8, vc.steps, g.m, vc.hint_live);
+    }
+    mp_key(w, "cover");    mp_vector(w, DT_U8, g.n, vc.cover);
+    mp_key(w, "packing");  mp_vector(w, DT_F64, g.m, vc.packing);
+    mp_key(w, "check_ok"); mp_bool(w, check_ok);
+    if (exact) {
+        mp_key(w, "opt_cover");  mp_vector(w, DT_U8, g.n, opt);
+        mp_key(w, "opt_weight"); mp_double(w, opt_weight);
+        mp_key(w, "opt_status"); mp_str(w, vertex_cover_status_name(status));
+        if (bipartite) {
+            mp_key(w, "cut_cover");  mp_vector(w, DT_U8, g.n, cut);
+            mp_key(w, "cut_weight"); mp_double(w, cut_weight);
+        }
+    }
+    free(opt);
+    free(cut);
+    vertex_cover_free(&vc);
+    graph_free(&g);
+}
+
 static void each(struct writer *w, const struct record *rec, void *context)
 {
-    if (strcmp(algorithm, "matching") == 0)
+    if (strcmp(algorithm, "vertex-cover") == 0)
+        vertex_cover(w, rec);
+    else if (strcmp(algorithm, "matching") == 0)
         matching(w, rec);
     else
         shortest_paths(w, rec);

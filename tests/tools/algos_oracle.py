@@ -1,14 +1,17 @@
 #!/usr/bin/python3
 """algos_oracle - independent checks of common/algos/ on algo_trace's output.
 
-    algos_oracle.py shortest-paths|matching traced.mp MIN_GRAPHS
+    algos_oracle.py shortest-paths|matching|vertex-cover traced.mp MIN_GRAPHS
 
 Each check is written from the definitions, not from the C code: distances
 from scipy's Dijkstra (networkx where a weight is 0, which scipy's sparse
 graphs drop), the hints from a plain-Python synchronous Bellman-Ford with
 the tie rule of bellman_ford.h; matchings from networkx's Hopcroft-Karp and
 to_vertex_cover, and each search's reached set from a reachability of our
-own in the residual network of the matching before it.  Prints one summary line; exits 1 with the
+own in the residual network of the matching before it; the vertex-cover
+trace from a Python implementation of the primal-dual rounds written from
+their definition, its optimum (algo_trace --exact) from a brute force over
+every subset (graphs of at most 16 nodes) and the bipartite min cut.  Prints one summary line; exits 1 with the
 first disagreement.
 """
 import sys
@@ -211,10 +214,125 @@ def matching(records, minimum):
           f"pointers and growth checked")
 
 
+EPSILON = 0.1
+
+
+def primal_dual_rounds(n, edges, w):
+    """Uniform increases: delta_e = min(r_u/d_u, r_v/d_v) on live edges, r_v
+    pays the sum of its live edges' increments (in edge order), v joins when
+    r_v <= eps w_v.  Returns the frames (r, in_cover, delta, live)."""
+    m = len(edges)
+    incident = [[] for _ in range(n)]
+    for e, (u, v) in enumerate(edges):
+        incident[u].append(e)
+        incident[v].append(e)
+    r, cover, live = list(w), [0] * n, [1] * m
+    frames = [(list(r), list(cover), [0.0] * m, list(live))]
+    while any(live):
+        degree = [sum(live[e] for e in incident[v]) for v in range(n)]
+        delta = [min(r[u] / degree[u], r[v] / degree[v]) if live[e] else 0.0 for e, (u, v) in enumerate(edges)]
+        joining = []
+        for v in range(n):
+            if cover[v]:
+                continue
+            paid = 0.0
+            for e in incident[v]:
+                if live[e]:
+                    paid += delta[e]
+            r[v] -= paid
+            if r[v] <= EPSILON * w[v]:
+                joining.append(v)
+        for v in joining:
+            cover[v] = 1
+        live = [int(live[e] and not (cover[u] or cover[v])) for e, (u, v) in enumerate(edges)]
+        frames.append((list(r), list(cover), delta, list(live)))
+    return frames
+
+
+def brute_force_cover(n, edges, w):
+    masks = np.arange(1 << n, dtype=np.int64)
+    ok = np.ones(1 << n, bool)
+    for u, v in edges:
+        ok &= (((masks >> u) | (masks >> v)) & 1).astype(bool)
+    bits = (masks[:, None] >> np.arange(n)) & 1
+    weights = bits @ np.asarray(w, np.float64)
+    return weights[ok].min()
+
+
+def vertex_cover(records, minimum):
+    traced = brute = cut = ilp = 0
+    worst_ratio = 0.0
+    for i, r in enumerate(records):
+        n = r["n"]
+        edges = list(zip(r["src"].tolist(), r["dst"].tolist()))
+        w = r["node_w"].astype(np.float64).tolist()
+        cover, y = r["cover"], r["packing"]
+        frames = primal_dual_rounds(n, edges, w)
+        fr, fc, fd, fl = frames[-1]
+        if not np.array_equal(cover, fc):
+            fail(i, "the cover differs from the Python rounds'")
+        packed = [0.0] * len(edges)
+        for f in frames:
+            packed = [x + d for x, d in zip(packed, f[2])]
+        if not np.array_equal(y, np.array(packed, np.float64)):
+            fail(i, "the packing differs from the Python rounds' sums")
+        if "hint_residual" in r:
+            if r["steps"] != len(frames):
+                fail(i, f"steps {r['steps']}, the Python rounds give {len(frames)}")
+            for t, (fr, fc, fd, fl) in enumerate(frames):
+                if not (np.array_equal(r["hint_residual"][t], fr) and np.array_equal(r["hint_in_cover"][t], fc)
+                        and np.array_equal(r["hint_delta"][t].reshape(-1), np.array(fd, np.float64).reshape(-1))
+                        and np.array_equal(r["hint_live"][t].reshape(-1), np.array(fl, np.uint8).reshape(-1))):
+                    fail(i, f"frame {t} differs from the Python rounds")
+            traced += 1
+        # the certificate: a valid cover, a feasible packing, the 2/(1-eps) bound
+        if any(not (cover[u] or cover[v]) for u, v in edges):
+            fail(i, "the cover misses an edge")
+        load = np.zeros(n)
+        for (u, v), x in zip(edges, y):
+            load[u] += x
+            load[v] += x
+        if (y < 0).any() or (load > np.asarray(w) + 1e-12).any():
+            fail(i, "the packing is not feasible")
+        weight, total = float(np.dot(cover, w)), float(y.sum())
+        if weight > 2 / (1 - EPSILON) * total + 1e-12:
+            fail(i, f"w(C) = {weight} exceeds 2/(1-eps) sum y = {2 / (1 - EPSILON) * total}")
+        if total > 0:
+            worst_ratio = max(worst_ratio, weight / total)
+        if not r["check_ok"]:
+            fail(i, "vertex_cover_check refused the tracer's own output")
+        if "opt_weight" in r:
+            opt = r["opt_weight"]
+            if r["opt_status"] != "optimal":
+                fail(i, f"the ILP ended {r['opt_status']}")
+            if abs(float(np.dot(r["opt_cover"], w)) - opt) > 1e-12 or any(
+                    not (r["opt_cover"][u] or r["opt_cover"][v]) for u, v in edges):
+                fail(i, "the ILP's cover is invalid or not of its weight")
+            if opt > weight + 1e-9 or opt < total - 1e-9:
+                fail(i, f"the optimum {opt} is outside [sum y, w(C_alg)] = [{total}, {weight}]")
+            ilp += 1
+            if n <= 16:
+                best = brute_force_cover(n, edges, w)
+                if abs(best - opt) > 1e-6 * max(1.0, best):
+                    fail(i, f"the ILP's optimum {opt}, a brute force's {best}")
+                brute += 1
+            if "cut_weight" in r:
+                if abs(r["cut_weight"] - opt) > 1e-6 * max(1.0, opt) or abs(
+                        float(np.dot(r["cut_cover"], w)) - r["cut_weight"]) > 1e-12 or any(
+                        not (r["cut_cover"][u] or r["cut_cover"][v]) for u, v in edges):
+                    fail(i, f"the min cut's cover ({r['cut_weight']}) is invalid or not optimal ({opt})")
+                cut += 1
+    if len(records) < minimum:
+        fail(len(records), f"only {len(records)} graphs, expected at least {minimum}")
+    print(f"vertex-cover: {len(records)} graphs: covers and packings equal the Python rounds', {traced} traces "
+          f"frame by frame; every cover valid, packing feasible, w(C) <= 2/(1-eps) sum y (worst {worst_ratio:.3f}); "
+          f"ILP optimum checked on {ilp} (brute force on {brute}, min cut on {cut})")
+
+
 def main():
     what, path, minimum = sys.argv[1], sys.argv[2], int(sys.argv[3])
     records = load(path)
-    {"shortest-paths": shortest_paths, "matching": matching}[what](records, minimum)
+    {"shortest-paths": shortest_paths, "matching": matching, "vertex-cover": vertex_cover}[what](records, minimum)
 
 
 if __name__ == "__main__":
