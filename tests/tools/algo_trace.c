@@ -28,7 +28,7 @@
 #include <string.h>
 
 static const char *algorithm = "shortest-paths", *input = "-", *output = "-";
-static bool no_hints, force, exact;
+static bool no_hints, force, exact, no_second, cut_only;
 static double time_limit = 10;
 static int64_t max_hint_bytes = (int64_t)HINT_BYTES_MAX;
 
@@ -37,6 +37,8 @@ static const struct cli_option options[] = {
     CLI_FLAG("no-hints", 0, no_hints, "outputs only"),
     CLI_INT("max-hint-bytes", 0, max_hint_bytes, "B", "refuse graphs whose hints could exceed B bytes", 1, 9.2e18),
     CLI_FLAG("exact", 0, exact, "vertex-cover: also the exact solvers"),
+    CLI_FLAG("cut-only", 0, cut_only, "vertex-cover --exact: the min cut alone (graphs with sides; benches)"),
+    CLI_FLAG("no-second", 0, no_second, "matching: the trace alone, without Hopcroft-Karp and the checks (benches)"),
     CLI_DOUBLE("time-limit", 0, time_limit, "S", "vertex-cover --exact: the ILP's limit per graph", 0, 1e6),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
@@ -92,15 +94,19 @@ static void matching(struct writer *w, const struct record *rec)
     char err[256];
     if (!matching_trace(&mt, g.n, g.m, g.src, g.dst, g.side, !no_hints, (size_t)max_hint_bytes, err, sizeof err))
         record_die(rec, "%s", err);
-    uint8_t *hk_match = xmalloc((size_t)(g.m ? g.m : 1)), *hk_cover = xmalloc((size_t)g.n);
-    int hk_size = hopcroft_karp(g.n, g.m, g.src, g.dst, g.side, hk_match);
-    matching_konig_cover(g.n, g.m, g.src, g.dst, g.side, hk_match, hk_cover);
-    bool check_ok = matching_check(g.n, g.m, g.src, g.dst, mt.match, mt.cover, err, sizeof err) &&
-                    matching_check(g.n, g.m, g.src, g.dst, hk_match, hk_cover, err, sizeof err);
+    uint8_t *hk_match = xcalloc((size_t)(g.m ? g.m : 1), 1), *hk_cover = xcalloc((size_t)g.n, 1);
+    int hk_size = 0;
+    bool check_ok = false;
+    if (!no_second) {
+        hk_size = hopcroft_karp(g.n, g.m, g.src, g.dst, g.side, hk_match);
+        matching_konig_cover(g.n, g.m, g.src, g.dst, g.side, hk_match, hk_cover);
+        check_ok = matching_check(g.n, g.m, g.src, g.dst, mt.match, mt.cover, err, sizeof err) &&
+                   matching_check(g.n, g.m, g.src, g.dst, hk_match, hk_cover, err, sizeof err);
+    }
     static const char *const with_hints[] = {"steps", "hint_reached", "hint_pi", "hint_match", "match", "cover",
                                              "size", "hk_match", "hk_size", "hk_cover", "check_ok"};
     const char *const *keys = no_hints ? with_hints + 4 : with_hints;
-    writer_begin_enriched(w, rec, keys, no_hints ? 7 : 11);
+    writer_begin_enriched(w, rec, keys, (no_hints ? 7 : 11) - (no_second ? 4 : 0));
     if (!no_hints) {
         mp_key(w, "steps");        mp_int(w, mt.steps);
         mp_key(w, "hint_reached"); tensor2(w, DT_U8, mt.steps, g.n, mt.hint_reached);
@@ -110,10 +116,12 @@ static void matching(struct writer *w, const struct record *rec)
     mp_key(w, "match");    mp_vector(w, DT_U8, g.m, mt.match);
     mp_key(w, "cover");    mp_vector(w, DT_U8, g.n, mt.cover);
     mp_key(w, "size");     mp_int(w, mt.size);
-    mp_key(w, "hk_match"); mp_vector(w, DT_U8, g.m, hk_match);
-    mp_key(w, "hk_size");  mp_int(w, hk_size);
-    mp_key(w, "hk_cover"); mp_vector(w, DT_U8, g.n, hk_cover);
-    mp_key(w, "check_ok"); mp_bool(w, check_ok);
+    if (!no_second) {
+        mp_key(w, "hk_match"); mp_vector(w, DT_U8, g.m, hk_match);
+        mp_key(w, "hk_size");  mp_int(w, hk_size);
+        mp_key(w, "hk_cover"); mp_vector(w, DT_U8, g.n, hk_cover);
+        mp_key(w, "check_ok"); mp_bool(w, check_ok);
+    }
     free(hk_match);
     free(hk_cover);
     matching_free(&mt);
@@ -144,11 +152,14 @@ static void vertex_cover(struct writer *w, const struct record *rec)
     double opt_weight = 0, cut_weight = 0;
     enum vertex_cover_status status = VERTEX_COVER_UNSOLVED;
     bool bipartite = g.side && graph_check_needs(&g, GRAPH_NEEDS_MATCHING, NULL, err, sizeof err);
-    if (exact) {
+    bool ilp = exact && !cut_only;
+    if (ilp) {
         status = vertex_cover_ilp(g.n, g.m, g.src, g.dst, g.node_w, time_limit, opt, &opt_weight);
         keys[count++] = "opt_cover";
         keys[count++] = "opt_weight";
         keys[count++] = "opt_status";
+    }
+    if (exact) {
         if (bipartite) {
             cut_weight = vertex_cover_min_cut(g.n, g.m, g.src, g.dst, g.side, g.node_w, cut);
             keys[count++] = "cut_cover";
@@ -166,10 +177,12 @@ static void vertex_cover(struct writer *w, const struct record *rec)
     mp_key(w, "cover");    mp_vector(w, DT_U8, g.n, vc.cover);
     mp_key(w, "packing");  mp_vector(w, DT_F64, g.m, vc.packing);
     mp_key(w, "check_ok"); mp_bool(w, check_ok);
-    if (exact) {
+    if (ilp) {
         mp_key(w, "opt_cover");  mp_vector(w, DT_U8, g.n, opt);
         mp_key(w, "opt_weight"); mp_double(w, opt_weight);
         mp_key(w, "opt_status"); mp_str(w, vertex_cover_status_name(status));
+    }
+    if (exact) {
         if (bipartite) {
             mp_key(w, "cut_cover");  mp_vector(w, DT_U8, g.n, cut);
             mp_key(w, "cut_weight"); mp_double(w, cut_weight);
