@@ -452,8 +452,7 @@ static void finish_instance(const struct graphgen_options *o, enum family fam, i
     g->s = g->t = -1;
     if (o->instance == INSTANCE_SHORTEST_PATHS) {
         g->s = (int)rng_below(endpoints, (uint64_t)n);
-        g->w = xmalloc(sizeof *g->w * (size_t)(g->m ? g->m : 1));
-        for (int e = 0; e < g->m; e++)
+        for (int e = 0; e < g->m; e++)   /* into the w graphgen allocated */
             g->w[e] = rng_uniform_f32(weight);
     } else {
         free(g->w);
