@@ -10,6 +10,7 @@
 struct dar_step_options {
     struct dar_model *model;   /* NULL with the random baseline */
     bool random_baseline;
+    const struct dar_algorithm *algorithm;     /* the random baseline's */
     uint64_t seed;             /* random baseline */
     bool hints;                /* pred_pi, pred_mask, pred_hint_flow */
     bool embed;

@@ -215,9 +215,9 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
     struct graph g;
     graph_read(&g, rec);
     if (hints && least_hint_bytes(&g) > (double)hint_bytes_limit)
-        record_die(rec, "the trace's hints would take at least %.3g bytes (n = %d, m = %d), over the bound of "
-                   "%lld bytes; --no-hints gives only the solution", least_hint_bytes(&g), g.n, g.m,
-                   (long long)hint_bytes_limit);
+        record_die(rec, "the trace's hints would take at least %.3g GiB (n = %d, m = %d), over the bound of "
+                   "%.3g GiB; --no-hints gives the solution without them", least_hint_bytes(&g) / 1073741824.0,
+                   g.n, g.m, (double)hint_bytes_limit / 1073741824.0);
     size_t edges = (size_t)g.m + 1;
     b->cap = xreserve(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
     b->flow = xreserve(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
@@ -231,7 +231,7 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
     graph_free(&g);
 }
 
-/* ---- dar-step: phases of an untraced graph, the random baseline -------------------- */
+/* ---- dar-step: predictions, the random baseline ------------------------------------ */
 
 static void phases(struct dar_graph *dg)
 {
@@ -249,6 +249,59 @@ static void phases(struct dar_graph *dg)
     free(cap);
     free(flow);
     free(cut);
+}
+
+/* The predictions: pred_flow, pred_cut (dual and pipeline), with hints
+ * pred_pi, pred_mask, pred_hint_flow, with embed the node embeddings. */
+static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
+                    bool hints, bool embed, int embed_step)
+{
+    const char *keys[6];
+    int nkeys = 0;
+    bool has_cut = model->config.variant == DAR_DUAL || model->config.variant == DAR_PIPELINE;
+    bool only_embed = embed && embed_step == DAR_EMBED_FIRST && !hints;
+    struct dar_graph dg;
+    int need = model->config.leak_cut ? DAR_NEED_SOLUTION : 0;
+    dar_graph_read(&dg, rec, need);
+    if (!dg.phase && !only_embed)
+        phases(&dg);
+    int64_t n = dg.g.n, m = dg.g.m, T = dg.steps, H3 = 3 * (int64_t)model->config.hidden;
+
+    struct dar_prediction p = {0};
+    if (!only_embed) {
+        p.flow = xcalloc((size_t)m + 1, sizeof *p.flow);
+        keys[nkeys++] = "pred_flow";
+        if (has_cut) {
+            p.cut = xcalloc((size_t)n, sizeof *p.cut);
+            keys[nkeys++] = "pred_cut";
+        }
+    }
+    if (hints && model->config.variant != DAR_NO_ALGO) {
+        p.pi = xcalloc((size_t)(T * n), sizeof *p.pi);
+        p.mask = xcalloc((size_t)(T * n), 1);
+        p.hint_flow = xcalloc((size_t)(T * m + 1), sizeof *p.hint_flow);
+        keys[nkeys++] = "pred_pi";
+        keys[nkeys++] = "pred_mask";
+        keys[nkeys++] = "pred_hint_flow";
+    }
+    if (embed) {
+        p.embed = xcalloc((size_t)(n * H3), sizeof *p.embed);
+        keys[nkeys++] = "embed";
+    }
+    struct dar_graph *batch[1] = {&dg};
+    dar_predict(model, ws, batch, 1, embed ? (enum dar_embed)embed_step : DAR_EMBED_LAST, &p);
+
+    writer_begin_enriched(w, rec, keys, nkeys);
+    if (p.flow) { mp_key(w, "pred_flow"); mp_vector(w, DT_F32, m, p.flow); }
+    if (p.cut)  { mp_key(w, "pred_cut");  mp_vector(w, DT_F32, n, p.cut); }
+    if (p.pi) {
+        mp_key(w, "pred_pi");        mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, p.pi);
+        mp_key(w, "pred_mask");      mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.mask);
+        mp_key(w, "pred_hint_flow"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, p.hint_flow);
+    }
+    if (p.embed) { mp_key(w, "embed"); mp_tensor(w, DT_F32, 2, (int64_t[]){n, H3}, p.embed); }
+    free(p.flow); free(p.cut); free(p.pi); free(p.mask); free(p.hint_flow); free(p.embed);
+    dar_graph_free(&dg);
 }
 
 /* The paper's random baseline (§4.1, the proposal of dar-reference.md
@@ -333,7 +386,7 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .trace_keys = trace_keys,
     .solution_keys = solution_keys,
     .trace = trace,
-    .phases = phases,
+    .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
 };

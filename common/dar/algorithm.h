@@ -120,15 +120,23 @@ struct dar_algorithm {
      * and refuses hints bigger than hint_bytes_limit before allocating. */
     void (*trace)(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
                   struct dar_tracer_buffers *b);
-    /* The trace's phase flags and length for an untraced graph (dar-step). */
-    void (*phases)(struct dar_graph *dg);
-    /* The random baseline's predictions (dar-step --random). */
+    /* dar-step: the model's predictions for one record, as an enriched
+     * copy (hints: the per-step predictions too; embed: node embeddings,
+     * embed_step an enum dar_embed); graphs without a trace get its phases
+     * from running the algorithm (only the flags and the length enter). */
+    void (*predict)(struct writer *w, const struct record *rec, struct dar_model *model,
+                    struct dar_workspace *ws, bool hints, bool embed, int embed_step);
+    /* The random baseline's predictions (dar-step --baseline random). */
     void (*random_baseline)(struct writer *w, const struct record *rec, uint64_t seed);
     /* dar-fit's validation score (lower is better) of model on graphs; adds
      * the inference cost to *kappa when not NULL. */
     double (*validation_score)(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
                                int count, double *kappa);
 };
+
+/* The registry's names as option tables take them (cli.h CLI_CHOICE), in
+ * its order; test_algorithm checks them against the registry. */
+#define DAR_ALGORITHM_NAMES "max-flow"
 
 /* The registry (algorithm.c), in --help order; the first is the default. */
 extern const struct dar_algorithm *const dar_algorithms[];
