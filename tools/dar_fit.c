@@ -72,7 +72,7 @@ static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
             d->algorithm = alg;
             if (d->count == cap)
                 d->graphs = xrealloc(d->graphs, sizeof *d->graphs * (size_t)(cap *= 2));
-            dar_graph_read(&d->graphs[d->count++], &rec, need);
+            alg->read_graph(&d->graphs[d->count++], &rec, need);
         }
     reader_free(&rd);
     fclose(mem);
@@ -107,14 +107,24 @@ struct curve_columns {
     const char *names[CURVE_MAX_COLUMNS];
 };
 
-static struct curve_columns curve_columns(const struct dar_algorithm *alg)
+/* The columns of alg's curve; a curve keeps the names array, so it lives
+ * as long as the process (one per registered algorithm). */
+static const struct curve_columns *curve_columns(const struct dar_algorithm *alg)
 {
-    struct curve_columns c = {0};
-    c.names[c.count++] = "iteration";
+    static struct curve_columns columns[8];
+    int i = 0;
+    while (i < dar_algorithm_count && dar_algorithms[i] != alg)
+        i++;
+    if (i >= (int)(sizeof columns / sizeof *columns))
+        die(EX_SOFTWARE, "BUG: more algorithms than curve column tables");
+    struct curve_columns *c = &columns[i];
+    if (c->count)
+        return c;
+    c->names[c->count++] = "iteration";
     for (int t = 0; t < alg->nlosses; t++)
-        c.names[c.count++] = alg->loss_names[t];
-    c.names[c.count++] = "total";
-    c.names[c.count++] = "val_score";
+        c->names[c->count++] = alg->loss_names[t];
+    c->names[c->count++] = "total";
+    c->names[c->count++] = "val_score";
     return c;
 }
 
@@ -141,8 +151,8 @@ static bool curve_of_record(struct curve *c, const struct record *rec, const str
         record_die(rec, "'curve' is not a map");
     struct record sub = {o, rec->index, rec->source};
     curve_free(c);
-    struct curve_columns columns = curve_columns(alg);
-    curve_read(c, &sub, columns.count, columns.names);
+    const struct curve_columns *columns = curve_columns(alg);
+    curve_read(c, &sub, columns->count, columns->names);
     return true;
 }
 
@@ -306,8 +316,8 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
     state_begin(&st, &model, o);
     struct sgd sgd = {(float)o->lr, (float)o->weight_decay};
     struct curve curve;
-    struct curve_columns columns = curve_columns(alg);
-    curve_init(&curve, columns.count, columns.names);
+    const struct curve_columns *columns = curve_columns(alg);
+    curve_init(&curve, columns->count, columns->names);
     if (resume)
         resume_from(&st, &curve, &model, o, &config, resume, resume_name);
     struct dar_workspace *ws = dar_workspace_new();

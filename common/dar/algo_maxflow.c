@@ -376,6 +376,7 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .layouts = layouts,
     .nlosses = MAXFLOW_LOSSES,
     .loss_names = loss_names,
+    .read_graph = dar_graph_read,
     .edge_input = edge_input,
     .check = maxflow_check,
     .batch_scales = maxflow_batch_scales,

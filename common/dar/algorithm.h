@@ -93,6 +93,9 @@ struct dar_algorithm {
     const char *const *loss_names;
 
     /* ---- the model (dar.c calls these) ---- */
+    /* A graph record with the trace keys need asks for (dar.h DAR_NEED_*),
+     * checked; dies with exit 65 naming the record and key. */
+    void (*read_graph)(struct dar_graph *dg, const struct record *rec, int need);
     /* The values of edge input probe p of a graph ([m]), NULL if it has none. */
     const float *(*edge_input)(const struct dar_graph *dg, int p);
     /* Dies unless the graphs hold what the call needs: their trace for

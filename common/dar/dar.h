@@ -186,20 +186,29 @@ void dar_params_read(const struct dar_model *m, const struct record *rec, const 
 
 /* ---- graphs as the model sees them ----------------------------------------- */
 
-/* What dar_graph_read must find (a missing key dies naming it). */
+/* What a read_graph op must find (a missing key dies naming it). */
 enum {
-    DAR_NEED_PHASES = 1,        /* steps, hint_phase: the step loop (prediction) */
-    DAR_NEED_HINTS = 2,         /* hint_mask, hint_pi, hint_flow: training */
-    DAR_NEED_SOLUTION = 4,      /* flow, cut: training, --leak-cut */
+    DAR_NEED_PHASES = 1,        /* the trace's length and phases: the step loop (prediction) */
+    DAR_NEED_HINTS = 2,         /* the hint probes: training (max-flow: hint_mask, hint_pi, hint_flow) */
+    DAR_NEED_SOLUTION = 4,      /* the output probes: training, --leak-cut (max-flow: flow, cut) */
     DAR_NEED_TRAINING = 7,
 };
 
+/* A graph record as the model reads it: the instance, the trace's length
+ * and phases (the schedule's, per step), and the trace's probes.  An entry
+ * keeps its probes in probe[] by probe index (hints [T × n or m], outputs
+ * [n or m]; u8 for mask, mask_one and categorical, i32 for pointer, f32
+ * for scalar), loaded by its read_graph op, freed by dar_graph_free.
+ * Max-flow, the first entry, reads its trace into the named arrays below
+ * (dar_graph.c, its read_graph). */
 struct dar_graph {
     struct graph g;             /* n, m, s, t, src, dst, cap, w (graph_read) */
     long record;                /* index in its stream, for messages */
     const char *source;         /* its stream's name, NULL for stdin (struct record) */
     int steps;                  /* T, 0 when not loaded */
-    uint8_t *phase;             /* [T] 1 = Bellman-Ford step */
+    uint8_t *phase;             /* [T] the schedule's phase of each step (max-flow: 1 = Bellman-Ford) */
+    void *probe[DAR_MAX_PROBES];
+    /* max-flow's trace */
     uint8_t *hint_mask;         /* [T*n] or NULL */
     int32_t *hint_pi;           /* [T*n] or NULL */
     float *hint_flow;           /* [T*m] or NULL */
@@ -210,9 +219,10 @@ struct dar_graph {
     float *length, *distance, *curveness;
 };
 
-/* Read a graph record; the trace keys are loaded when present and checked
- * (shapes, 0/1 flags, pointers in range, finite flows), and those in need
- * must be present.  Dies with exit 65 naming the record and key. */
+/* Read a graph record with max-flow's trace (its read_graph op); the trace
+ * keys are loaded when present and checked (shapes, 0/1 flags, pointers in
+ * range, finite flows), and those in need must be present.  Dies with exit
+ * 65 naming the record and key. */
 void dar_graph_read(struct dar_graph *g, const struct record *rec, int need);
 void dar_graph_free(struct dar_graph *g);
 
@@ -272,6 +282,7 @@ void dar_net_arc_products(const struct dar_model *m, const struct dar_net *net,
  * Frames are aligned with the trace: frame 0 is the input (identity, e_s, 0),
  * frame i+1 what step i predicts. */
 struct dar_prediction {
+    /* max-flow's */
     float *flow;            /* [m] F_out: the flow head at the last flow step, 0 if none
                                (no-algo: at its last step) */
     float *cut;             /* [n] P(sink side) = softmax class 1 of c_out (dual: the cut head
@@ -280,6 +291,7 @@ struct dar_prediction {
     uint8_t *mask;          /* [T*n] 1[mask logit > 0] */
     float *hint_flow;       /* [T*m] the last flow_hint prediction (0 before the first) */
     float *embed;           /* [n*3H] the node embedding, see enum dar_embed */
+    void *probe[DAR_MAX_PROBES];    /* another entry's predictions by probe, as its predict op asks */
 };
 
 enum dar_embed {

@@ -111,6 +111,12 @@ static void add_head(struct layout *L, const char *net, struct dar_head *head, i
     char part[64];
     head->probe = p;
     head->type = probe->type;
+    /* the processor's edge decoder is the antisymmetric one; an edge mask
+     * or scalar head (matching's edges, a packing) is the next type */
+    if (probe->location != DAR_LOCATION_NODE && probe->type != DAR_TYPE_BOUNDED_ANTISYMMETRIC)
+        die(EX_SOFTWARE, "BUG: %s's probe '%s': the processor decodes no %s probe of this type yet",
+            L->m->config.algorithm->name, probe->decoder,
+            probe->location == DAR_LOCATION_EDGE ? "edge" : "graph");
     switch (probe->type) {
     case DAR_TYPE_POINTER:
         head->nlinear = 2;
