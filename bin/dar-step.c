@@ -54,8 +54,9 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "--baseline random takes no --model, --hints or --embed");
     cleanup_install_signals();
     workers_start(threads ? (int)threads : cpus_usable());
-    struct dar_step_options o = {NULL, random, dar_algorithm_find(algorithm), (uint64_t)seed, hints, embed,
-                                strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST};
+    struct dar_step_options o = {NULL, random, (uint64_t)seed, hints, embed,
+                                strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST,
+                                dar_algorithm_find(algorithm)};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     FILE *model_file = model_path ? io_open_input(model_path) : NULL;

@@ -19,7 +19,7 @@ static void step_record(struct writer *w, const struct record *rec, void *contex
     const struct each_context *c = context;
     const struct dar_step_options *o = c->o;
     if (o->random_baseline)
-        o->algorithm->random_baseline(w, rec, o->seed);
+        (o->algorithm ? o->algorithm : dar_algorithms[0])->random_baseline(w, rec, o->seed);
     else
         o->model->config.algorithm->predict(w, rec, o->model, c->ws, o->hints, o->embed, o->embed_step);
 }

@@ -10,11 +10,11 @@
 struct dar_step_options {
     struct dar_model *model;   /* NULL with the random baseline */
     bool random_baseline;
-    const struct dar_algorithm *algorithm;     /* the random baseline's */
     uint64_t seed;             /* random baseline */
     bool hints;                /* pred_pi, pred_mask, pred_hint_flow */
     bool embed;
     enum dar_embed embed_step;
+    const struct dar_algorithm *algorithm;     /* the random baseline's; NULL: max-flow */
 };
 
 void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o);

@@ -50,8 +50,12 @@ static void trace_one(struct writer *w, const struct record *rec, void *context)
     progress_update(&one->p, rec->index + 1);
 }
 
-void ff_trace_run(FILE *in, const char *in_name, FILE *out, const struct ff_trace_options *o)
+void ff_trace_run(FILE *in, const char *in_name, FILE *out, const struct ff_trace_options *options)
 {
+    struct ff_trace_options local = *options;
+    if (!local.algorithm)
+        local.algorithm = dar_algorithms[0];
+    const struct ff_trace_options *o = &local;
     /* --no-hints is for huge graphs, where the solver and not the number of
      * records is the cost: one thread streams them with the least memory. */
     if (o->threads > 1 && o->hints) {

@@ -12,7 +12,7 @@ struct ff_trace_options {
     bool hints;                 /* false: --no-hints, fast solver, solution only */
     enum progress_mode progress;
     int threads;                /* >= 1; the output does not depend on it */
-    const struct dar_algorithm *algorithm;
+    const struct dar_algorithm *algorithm;     /* NULL: the registry's first, max-flow */
 };
 
 void ff_trace_run(FILE *in, const char *in_name, FILE *out, const struct ff_trace_options *o);
