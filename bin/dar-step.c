@@ -9,7 +9,8 @@
 #include "workers.h"
 #include <string.h>
 
-static const char *model_path, *baseline = "none", *embed_step = "last", *input = "-", *output = "-";
+static const char *model_path, *baseline = "none", *algorithm = "max-flow", *embed_step = "last", *input = "-",
+                  *output = "-";
 static bool hints, embed, no_cache, verbose, force;
 static int64_t seed = 0, threads = 0;
 
@@ -17,6 +18,8 @@ static const struct cli_option options[] = {
     CLI_STRING("model", 'm', model_path, "FILE", "the model record written by dar-fit"),
     CLI_CHOICE_KEY("baseline", 0, baseline, "B", "random: the paper's random baseline instead of a model", "none|random"),
     CLI_INT_KEY("seed", 's', seed, "S", "seed of the random baseline", 0, 9e18),
+    CLI_CHOICE_KEY("algorithm", 0, algorithm, "NAME", "the random baseline's algorithm (a model names its own)",
+                   DAR_ALGORITHM_NAMES),
     CLI_FLAG_KEY("hints", 0, hints, "add the per-step predictions pred_pi, pred_mask, pred_hint_flow"),
     CLI_FLAG_KEY("embed", 0, embed, "add node embeddings 'embed' (P_F's decoder input, 3H per node)"),
     CLI_CHOICE_KEY("embed-step", 0, embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", "last|first"),
@@ -52,7 +55,8 @@ int main(int argc, char **argv)
     cleanup_install_signals();
     workers_start(threads ? (int)threads : cpus_usable());
     struct dar_step_options o = {NULL, random, (uint64_t)seed, hints, embed,
-                                strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST};
+                                strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST,
+                                dar_algorithm_find(algorithm)};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     FILE *model_file = model_path ? io_open_input(model_path) : NULL;

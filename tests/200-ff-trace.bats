@@ -296,3 +296,28 @@ PY
     [[ "$stderr" == *"cache hit"* ]]
     cmp "$T/a.mp" "$T/b.mp"
 }
+
+@test "a trace whose hints would pass the memory bound is refused before it is allocated, exit 65" {
+    # 185 bytes declaring 200 million nodes: the trace would need gigabytes
+    big="{\"kind\":\"graph\",\"n\":200000000,\"m\":1,\"directed\":false,\"s\":0,\"t\":1,$(printf '%s' \
+        '"src":{"dtype":"<i4","shape":[1],"data":[0]},"dst":{"dtype":"<i4","shape":[1],"data":[1]},' \
+        '"cap":{"dtype":"<f4","shape":[1],"data":[1]}')}"
+    printf '%s\n' "{$G,\"s\":0,\"t\":2,$E,$C}" "$big" | mpcat --to-msgpack > "$T/big.mp"
+    for j in 1 2; do
+        # a bound on the address space: an attempt to allocate fails loudly (exit 70)
+        run --separate-stderr bash -c "ulimit -v 2000000; ff-trace -j $j --no-cache -i '$T/big.mp' -o /dev/null"
+        [ "$status" -eq 65 ] || fail "-j $j: status $status: $stderr"
+        assert_one_line_error ff-trace
+        [[ "$stderr" == "ff-trace: '$T/big.mp': record 1: the trace's hints would take at least 1.86 GiB"*"over the bound of 1 GiB; --no-hints"* ]] || fail "$stderr"
+    done
+}
+
+@test "--algorithm names a registered algorithm; max-flow is the default and its trace" {
+    gen-graphs --nodes 8 --count 3 --seed 4 > "$T/g.mp"
+    ff-trace --no-cache < "$T/g.mp" > "$T/default.mp"
+    ff-trace --no-cache --algorithm max-flow < "$T/g.mp" > "$T/named.mp"
+    cmp "$T/default.mp" "$T/named.mp"
+    run --separate-stderr ff-trace --algorithm no-such < "$T/g.mp"
+    [ "$status" -eq 64 ] || fail "status $status"
+    [[ "$stderr" == "ff-trace: option '--algorithm' must be one of max-flow, got 'no-such'"* ]] || fail "$stderr"
+}

@@ -176,3 +176,25 @@ PYEOF
     assert_success
     assert_output ok
 }
+
+@test "the model record names its algorithm; a record without the key reads as max-flow, an unknown one is refused" {
+    fit --iters 3 --variant dual > "$T/m.mp"
+    run py_stream "$T/m.mp" '
+import msgpack
+r = recs[0]
+assert r["algorithm"] == "max-flow" and list(r)[:4] == ["kind", "format", "algorithm", "variant"]
+raw = msgpack.unpackb(open(sys.argv[1], "rb").read(), raw=False, strict_map_key=False)
+old = {k: v for k, v in raw.items() if k != "algorithm"}
+open(sys.argv[1] + ".old", "wb").write(msgpack.packb(old, use_bin_type=True))
+bad = dict(raw, algorithm="no-such")
+open(sys.argv[1] + ".bad", "wb").write(msgpack.packb(bad, use_bin_type=True))
+print("ok")'
+    assert_success
+    dar-step --no-cache --hints --model "$T/m.mp" < "$T/val.mp" > "$T/new.out"
+    dar-step --no-cache --hints --model "$T/m.mp.old" < "$T/val.mp" > "$T/old.out"
+    cmp "$T/new.out" "$T/old.out"
+    run --separate-stderr dar-step --no-cache --model "$T/m.mp.bad" < "$T/val.mp"
+    [ "$status" -eq 65 ] || fail "status $status: $stderr"
+    assert_one_line_error dar-step
+    [[ "$stderr" == *"'algorithm' is 'no-such', expected one of max-flow" ]] || fail "$stderr"
+}

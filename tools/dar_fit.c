@@ -30,7 +30,23 @@ struct dataset {
     struct dar_graph *graphs;
     int count;
     char hash[33];             /* XXH3-128 of the stream's bytes */
+    const struct dar_algorithm *algorithm;  /* whose trace the records carry */
 };
+
+/* The registered algorithm whose trace keys rec carries, the default when
+ * none does (reading the record then names what is missing). */
+static const struct dar_algorithm *algorithm_of_record(const struct record *rec)
+{
+    for (int i = 0; i < dar_algorithm_count; i++) {
+        const struct dar_algorithm *alg = dar_algorithms[i];
+        bool all = true;
+        for (int k = 0; k < alg->ntrace_keys && all; k++)
+            all = record_has(rec, alg->trace_keys[k]);
+        if (all)
+            return alg;
+    }
+    return dar_algorithms[0];
+}
 
 static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
 {
@@ -45,12 +61,18 @@ static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
     int cap = 64;
     d->graphs = xmalloc(sizeof *d->graphs * (size_t)cap);
     d->count = 0;
+    d->algorithm = NULL;
     reader_init(&rd, mem, name);
     if (len)
         while (reader_next(&rd, &rec)) {
+            const struct dar_algorithm *alg = algorithm_of_record(&rec);
+            if (d->algorithm && alg != d->algorithm)
+                record_die(&rec, "carries the trace of %s, the records before it that of %s", alg->name,
+                           d->algorithm->name);
+            d->algorithm = alg;
             if (d->count == cap)
                 d->graphs = xrealloc(d->graphs, sizeof *d->graphs * (size_t)(cap *= 2));
-            dar_graph_read(&d->graphs[d->count++], &rec, need);
+            alg->read_graph(&d->graphs[d->count++], &rec, need);
         }
     reader_free(&rd);
     fclose(mem);
@@ -62,38 +84,6 @@ static void dataset_free(struct dataset *d)
     for (int i = 0; i < d->count; i++)
         dar_graph_free(&d->graphs[i]);
     free(d->graphs);
-}
-
-double evaluate_flow_mse(struct dar_model *model, struct dar_workspace *ws,
-                         struct dar_graph *graphs, int count, double *kappa)
-{
-    enum { EVAL_BATCH = 32 };
-    double sum = 0;
-    int64_t pooled = 0;
-    for (int first = 0; first < count; first += EVAL_BATCH) {
-        int B = count - first < EVAL_BATCH ? count - first : EVAL_BATCH;
-        struct dar_graph *batch[EVAL_BATCH];
-        struct dar_prediction pred[EVAL_BATCH];
-        memset(pred, 0, sizeof pred);
-        for (int b = 0; b < B; b++) {
-            batch[b] = &graphs[first + b];
-            pred[b].flow = xmalloc(sizeof(float) * (size_t)(batch[b]->g.m + 1));
-        }
-        dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
-        if (kappa)
-            *kappa += 1 + 2.0 * dar_batch_steps(batch, B);
-        for (int b = 0; b < B; b++) {
-            const struct dar_graph *g = batch[b];
-            for (int e = 0; e < g->g.m; e++)
-                if (g->flow[e] != 0) {
-                    double d = (double)pred[b].flow[e] - g->flow[e];
-                    sum += d * d;
-                    pooled++;
-                }
-            free(pred[b].flow);
-        }
-    }
-    return pooled ? sum / (double)pooled : 0;
 }
 
 /* ---- the resume state ---- */
@@ -109,22 +99,50 @@ struct state {
     bool adam_used;
 };
 
-/* The training curve (curve.h), one row per iteration. */
-enum { CURVE_COLUMNS = 9 };
-static const char *const curve_names[CURVE_COLUMNS] = {
-    "iteration", "mask", "pi", "flow_hint", "cut_hint", "flow", "cut", "total", "val_score"};
+/* The training curve (curve.h), one row per iteration: the iteration, the
+ * algorithm's loss terms, the total and the validation score. */
+enum { CURVE_MAX_COLUMNS = DAR_MAX_LOSSES + 3 };
+struct curve_columns {
+    int count;
+    const char *names[CURVE_MAX_COLUMNS];
+};
 
-static void curve_add_losses(struct curve *c, int64_t k, const struct dar_losses *l, double score,
-                             double seconds)
+/* The columns of alg's curve; a curve keeps the names array, so it lives
+ * as long as the process (one per registered algorithm). */
+static const struct curve_columns *curve_columns(const struct dar_algorithm *alg)
 {
-    /* iteration as a double: exact below 2^53 */
-    double row[CURVE_COLUMNS] = {(double)k, l->mask, l->pi, l->flow_hint, l->cut_hint, l->flow,
-                                 l->cut, l->total, score};
+    static struct curve_columns columns[8];
+    int i = 0;
+    while (i < dar_algorithm_count && dar_algorithms[i] != alg)
+        i++;
+    if (i >= (int)(sizeof columns / sizeof *columns))
+        die(EX_SOFTWARE, "BUG: more algorithms than curve column tables");
+    struct curve_columns *c = &columns[i];
+    if (c->count)
+        return c;
+    c->names[c->count++] = "iteration";
+    for (int t = 0; t < alg->nlosses; t++)
+        c->names[c->count++] = alg->loss_names[t];
+    c->names[c->count++] = "total";
+    c->names[c->count++] = "val_score";
+    return c;
+}
+
+static void curve_add_losses(struct curve *c, const struct dar_algorithm *alg, int64_t k,
+                             const struct dar_losses *l, double score, double seconds)
+{
+    double row[CURVE_MAX_COLUMNS];
+    int count = 0;
+    row[count++] = (double)k;   /* exact below 2^53 */
+    for (int t = 0; t < alg->nlosses; t++)
+        row[count++] = l->term[t];
+    row[count++] = l->total;
+    row[count++] = score;
     curve_add(c, row, seconds);
 }
 
 /* Read the curve of a model record (key "curve"); false if it has none. */
-static bool curve_of_record(struct curve *c, const struct record *rec)
+static bool curve_of_record(struct curve *c, const struct record *rec, const struct dar_algorithm *alg)
 {
     const msgpack_object *o = record_find(rec, "curve");
     if (!o)
@@ -133,7 +151,8 @@ static bool curve_of_record(struct curve *c, const struct record *rec)
         record_die(rec, "'curve' is not a map");
     struct record sub = {o, rec->index, rec->source};
     curve_free(c);
-    curve_read(c, &sub, CURVE_COLUMNS, curve_names);
+    const struct curve_columns *columns = curve_columns(alg);
+    curve_read(c, &sub, columns->count, columns->names);
     return true;
 }
 
@@ -143,8 +162,13 @@ void train_write_log_from_model(FILE *model, const char *name, const char *log_p
     struct record rec;
     struct curve c = {0};
     reader_init(&rd, model, name);
-    if (!reader_next(&rd, &rec) || !curve_of_record(&c, &rec))
+    if (!reader_next(&rd, &rec))
         die(EX_DATAERR, "'%s' holds no training curve", name);
+    struct dar_model m;
+    dar_model_read(&m, &rec);
+    if (!curve_of_record(&c, &rec, m.config.algorithm))
+        die(EX_DATAERR, "'%s' holds no training curve", name);
+    dar_model_free(&m);
     curve_write_log(&c, log_path);
     curve_free(&c);
     reader_free(&rd);
@@ -197,7 +221,8 @@ static void write_extra(struct writer *w, void *p)
 }
 
 static void resume_from(struct state *st, struct curve *curve, struct dar_model *model,
-                        const struct dar_fit_options *o, FILE *f, const char *name)
+                        const struct dar_fit_options *o, const struct dar_config *config, FILE *f,
+                        const char *name)
 {
     size_t len;
     char *bytes = io_read_all(f, name, &len);
@@ -209,7 +234,10 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
         die(EX_DATAERR, "'%s' holds no model record", name);
     struct dar_model saved;
     dar_model_read(&saved, &rec);
-    const struct dar_config *a = &saved.config, *b = &o->config;
+    const struct dar_config *a = &saved.config, *b = config;
+    if (a->algorithm != b->algorithm)
+        die(EX_USAGE, "--resume model was trained on %s, but the records are %s's", a->algorithm->name,
+            b->algorithm->name);
     if (a->variant != b->variant || a->processor != b->processor || a->agg != b->agg || a->hidden != b->hidden)
         die(EX_USAGE, "--resume model is %s %s-%s H=%d, but the options ask for %s %s-%s H=%d",
             dar_variant_name(a->variant), dar_processor_name(a->processor), dar_agg_name(a->agg), a->hidden,
@@ -223,7 +251,7 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
         die(EX_USAGE, "--resume model was trained with --seed %lld; pass the same seed to continue it",
             (long long)record_int(&state, "seed"));
     st->iteration = record_int(&state, "iteration");
-    if (!curve_of_record(curve, &rec) || curve->rows != st->iteration)
+    if (!curve_of_record(curve, &rec, config->algorithm) || curve->rows != st->iteration)
         record_die(&rec, "'curve' does not cover the %lld iterations of 'train_state'", (long long)st->iteration);
     st->kappa = record_double(&state, "kappa");
     st->best_score = record_double(&state, "best_score");
@@ -275,16 +303,23 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
             die(EX_DATAERR, "'%s' holds no validation graphs", val_name);
     }
 
+    struct dar_config config = o->config;
+    config.algorithm = tr.algorithm;
+    if (val && va.algorithm != tr.algorithm)
+        die(EX_USAGE, "'%s' carries the trace of %s, '%s' that of %s", val_name, va.algorithm->name, train_name,
+            tr.algorithm->name);
+    const struct dar_algorithm *alg = config.algorithm;
     struct dar_model model;
-    dar_model_init(&model, &o->config, o->seed);
+    dar_model_init(&model, &config, o->seed);
     size_t bytes = sizeof(float) * (size_t)model.count;
     struct state st;
     state_begin(&st, &model, o);
     struct sgd sgd = {(float)o->lr, (float)o->weight_decay};
     struct curve curve;
-    curve_init(&curve, CURVE_COLUMNS, curve_names);
+    const struct curve_columns *columns = curve_columns(alg);
+    curve_init(&curve, columns->count, columns->names);
     if (resume)
-        resume_from(&st, &curve, &model, o, resume, resume_name);
+        resume_from(&st, &curve, &model, o, &config, resume, resume_name);
     struct dar_workspace *ws = dar_workspace_new();
     struct dar_graph **batch = xmalloc(sizeof *batch * (size_t)o->batch);
     uint8_t *teacher = NULL;
@@ -324,14 +359,14 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
 
         double score = NAN;
         if (val && (k + 1) % o->eval_every == 0) {
-            score = evaluate_flow_mse(&model, ws, va.graphs, va.count, o->tf_per_step ? &st.kappa : NULL);
+            score = alg->validation_score(&model, ws, va.graphs, va.count, o->tf_per_step ? &st.kappa : NULL);
             if (score < st.best_score) {
                 st.best_score = score;
                 st.best_iteration = k + 1;
                 memcpy(st.best, model.values, bytes);
             }
         }
-        curve_add_losses(&curve, k + 1, &losses, score, now_seconds() - start);
+        curve_add_losses(&curve, alg, k + 1, &losses, score, now_seconds() - start);
         snprintf(p.extra, sizeof p.extra, "loss %.4f best %.4g", loss, st.best_score);
         progress_update(&p, k + 1);
     }
@@ -349,7 +384,7 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
         out_iteration = st.iteration;
     } else if (st.iteration % o->eval_every != 0 || st.best_iteration < 0) {
         double kappa = st.kappa;
-        double score = evaluate_flow_mse(&model, ws, va.graphs, va.count, &kappa);
+        double score = alg->validation_score(&model, ws, va.graphs, va.count, &kappa);
         if (score < out_score || st.best_iteration < 0) {
             chosen = st.current;
             out_score = score;

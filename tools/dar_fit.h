@@ -11,7 +11,7 @@
 #include "progress.h"
 
 struct dar_fit_options {
-    struct dar_config config;
+    struct dar_config config;  /* its algorithm is the training records' (config.algorithm unread) */
     double lr, weight_decay;
     int64_t batch, iters, eval_every;
     bool adam;
@@ -32,10 +32,5 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
 /* Write the TSV log of a model record's training curve (for a cache hit:
  * the seconds column is then empty). */
 void train_write_log_from_model(FILE *model, const char *name, const char *log_path);
-
-/* Masked mean squared error of the predicted final flow over the edges whose
- * true flow is not zero, pooled over graphs: the validation score. */
-double evaluate_flow_mse(struct dar_model *model, struct dar_workspace *ws,
-                         struct dar_graph *graphs, int count, double *kappa);
 
 #endif

@@ -14,6 +14,7 @@ struct dar_step_options {
     bool hints;                /* pred_pi, pred_mask, pred_hint_flow */
     bool embed;
     enum dar_embed embed_step;
+    const struct dar_algorithm *algorithm;     /* the random baseline's; NULL: max-flow */
 };
 
 void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o);

@@ -101,7 +101,7 @@ static void block_linear(float *out, const float *in, int ldin, const float *W,
 
 void edge_embed_node_input(const struct dar_net *net, int H, int n, int s, int t, int v, float *x)
 {
-    static const int feature[4] = {DAR_F_POS, DAR_F_S, DAR_F_T, DAR_F_MASK};
+    static const int feature[4] = {MAXFLOW_POS, MAXFLOW_S, MAXFLOW_T, MAXFLOW_MASK};
     float f[4] = {(float)v / (float)n, v == s, v == t, v == s};
     memset(x, 0, sizeof(float) * (size_t)H);
     for (int p = 0; p < 4; p++)
@@ -129,7 +129,7 @@ struct job {
     enum dar_agg agg;
     const float *hprev;         /* n×H or NULL (zero) */
     float *hout;                /* n×H */
-    float *kme[DAR_ARC_FEATURES];        /* Me·a_φ, NULL when not encoded */
+    float *kme[MAXFLOW_ARC_COLUMNS];        /* Me·a_φ, NULL when not encoded */
     float *weight_t[WT_COUNT];  /* the dense layers' Wᵀ, or NULL without gemm.h's kernels */
     int64_t nunits;
     int32_t *unit_start;        /* [nunits+1] receiver ranges */
@@ -166,17 +166,17 @@ CLONES static void message_block(const struct job *j, struct scratch *sc, int nb
         const float *x = sc->An + (int64_t)(sc->block_recv[a] - v0) * H;
         row_sum3(out, x, out, net->me.bias, H);   /* (An[v] + Bn[u]) + b_me, as dar.c */
         int e = sc->block_edge[a];
-        float f[DAR_ARC_FEATURES] = {0};
+        float f[MAXFLOW_ARC_COLUMNS] = {0};
         if (e >= 0) {
-            f[DAR_ARC_CAP] = g->cap[e];
-            f[DAR_ARC_W] = g->w[e];
+            f[MAXFLOW_ARC_CAP] = g->cap[e];
+            f[MAXFLOW_ARC_W] = g->w[e];
             if (j->vessel)
                 for (int k = 0; k < 3; k++)
-                    f[DAR_ARC_LENGTH + k] = j->vessel[k][e];
+                    f[MAXFLOW_ARC_LENGTH + k] = j->vessel[k][e];
         } else {
-            f[DAR_ARC_PTR] = 1.0f;
+            f[MAXFLOW_ARC_PTR] = 1.0f;
         }
-        for (int p = 0; p < DAR_ARC_FEATURES; p++)
+        for (int p = 0; p < MAXFLOW_ARC_COLUMNS; p++)
             if (j->kme[p] && f[p] != 0.0f)
                 row_axpy(out, f[p], j->kme[p], H);
     }
@@ -289,9 +289,9 @@ static void run_net(struct job *j)
 {
     const struct dar_net *net = j->net;
     int H = j->H;
-    for (int p = 0; p < DAR_ARC_FEATURES; p++)
-        j->kme[p] = net->encodes[dar_arc_encoder[p]] ? xmalloc(sizeof(float) * (size_t)H) : NULL;
-    dar_net_arc_products(net, H, j->kme);
+    for (int p = 0; p < MAXFLOW_ARC_COLUMNS; p++)
+        j->kme[p] = net->encodes[maxflow_arc_probe[p]] ? xmalloc(sizeof(float) * (size_t)H) : NULL;
+    dar_net_arc_products(j->model, net, j->kme);
     const struct dar_linear *dense[WT_COUNT] = {&net->m1, &net->m2, &net->l1, &net->l2,
                                                 &net->o1, &net->o2};
     for (int k = 0; k < WT_COUNT; k++) {
@@ -306,7 +306,7 @@ static void run_net(struct job *j)
     }
     j->done = 0;
     workers_run(j->nunits, unit_task, j);
-    for (int p = 0; p < DAR_ARC_FEATURES; p++)
+    for (int p = 0; p < MAXFLOW_ARC_COLUMNS; p++)
         free(j->kme[p]);
     for (int k = 0; k < WT_COUNT; k++)
         free(j->weight_t[k]);
@@ -356,12 +356,12 @@ void edge_embed_states(const struct dar_model *model, const struct graph *g, int
     for (int i = 0; i < threads; i++)
         scratch_init(&j.scratch[i], &memory, &j);
 
-    j.net = &model->nets[model->bf];
+    j.net = &model->nets[dar_net_index(model, "bf")];
     j.hprev = NULL;
     j.hout = h_bf;
     j.progress_base = 0;
     run_net(&j);
-    j.net = &model->nets[model->flow];
+    j.net = &model->nets[dar_net_index(model, "flow")];
     j.hprev = h_bf;
     j.hout = h_f;
     j.progress_base = A;
@@ -432,7 +432,7 @@ static void embed_record(struct writer *w, const struct record *rec, void *conte
     enum { EDGES = 4096 };
     float *buf = xmalloc(sizeof(float) * (size_t)EDGES * (size_t)dim);
     float *xs = xmalloc(sizeof(float) * (size_t)H), *xd = xmalloc(sizeof(float) * (size_t)H);
-    const struct dar_net *fl = &model->nets[model->flow];
+    const struct dar_net *fl = &model->nets[dar_net_index(model, "flow")];
     for (int64_t e0 = 0; e0 < g.m; e0 += EDGES) {
         int64_t ne = g.m - e0 < EDGES ? g.m - e0 : EDGES;
         for (int64_t i = 0; i < ne; i++) {
@@ -463,6 +463,8 @@ static void embed_record(struct writer *w, const struct record *rec, void *conte
 void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_embed_options *o)
 {
     const struct dar_model *m = o->model;
+    if (m->config.algorithm != &dar_algorithm_maxflow)
+        die(EX_DATAERR, "the model was trained on %s; edge-embed runs max-flow models", m->config.algorithm->name);
     if (m->config.variant != DAR_PRIMAL && m->config.variant != DAR_DUAL)
         die(EX_DATAERR, "the model is a %s model; edge-embed runs a primal or dual DAR model "
             "(P_BF then P_F)", dar_variant_name(m->config.variant));

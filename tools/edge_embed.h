@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "dar.h"
+#include "algo_maxflow.h"
 #include "progress.h"
 
 /* ---- vessel inputs and capacity (edge_embed_reconstruct.c) ------------------ */

@@ -87,6 +87,9 @@ void vessel_capacity(const struct record *rec, int64_t m, enum edge_capacity c, 
 
 void reconstruct_model_init(struct dar_model *dst, const struct dar_model *src, uint64_t seed)
 {
+    if (src->config.algorithm != &dar_algorithm_maxflow)
+        die(EX_DATAERR, "the model was trained on %s; reconstruction takes a max-flow model",
+            src->config.algorithm->name);
     if (src->config.variant != DAR_PRIMAL && src->config.variant != DAR_DUAL)
         die(EX_DATAERR, "the model is a %s model; reconstruction takes a primal or dual DAR model",
             dar_variant_name(src->config.variant));
@@ -309,8 +312,9 @@ void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
         if (!isfinite(loss))
             die(EX_SOFTWARE, "reconstruction diverged at iteration %lld (loss %g)", (long long)k, loss);
         adam_step(&adam, trained, ntrained);
-        double row[CURVE_COLUMNS] = {(double)(k + 1), l.mask, l.pi, l.flow_hint, l.cut_hint,
-                                     l.flow, l.cut, l.total};
+        double row[CURVE_COLUMNS] = {(double)(k + 1), l.term[MAXFLOW_LOSS_MASK], l.term[MAXFLOW_LOSS_PI],
+                                     l.term[MAXFLOW_LOSS_FLOW_HINT], l.term[MAXFLOW_LOSS_CUT_HINT],
+                                     l.term[MAXFLOW_LOSS_FLOW], l.term[MAXFLOW_LOSS_CUT], l.total};
         curve_add(&curve, row, now_seconds() - start);
         snprintf(p.extra, sizeof p.extra, "loss %.4g", loss);
         progress_update(&p, k + 1);

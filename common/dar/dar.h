@@ -49,13 +49,13 @@
 #define DAR_DAR_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "algorithm.h"
 #include "graph.h"
 #include "optim.h"
 #include "stream.h"
 
 /* ---- configuration ---------------------------------------------------------- */
 
-enum dar_variant { DAR_PRIMAL, DAR_DUAL, DAR_PIPELINE, DAR_NO_ALGO };
 enum dar_processor { DAR_PGN, DAR_MPNN };
 enum dar_agg { DAR_AGG_MAX, DAR_AGG_MEAN, DAR_AGG_SUM };
 
@@ -64,9 +64,13 @@ struct dar_config {
     enum dar_processor processor;
     enum dar_agg agg;
     int hidden;                 /* H */
-    bool leak_cut;              /* dual: feed the true min cut as the code does */
-    bool vessel_inputs;         /* edge-embed --reconstruct: the arcs encode length, distance,
-                                   curveness instead of cap (record key "edge_inputs": "vessel") */
+    bool leak_cut;              /* dual: feed the true dual output as an input, as the
+                                   authors' code does (max-flow) */
+    bool vessel_inputs;         /* edge-embed --reconstruct: the arcs encode the vessel
+                                   inputs instead of the algorithm's vessel_replaces
+                                   (record key "edge_inputs": "vessel") */
+    const struct dar_algorithm *algorithm;     /* what the model is taught (algorithm.h);
+                                                  NULL: the registry's first, max-flow */
 };
 
 /* "primal" "dual" "pipeline" "no-algo"; "pgn" "mpnn"; "max" "mean" "sum".
@@ -83,13 +87,6 @@ void dar_reference_hyperparameters(enum dar_variant v, int64_t *hidden, double *
 
 /* ---- the model ------------------------------------------------------------- */
 
-/* Encoders, in the order of model.md §6. */
-enum dar_feature { DAR_F_POS, DAR_F_S, DAR_F_T, DAR_F_MASK, DAR_F_CUT,
-                   DAR_F_CAP, DAR_F_W, DAR_F_FLOW, DAR_F_PTR,
-                   /* vessel edge inputs (config.vessel_inputs): they replace
-                    * cap in every network (formats/edge-embed.md) */
-                   DAR_F_LENGTH, DAR_F_DISTANCE, DAR_F_CURVENESS, DAR_F_COUNT };
-
 /* A linear layer's parameters inside the model's storage (NULL if absent). */
 struct dar_linear {
     float *weight, *bias, *dweight, *dbias;
@@ -97,17 +94,29 @@ struct dar_linear {
     const float *weight_t;      /* weight transposed (in×out), set by dar.c for one call */
 };
 
-/* One encode-process-decode network (P_BF, P_F, the pipeline's mincut, or
- * no-algo's single network).  A decoder that is not built has weight NULL. */
+/* One decoder: the probe it predicts and its layers, by the probe's type
+ * (algorithm.h): mask, scalar and categorical one (3H→width); pointer two
+ * (3H→H each, "<decoder>1", "<decoder>2"); bounded_antisymmetric three (q1
+ * and q2 3H→1, q3 H→1 on the arc features). */
+struct dar_head {
+    int probe;
+    enum dar_type type;
+    int width;                          /* columns of the fused product it reads */
+    int nlinear;
+    struct dar_linear linear[3];
+};
+
+/* One encode-process-decode network of the algorithm's layout for the
+ * variant (algorithm.h's struct dar_network).  Encoders and heads by probe. */
 struct dar_net {
-    char name[16];                      /* "bf", "flow", "mincut", "net" */
-    bool encodes[DAR_F_COUNT];
-    float *enc[DAR_F_COUNT], *denc[DAR_F_COUNT];   /* H (cut: H×2) */
+    char name[16];
+    bool encodes[DAR_MAX_PROBES];
+    float *enc[DAR_MAX_PROBES], *denc[DAR_MAX_PROBES];   /* H (categorical: H×width) */
     struct dar_linear m1, m2, me, l1, l2, o1, o2;
-    struct dar_linear mask, pi1, pi2, cut_hint, cut;
-    struct dar_linear flow_hint[3], flow[3];       /* q1, q2, q3 */
-    /* Set by dar.c for one call: the decoders that read hd (mask, pi1, pi2,
-     * flow_hint q1 q2, cut_hint, flow q1 q2, cut: those built) as one
+    int nheads;
+    struct dar_head heads[DAR_MAX_HEADS];
+    int head_of[DAR_MAX_PROBES];        /* index into heads, -1: not decoded */
+    /* Set by dar.c for one call: the heads' layers that read hd, as one
      * product, weights transposed (3H×heads_out) and biases (0 for q). */
     const float *heads_t, *heads_bias;
     int heads_out;
@@ -121,14 +130,18 @@ struct dar_param_info {
     int fan_in;
 };
 
-enum { DAR_MAX_NETS = 3, DAR_MAX_PARAMS = 128 };
+enum { DAR_MAX_PARAMS = 128 };
 
 struct dar_model {
     struct dar_config config;
     int nnets;
     struct dar_net nets[DAR_MAX_NETS];
-    /* roles: index into nets or -1 */
-    int mincut, bf, flow, net;
+    /* The processor's input columns, from the algorithm's probes in probe
+     * order: a node column per node probe with an encoder (width columns for
+     * a categorical), an arc column per edge or pointer probe with one. */
+    int node_columns, narc;
+    int node_column[DAR_MAX_PROBES];    /* first column of node probe p, -1: none */
+    int arc_probe[DAR_MAX_PROBES];      /* [narc] the probe of each arc column */
     int nparams;
     struct param params[DAR_MAX_PARAMS];      /* model.md §6 order */
     struct dar_param_info info[DAR_MAX_PARAMS];
@@ -144,10 +157,12 @@ void dar_model_init(struct dar_model *m, const struct dar_config *config, uint64
 void dar_model_free(struct dar_model *m);
 /* Index of the parameter called name, or -1. */
 int dar_param_index(const struct dar_model *m, const char *name);
+/* Index of the network called name ("bf"), or -1. */
+int dar_net_index(const struct dar_model *m, const char *name);
 
 /* ---- model records (formats/model.md §7) ------------------------------------ */
 
-/* Write a model record: kind, format, variant, processor, agg, hidden,
+/* Write a model record: kind, format, algorithm, variant, processor, agg, hidden,
  * leak_cut, params (values, or the model's own when NULL: a storage laid out
  * as model.values), then n_extra more key/value pairs packed by extra(w, ctx)
  * (provenance, train_state). */
@@ -171,20 +186,29 @@ void dar_params_read(const struct dar_model *m, const struct record *rec, const 
 
 /* ---- graphs as the model sees them ----------------------------------------- */
 
-/* What dar_graph_read must find (a missing key dies naming it). */
+/* What a read_graph op must find (a missing key dies naming it). */
 enum {
-    DAR_NEED_PHASES = 1,        /* steps, hint_phase: the step loop (prediction) */
-    DAR_NEED_HINTS = 2,         /* hint_mask, hint_pi, hint_flow: training */
-    DAR_NEED_SOLUTION = 4,      /* flow, cut: training, --leak-cut */
+    DAR_NEED_PHASES = 1,        /* the trace's length and phases: the step loop (prediction) */
+    DAR_NEED_HINTS = 2,         /* the hint probes: training (max-flow: hint_mask, hint_pi, hint_flow) */
+    DAR_NEED_SOLUTION = 4,      /* the output probes: training, --leak-cut (max-flow: flow, cut) */
     DAR_NEED_TRAINING = 7,
 };
 
+/* A graph record as the model reads it: the instance, the trace's length
+ * and phases (the schedule's, per step), and the trace's probes.  An entry
+ * keeps its probes in probe[] by probe index (hints [T × n or m], outputs
+ * [n or m]; u8 for mask, mask_one and categorical, i32 for pointer, f32
+ * for scalar), loaded by its read_graph op, freed by dar_graph_free.
+ * Max-flow, the first entry, reads its trace into the named arrays below
+ * (dar_graph.c, its read_graph). */
 struct dar_graph {
     struct graph g;             /* n, m, s, t, src, dst, cap, w (graph_read) */
     long record;                /* index in its stream, for messages */
     const char *source;         /* its stream's name, NULL for stdin (struct record) */
     int steps;                  /* T, 0 when not loaded */
-    uint8_t *phase;             /* [T] 1 = Bellman-Ford step */
+    uint8_t *phase;             /* [T] the schedule's phase of each step (max-flow: 1 = Bellman-Ford) */
+    void *probe[DAR_MAX_PROBES];
+    /* max-flow's trace */
     uint8_t *hint_mask;         /* [T*n] or NULL */
     int32_t *hint_pi;           /* [T*n] or NULL */
     float *hint_flow;           /* [T*m] or NULL */
@@ -195,17 +219,20 @@ struct dar_graph {
     float *length, *distance, *curveness;
 };
 
-/* Read a graph record; the trace keys are loaded when present and checked
- * (shapes, 0/1 flags, pointers in range, finite flows), and those in need
- * must be present.  Dies with exit 65 naming the record and key. */
+/* Read a graph record with max-flow's trace (its read_graph op); the trace
+ * keys are loaded when present and checked (shapes, 0/1 flags, pointers in
+ * range, finite flows), and those in need must be present.  Dies with exit
+ * 65 naming the record and key. */
 void dar_graph_read(struct dar_graph *g, const struct record *rec, int need);
 void dar_graph_free(struct dar_graph *g);
 
 /* ---- training: loss and gradients ------------------------------------------ */
 
+/* The loss terms in the order of the algorithm's loss_names (hints pooled
+ * over the batch, 0 if never scored or the variant has none), and the total
+ * the gradient is of. */
 struct dar_losses {
-    double mask, pi, flow_hint, cut_hint;   /* L_h, pooled over the batch (0 if never scored) */
-    double flow, cut;                       /* L_f, L_c (0 when the variant has none) */
+    double term[DAR_MAX_LOSSES];
     double total;
 };
 
@@ -243,16 +270,11 @@ double dar_loss_and_grad(struct dar_model *model, struct dar_workspace *ws,
 
 /* ---- the processor's arc inputs --------------------------------------------- */
 
-/* The arc features, in the order dar.c and edge_embed.c lay them out. */
-enum dar_arc_feature { DAR_ARC_CAP, DAR_ARC_W, DAR_ARC_FLOW, DAR_ARC_PTR, DAR_ARC_LENGTH,
-                       DAR_ARC_DISTANCE, DAR_ARC_CURVENESS, DAR_ARC_FEATURES };
-/* The encoder (enum dar_feature) of each arc feature. */
-extern const int dar_arc_encoder[DAR_ARC_FEATURES];
-
 /* The products Me·a_φ of the arc encoders a_φ (the rank-4 identity above):
- * kme[p] (H floats) for every arc feature p the network encodes; the others
- * are not written. */
-void dar_net_arc_products(const struct dar_net *net, int H, float *const kme[DAR_ARC_FEATURES]);
+ * kme[c] (H floats) for every arc column c (model->arc_probe) the network
+ * encodes; the others are not written. */
+void dar_net_arc_products(const struct dar_model *m, const struct dar_net *net,
+                          float *const *kme);
 
 /* ---- prediction (dar-step) -------------------------------------------------- */
 
@@ -260,6 +282,7 @@ void dar_net_arc_products(const struct dar_net *net, int H, float *const kme[DAR
  * Frames are aligned with the trace: frame 0 is the input (identity, e_s, 0),
  * frame i+1 what step i predicts. */
 struct dar_prediction {
+    /* max-flow's */
     float *flow;            /* [m] F_out: the flow head at the last flow step, 0 if none
                                (no-algo: at its last step) */
     float *cut;             /* [n] P(sink side) = softmax class 1 of c_out (dual: the cut head
@@ -268,6 +291,7 @@ struct dar_prediction {
     uint8_t *mask;          /* [T*n] 1[mask logit > 0] */
     float *hint_flow;       /* [T*m] the last flow_hint prediction (0 before the first) */
     float *embed;           /* [n*3H] the node embedding, see enum dar_embed */
+    void *probe[DAR_MAX_PROBES];    /* another entry's predictions by probe, as its predict op asks */
 };
 
 enum dar_embed {

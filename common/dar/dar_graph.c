@@ -1,5 +1,6 @@
 /* dar_graph.c - a graph record as the DAR model reads it: the core keys
- * (graph_read) and, when present or needed, the Ford-Fulkerson trace. */
+ * (graph_read) and, when present or needed, max-flow's Ford-Fulkerson
+ * trace (the max-flow entry's read_graph). */
 #include "dar.h"
 #include "die.h"
 #include "tensor.h"
@@ -108,5 +109,7 @@ void dar_graph_free(struct dar_graph *dg)
     free(dg->length);
     free(dg->distance);
     free(dg->curveness);
+    for (int p = 0; p < DAR_MAX_PROBES; p++)
+        free(dg->probe[p]);
     memset(dg, 0, sizeof *dg);
 }

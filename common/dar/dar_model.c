@@ -57,11 +57,6 @@ void dar_reference_hyperparameters(enum dar_variant v, int64_t *hidden, double *
  * The list is built twice by the same code: once to name and count the
  * tensors, once (storage allocated) to point the networks into it. */
 
-static const char *const feature_names[DAR_F_COUNT] = {
-    "pos", "s", "t", "mask", "cut", "cap", "w", "flow", "ptr", "length", "distance", "curveness"};
-
-enum { DEC_MASK = 1, DEC_PI = 2, DEC_FLOW_HINT = 4, DEC_CUT_HINT = 8, DEC_FLOW = 16, DEC_CUT = 32 };
-
 struct layout {
     struct dar_model *m;
     int64_t offset;
@@ -108,24 +103,68 @@ static void add_linear(struct layout *L, const char *net, const char *part, stru
     }
 }
 
-static void add_net(struct layout *L, struct dar_net *net, const char *name,
-                    const bool encodes[DAR_F_COUNT], int decoders)
+/* The layers of a head, named by its decoder and laid out by its type. */
+static void add_head(struct layout *L, const char *net, struct dar_head *head, int p)
 {
+    const struct dar_probe *probe = &L->m->config.algorithm->probes[p];
     int H = L->m->config.hidden;
+    char part[64];
+    head->probe = p;
+    head->type = probe->type;
+    /* the processor's edge decoder is the antisymmetric one; an edge mask
+     * or scalar head (matching's edges, a packing) is the next type */
+    if (probe->location != DAR_LOCATION_NODE && probe->type != DAR_TYPE_BOUNDED_ANTISYMMETRIC)
+        die(EX_SOFTWARE, "BUG: %s's probe '%s': the processor decodes no %s probe of this type yet",
+            L->m->config.algorithm->name, probe->decoder,
+            probe->location == DAR_LOCATION_EDGE ? "edge" : "graph");
+    switch (probe->type) {
+    case DAR_TYPE_POINTER:
+        head->nlinear = 2;
+        head->width = 2 * H;
+        for (int l = 0; l < 2; l++) {
+            snprintf(part, sizeof part, "dec.%s%d", probe->decoder, l + 1);
+            add_linear(L, net, part, &head->linear[l], 3 * H, H, true);
+        }
+        break;
+    case DAR_TYPE_BOUNDED_ANTISYMMETRIC:
+        head->nlinear = 3;
+        head->width = 2;
+        for (int l = 0; l < 3; l++) {
+            snprintf(part, sizeof part, "dec.%s.q%d", probe->decoder, l + 1);
+            add_linear(L, net, part, &head->linear[l], l < 2 ? 3 * H : H, 1, true);
+        }
+        break;
+    default:
+        head->nlinear = 1;
+        head->width = probe->type == DAR_TYPE_CATEGORICAL ? probe->width : 1;
+        snprintf(part, sizeof part, "dec.%s", probe->decoder);
+        add_linear(L, net, part, &head->linear[0], 3 * H, head->width, true);
+        break;
+    }
+}
+
+static void add_net(struct layout *L, struct dar_net *net, const struct dar_network *spec)
+{
+    const struct dar_algorithm *alg = L->m->config.algorithm;
+    int H = L->m->config.hidden;
+    const char *name = spec->name;
     char buf[64];
     snprintf(net->name, sizeof net->name, "%s", name);
-    bool vessel = L->m->config.vessel_inputs && encodes[DAR_F_CAP];
-    for (int f = 0; f < DAR_F_COUNT; f++) {
-        net->encodes[f] = encodes[f];
-        if (vessel)     /* cap's encoder replaced by the three vessel inputs' */
-            net->encodes[f] = f == DAR_F_CAP ? false
-                              : f == DAR_F_LENGTH || f == DAR_F_DISTANCE || f == DAR_F_CURVENESS
-                              ? true : encodes[f];
-        if (!net->encodes[f])
+    bool vessel = L->m->config.vessel_inputs && alg->vessel_replaces >= 0 &&
+                  (spec->encodes >> alg->vessel_replaces & 1);
+    for (int p = 0; p < alg->nprobes; p++) {
+        bool encodes = spec->encodes >> p & 1;
+        /* the vessel inputs' encoders in place of the one they replace */
+        if (vessel && p == alg->vessel_replaces)
+            encodes = false;
+        else if (alg->probes[p].vessel)
+            encodes = vessel;
+        net->encodes[p] = encodes;
+        if (!encodes)
             continue;
-        snprintf(buf, sizeof buf, "%s.enc.%s", name, feature_names[f]);
-        int cols = f == DAR_F_CUT ? 2 : 1;
-        add_tensor(L, buf, 2, H, cols, cols, &net->enc[f], &net->denc[f]);
+        snprintf(buf, sizeof buf, "%s.enc.%s", name, alg->probes[p].encoder);
+        int cols = alg->probes[p].type == DAR_TYPE_CATEGORICAL ? alg->probes[p].width : 1;
+        add_tensor(L, buf, 2, H, cols, cols, &net->enc[p], &net->denc[p]);
     }
     add_linear(L, name, "proc.m1", &net->m1, 2 * H, H, true);
     add_linear(L, name, "proc.m2", &net->m2, 2 * H, H, true);
@@ -134,71 +173,54 @@ static void add_net(struct layout *L, struct dar_net *net, const char *name,
     add_linear(L, name, "proc.l2", &net->l2, H, H, true);
     add_linear(L, name, "proc.o1", &net->o1, 2 * H, H, true);
     add_linear(L, name, "proc.o2", &net->o2, H, H, true);
-    if (decoders & DEC_MASK)
-        add_linear(L, name, "dec.mask", &net->mask, 3 * H, 1, true);
-    if (decoders & DEC_PI) {
-        add_linear(L, name, "dec.pi1", &net->pi1, 3 * H, H, true);
-        add_linear(L, name, "dec.pi2", &net->pi2, 3 * H, H, true);
+    net->nheads = spec->ndecoders;
+    for (int p = 0; p < DAR_MAX_PROBES; p++)
+        net->head_of[p] = -1;
+    for (int k = 0; k < spec->ndecoders; k++) {
+        add_head(L, name, &net->heads[k], spec->decoders[k]);
+        net->head_of[spec->decoders[k]] = k;
     }
-    if (decoders & DEC_FLOW_HINT) {
-        add_linear(L, name, "dec.flow_hint.q1", &net->flow_hint[0], 3 * H, 1, true);
-        add_linear(L, name, "dec.flow_hint.q2", &net->flow_hint[1], 3 * H, 1, true);
-        add_linear(L, name, "dec.flow_hint.q3", &net->flow_hint[2], H, 1, true);
+}
+
+/* The processor's input columns (dar.h struct dar_model). */
+static void layout_columns(struct dar_model *m)
+{
+    const struct dar_algorithm *alg = m->config.algorithm;
+    m->node_columns = m->narc = 0;
+    for (int p = 0; p < alg->nprobes; p++) {
+        const struct dar_probe *probe = &alg->probes[p];
+        m->node_column[p] = -1;
+        if (!probe->encoder)
+            continue;
+        if (probe->location == DAR_LOCATION_EDGE || probe->type == DAR_TYPE_POINTER) {
+            m->arc_probe[m->narc++] = p;
+        } else if (probe->location == DAR_LOCATION_NODE) {
+            m->node_column[p] = m->node_columns;
+            m->node_columns += probe->type == DAR_TYPE_CATEGORICAL ? probe->width : 1;
+        }
     }
-    if (decoders & DEC_CUT_HINT)
-        add_linear(L, name, "dec.cut_hint", &net->cut_hint, 3 * H, 2, true);
-    if (decoders & DEC_FLOW) {
-        add_linear(L, name, "dec.flow.q1", &net->flow[0], 3 * H, 1, true);
-        add_linear(L, name, "dec.flow.q2", &net->flow[1], 3 * H, 1, true);
-        add_linear(L, name, "dec.flow.q3", &net->flow[2], H, 1, true);
-    }
-    if (decoders & DEC_CUT)
-        add_linear(L, name, "dec.cut", &net->cut, 3 * H, 2, true);
 }
 
 static void layout_model(struct layout *L)
 {
     struct dar_model *m = L->m;
-    /*                        pos    s     t     mask   cut    cap   w     flow   ptr */
-    static const bool inputs[DAR_F_COUNT] = {1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0};
-    static const bool hints[DAR_F_COUNT] = {1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0};
-    static const bool hints_cut[DAR_F_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+    const struct dar_layout *layout = &m->config.algorithm->layouts[m->config.variant];
     m->nparams = 0;
-    m->nnets = 0;
-    m->mincut = m->bf = m->flow = m->net = -1;
-    switch (m->config.variant) {
-    case DAR_PRIMAL:
-        m->bf = m->nnets++;
-        add_net(L, &m->nets[m->bf], "bf", hints, DEC_MASK | DEC_PI);
-        m->flow = m->nnets++;
-        add_net(L, &m->nets[m->flow], "flow", hints, DEC_MASK | DEC_FLOW_HINT | DEC_FLOW);
-        break;
-    case DAR_DUAL:
-        m->bf = m->nnets++;
-        add_net(L, &m->nets[m->bf], "bf", hints, DEC_MASK | DEC_PI);
-        m->flow = m->nnets++;
-        add_net(L, &m->nets[m->flow], "flow", hints_cut,
-                DEC_MASK | DEC_FLOW_HINT | DEC_CUT_HINT | DEC_FLOW | DEC_CUT);
-        break;
-    case DAR_PIPELINE:
-        m->mincut = m->nnets++;
-        add_net(L, &m->nets[m->mincut], "mincut", inputs, DEC_CUT);
-        m->bf = m->nnets++;
-        add_net(L, &m->nets[m->bf], "bf", hints_cut, DEC_MASK | DEC_PI);
-        m->flow = m->nnets++;
-        add_net(L, &m->nets[m->flow], "flow", hints_cut, DEC_MASK | DEC_FLOW_HINT | DEC_FLOW);
-        break;
-    case DAR_NO_ALGO:
-        m->net = m->nnets++;
-        add_net(L, &m->nets[m->net], "net", inputs, DEC_FLOW);
-        break;
-    }
+    m->nnets = layout->nnets;
+    for (int j = 0; j < layout->nnets; j++)
+        add_net(L, &m->nets[j], &layout->nets[j]);
+    layout_columns(m);
 }
 
 void dar_model_create(struct dar_model *m, const struct dar_config *config)
 {
     memset(m, 0, sizeof *m);
     m->config = *config;
+    if (!m->config.algorithm)
+        m->config.algorithm = dar_algorithms[0];
+    if (m->config.algorithm->layouts[config->variant].nnets == 0)
+        die(EX_USAGE, "the %s algorithm has no %s variant", m->config.algorithm->name,
+            dar_variant_name(config->variant));
     if (config->hidden < 1)
         die(EX_SOFTWARE, "BUG: hidden size %d", config->hidden);
     struct layout L = {m, 0, false};
@@ -224,6 +246,14 @@ void dar_model_free(struct dar_model *m)
     free(m->values);
     free(m->grads);
     memset(m, 0, sizeof *m);
+}
+
+int dar_net_index(const struct dar_model *m, const char *name)
+{
+    for (int j = 0; j < m->nnets; j++)
+        if (strcmp(m->nets[j].name, name) == 0)
+            return j;
+    return -1;
 }
 
 int dar_param_index(const struct dar_model *m, const char *name)
@@ -253,9 +283,10 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
 void dar_model_write(struct writer *w, const struct dar_model *m, const float *values,
                      int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx)
 {
-    mp_map(w, (uint32_t)(8 + m->config.vessel_inputs + n_extra));
+    mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + n_extra));
     mp_key(w, "kind");      mp_str(w, "model");
     mp_key(w, "format");    mp_int(w, 1);
+    mp_key(w, "algorithm"); mp_str(w, m->config.algorithm->name);
     mp_key(w, "variant");   mp_str(w, dar_variant_name(m->config.variant));
     mp_key(w, "processor"); mp_str(w, dar_processor_name(m->config.processor));
     mp_key(w, "agg");       mp_str(w, dar_agg_name(m->config.agg));
@@ -354,6 +385,16 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
     int64_t format = record_int(rec, "format");
     if (format != 1)
         record_die(rec, "'format' is %lld, expected 1", (long long)format);
+    /* records written before the registry are max-flow's */
+    c.algorithm = dar_algorithms[0];
+    if (record_has(rec, "algorithm")) {
+        c.algorithm = dar_algorithm_find(record_str(rec, "algorithm", buf, sizeof buf));
+        if (!c.algorithm) {
+            char names[256];
+            record_die(rec, "'algorithm' is '%s', expected one of %s", buf,
+                       dar_algorithm_names(names, sizeof names));
+        }
+    }
     if (!dar_variant_parse(record_str(rec, "variant", buf, sizeof buf), &c.variant))
         record_die(rec, "'variant' is '%s', expected primal, dual, pipeline or no-algo", buf);
     if (!dar_processor_parse(record_str(rec, "processor", buf, sizeof buf), &c.processor))
@@ -371,6 +412,9 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
         else if (strcmp(buf, "capacity") != 0)
             record_die(rec, "'edge_inputs' is '%s', expected capacity or vessel", buf);
     }
+    if (c.algorithm->layouts[c.variant].nnets == 0)
+        record_die(rec, "'variant' is '%s', which the %s algorithm has not", dar_variant_name(c.variant),
+                   c.algorithm->name);
     dar_model_create(m, &c);
     dar_params_read(m, rec, "params", m->values);
 }

@@ -160,7 +160,7 @@ int main(int argc, char **argv)
         double runs[3];
         for (int i = 0; i < 3; i++) {
             double t0 = now_seconds();
-            evaluate_flow_mse(&model, ws, val, val_count, NULL);
+            model.config.algorithm->validation_score(&model, ws, val, val_count, NULL);
             runs[i] = now_seconds() - t0;
         }
         validation = median(runs, 3);

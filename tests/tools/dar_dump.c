@@ -130,13 +130,12 @@ int main(int argc, char **argv)
     mp_key(&w, "kind");   mp_str(&w, "gradients");
     mp_key(&w, "loss");   mp_double(&w, L.total);
     mp_key(&w, "losses");
-    mp_map(&w, 6);
-    mp_key(&w, "mask");      mp_double(&w, L.mask);
-    mp_key(&w, "pi");        mp_double(&w, L.pi);
-    mp_key(&w, "flow_hint"); mp_double(&w, L.flow_hint);
-    mp_key(&w, "cut_hint");  mp_double(&w, L.cut_hint);
-    mp_key(&w, "flow");      mp_double(&w, L.flow);
-    mp_key(&w, "cut");       mp_double(&w, L.cut);
+    const struct dar_algorithm *alg = model.config.algorithm;
+    mp_map(&w, (uint32_t)alg->nlosses);
+    for (int t = 0; t < alg->nlosses; t++) {
+        mp_key(&w, alg->loss_names[t]);
+        mp_double(&w, L.term[t]);
+    }
     mp_key(&w, "grads");
     dar_params_write(&w, &model, model.grads);
     io_close_output(out);

@@ -12,7 +12,7 @@
  * Graphs are small random traced networks (5-8 nodes) built here with
  * graphgen and maxflow_trace. */
 #include "check.h"
-#include "dar.h"
+#include "algo_maxflow.h"
 #include "die.h"
 #include "graph.h"
 #include "graphgen.h"
@@ -425,13 +425,13 @@ static void test_batching(struct dar_graph *A, struct dar_graph *L)
         double na = A->g.n, nl = L->g.n;
         bool ok = true;
         if (v != DAR_NO_ALGO) {
-            ok &= check_close(lb.mask, (la.mask * ma + ll.mask * ml) / (ma + ml), 1e-5, 1e-7);
-            ok &= check_close(lb.pi, (la.pi * pa + ll.pi * pl) / (pa + pl), 1e-5, 1e-7);
-            ok &= check_close(lb.flow_hint, (la.flow_hint * fa + ll.flow_hint * fl) / (fa + fl), 1e-5, 1e-7);
-            ok &= check_close(lb.cut_hint, (la.cut_hint * fa + ll.cut_hint * fl) / (fa + fl), 1e-5, 1e-7);
-            ok &= check_close(lb.cut, (la.cut * na + ll.cut * nl) / (na + nl), 1e-5, 1e-7);
+            ok &= check_close(lb.term[MAXFLOW_LOSS_MASK], (la.term[MAXFLOW_LOSS_MASK] * ma + ll.term[MAXFLOW_LOSS_MASK] * ml) / (ma + ml), 1e-5, 1e-7);
+            ok &= check_close(lb.term[MAXFLOW_LOSS_PI], (la.term[MAXFLOW_LOSS_PI] * pa + ll.term[MAXFLOW_LOSS_PI] * pl) / (pa + pl), 1e-5, 1e-7);
+            ok &= check_close(lb.term[MAXFLOW_LOSS_FLOW_HINT], (la.term[MAXFLOW_LOSS_FLOW_HINT] * fa + ll.term[MAXFLOW_LOSS_FLOW_HINT] * fl) / (fa + fl), 1e-5, 1e-7);
+            ok &= check_close(lb.term[MAXFLOW_LOSS_CUT_HINT], (la.term[MAXFLOW_LOSS_CUT_HINT] * fa + ll.term[MAXFLOW_LOSS_CUT_HINT] * fl) / (fa + fl), 1e-5, 1e-7);
+            ok &= check_close(lb.term[MAXFLOW_LOSS_CUT], (la.term[MAXFLOW_LOSS_CUT] * na + ll.term[MAXFLOW_LOSS_CUT] * nl) / (na + nl), 1e-5, 1e-7);
         }
-        ok &= check_close(lb.flow, (la.flow * adj_a + ll.flow * adj_l) / (adj_a + adj_l), 1e-5, 1e-7);
+        ok &= check_close(lb.term[MAXFLOW_LOSS_FLOW], (la.term[MAXFLOW_LOSS_FLOW] * adj_a + ll.term[MAXFLOW_LOSS_FLOW] * adj_l) / (adj_a + adj_l), 1e-5, 1e-7);
         CHECK(ok, "%s: the losses of a batch pool the per-graph ones", dar_variant_name(c.variant));
 
         struct dar_losses ls, lt;
@@ -477,7 +477,7 @@ static void test_batching(struct dar_graph *A, struct dar_graph *L)
             for (int e = 0; e < mm; e++)
                 lf += 2.0 * ((double)p1.flow[e] - A->flow[e]) * ((double)p1.flow[e] - A->flow[e]);
             lf /= adj_a;
-            CHECK(check_close(lf, la.flow, 1e-5, 1e-8), "%s: predicted flow scores the training L_f",
+            CHECK(check_close(lf, la.term[MAXFLOW_LOSS_FLOW], 1e-5, 1e-8), "%s: predicted flow scores the training L_f",
                   dar_variant_name(c.variant));
         }
         free(p1.flow); free(p1.cut); free(p1.pi); free(p1.mask); free(p1.hint_flow); free(p1.embed);
@@ -510,9 +510,9 @@ static void test_no_flow_step(struct dar_graph *U, struct dar_graph **g)
         grads_of(&m, ws, one, 1, NULL, 0, &L);
         /* no-algo is read at its last step whatever the phases */
         bool ok = flow_steps(U) == 0 &&
-                  (v == DAR_NO_ALGO || check_close(L.flow, sum_flow2 / (2.0 * U->g.m + U->g.n), 1e-6, 1e-9));
+                  (v == DAR_NO_ALGO || check_close(L.term[MAXFLOW_LOSS_FLOW], sum_flow2 / (2.0 * U->g.m + U->g.n), 1e-6, 1e-9));
         if (v == DAR_DUAL)
-            ok &= check_close(L.cut, log(2.0), 1e-6, 1e-9);
+            ok &= check_close(L.term[MAXFLOW_LOSS_CUT], log(2.0), 1e-6, 1e-9);
         struct dar_prediction p = {0};
         p.flow = xmalloc(sizeof(float) * (size_t)U->g.m);
         p.cut = xmalloc(sizeof(float) * (size_t)U->g.n);
@@ -523,7 +523,7 @@ static void test_no_flow_step(struct dar_graph *U, struct dar_graph **g)
             for (int n = 0; n < U->g.n; n++)
                 ok &= p.cut[n] == 0.5f;
         CHECK(ok, "%s: a graph without augmentation %s (L_f %.6g)", dar_variant_name(c.variant),
-              v == DAR_NO_ALGO ? "still runs its T-1 steps" : "predicts no flow", L.flow);
+              v == DAR_NO_ALGO ? "still runs its T-1 steps" : "predicts no flow", L.term[MAXFLOW_LOSS_FLOW]);
         free(p.flow);
         free(p.cut);
         struct dar_graph *mixed[] = {U, g[0], g[1]};

@@ -1,0 +1,49 @@
+/* algo_maxflow.h - the max-flow / min-cut entry of the algorithm registry
+ * (algorithm.h): Ford-Fulkerson with Bellman-Ford augmenting paths, the
+ * source-maximal min cut as its dual.  Its probes by index, for its own
+ * files, the vessel half (edge-embed, max-flow's by design) and the tests. */
+#ifndef DAR_ALGO_MAXFLOW_H
+#define DAR_ALGO_MAXFLOW_H
+#include "dar.h"
+
+/* The probes, in the order of the encoders' parameters (model.md §6). */
+enum maxflow_probe {
+    MAXFLOW_POS,        /* input, node scalar v/n */
+    MAXFLOW_S,          /* input, node mask_one */
+    MAXFLOW_T,          /* input, node mask_one */
+    MAXFLOW_MASK,       /* hint_mask: node mask (reached) */
+    MAXFLOW_CUT,        /* the dual's hint: node categorical, 2 classes; target the final cut */
+    MAXFLOW_CAP,        /* input cap: edge scalar, bounds the flows */
+    MAXFLOW_W,          /* input w: edge scalar, the Bellman-Ford weights */
+    MAXFLOW_FLOW,       /* hint_flow: edge bounded_antisymmetric by cap */
+    MAXFLOW_PTR,        /* hint_pi: node pointer */
+    MAXFLOW_LENGTH,     /* vessel edge inputs, in place of cap */
+    MAXFLOW_DISTANCE,
+    MAXFLOW_CURVENESS,
+    MAXFLOW_FLOW_OUT,   /* output flow: edge bounded_antisymmetric by cap */
+    MAXFLOW_CUT_OUT,    /* output cut: node categorical, 2 classes (0 = source side) */
+    MAXFLOW_PROBES
+};
+
+/* The arc columns (edge and pointer probes with an encoder, in probe order). */
+enum maxflow_arc { MAXFLOW_ARC_CAP, MAXFLOW_ARC_W, MAXFLOW_ARC_FLOW, MAXFLOW_ARC_PTR, MAXFLOW_ARC_LENGTH,
+                   MAXFLOW_ARC_DISTANCE, MAXFLOW_ARC_CURVENESS, MAXFLOW_ARC_COLUMNS };
+/* The probe of each arc column. */
+extern const int maxflow_arc_probe[MAXFLOW_ARC_COLUMNS];
+
+/* The loss terms, in struct dar_losses and the training curve. */
+enum maxflow_loss { MAXFLOW_LOSS_MASK, MAXFLOW_LOSS_PI, MAXFLOW_LOSS_FLOW_HINT, MAXFLOW_LOSS_CUT_HINT,
+                    MAXFLOW_LOSS_FLOW, MAXFLOW_LOSS_CUT, MAXFLOW_LOSSES };
+
+extern const struct dar_algorithm dar_algorithm_maxflow;
+
+/* The schedule (algo_maxflow_model.c), for the entry's table. */
+void maxflow_run_group(struct dar_group *c);
+struct dar_scales maxflow_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
+                                       bool embed_first);
+double maxflow_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
+                          double *terms);
+void maxflow_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
+                   int embed);
+
+#endif

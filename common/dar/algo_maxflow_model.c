@@ -1,0 +1,644 @@
+/* algo_maxflow_model.c - max-flow's schedule on the DAR processor
+ * (formats/model.md §4-§5): per step P_BF on every graph still running, then
+ * P_F on those at a flow step with h_prev = stopgrad(P_BF's h); the
+ * pipeline's mincut network first; no-algo's one recurrent network; the
+ * losses and their normalisers; predictions.  algo_maxflow.c holds the
+ * entry's tables and its tools' operations. */
+#include "algo_maxflow.h"
+#include "dar_processor.h"
+#include "die.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The loss normalisers of the whole batch (model.md §5), in struct dar_scales. */
+struct scales {
+    double n_hints;
+    double count_mask, count_pi, count_flow_hint;   /* (graph, step) pairs scored */
+    double sum_adj, sum_nodes;                      /* Σ_b (2m+n), Σ_b n */
+};
+_Static_assert(sizeof(struct scales) <= sizeof(struct dar_scales), "struct dar_scales is too small");
+
+/* Per-graph state carried across steps, and the graph's constant inputs. */
+struct graph_state {
+    float *pos;                 /* [n] v/n */
+    uint8_t *is_s, *is_t;       /* [n] */
+    int last_flow;              /* last flow step (i + 1 < T), -1 if none */
+    int32_t *cut_target;        /* [n] the min cut as class indices, or NULL */
+    uint8_t *mask;              /* [n] the last mask prediction, binarised */
+    int32_t *pi;                /* [n] */
+    float *flow;                /* [m] the last flow_hint prediction (frame 0 before) */
+    float *flow_grad;           /* its gradient accumulator, NULL if constant */
+    uint8_t *cut;               /* [n] argmax of the last cut_hint; */
+    bool has_cut;               /*   false: all-zero input */
+    float *mincut_logit;        /* [n*2] pipeline: the mincut network's last logits */
+    float *mincut_dlogit;       /* [n*2] their gradient (inside its run) */
+    uint8_t *mincut_cut;        /* [n] argmax */
+    bool final_seen;            /* no-algo/prediction: F_out written */
+};
+
+/* The group as max-flow sees it. */
+struct mf {
+    struct dar_group *c;
+    struct scales sc;
+    bool leak_cut;              /* dual with leak_cut: the true cut is an input */
+    struct graph_state *st;     /* [B] */
+    int bf, flow, mincut, net;  /* the networks by role, -1: none */
+};
+
+static struct dar_head_out *head_of(const struct dar_run *r, int probe)
+{
+    return (struct dar_head_out *)&r->head[r->net->head_of[probe]];
+}
+
+static void state_init(struct mf *f)
+{
+    struct dar_group *c = f->c;
+    for (int b = 0; b < c->B; b++) {
+        const struct dar_graph_layout *gd = &c->gd[b];
+        const struct dar_graph *dg = gd->dg;
+        struct graph_state *st = &f->st[b];
+        int n = gd->n, m = gd->m;
+        memset(st, 0, sizeof *st);
+        st->pos = arena_floats(c->arena, n);
+        st->is_s = arena_zero(c->arena, (size_t)n);
+        st->is_t = arena_zero(c->arena, (size_t)n);
+        for (int v = 0; v < n; v++)
+            st->pos[v] = (float)v / (float)n;
+        st->is_s[dg->g.s] = 1;
+        st->is_t[dg->g.t] = 1;
+        st->last_flow = -1;
+        for (int i = 0; i + 1 < gd->T; i++)
+            if (!gd->phase[i])
+                st->last_flow = i;
+        if (dg->cut) {
+            st->cut_target = arena_zero(c->arena, sizeof(int32_t) * (size_t)n);
+            for (int v = 0; v < n; v++)
+                st->cut_target[v] = dg->cut[v];
+        }
+        st->mask = arena_zero(c->arena, (size_t)n);
+        st->pi = arena_zero(c->arena, sizeof(int32_t) * (size_t)n);
+        st->flow = arena_zero_floats(c->arena, m);
+        st->cut = arena_zero(c->arena, (size_t)n);
+        st->mincut_logit = arena_zero_floats(c->arena, (int64_t)n * 2);
+        st->mincut_cut = arena_zero(c->arena, (size_t)n);
+        if (dg->hint_mask) {
+            memcpy(st->mask, dg->hint_mask, (size_t)n);
+            memcpy(st->pi, dg->hint_pi, sizeof(int32_t) * (size_t)n);
+            if (m)
+                memcpy(st->flow, dg->hint_flow, sizeof(float) * (size_t)m);
+        } else {
+            st->mask[dg->g.s] = 1;
+            for (int v = 0; v < n; v++)
+                st->pi[v] = v;
+        }
+        if (f->leak_cut) {
+            memcpy(st->cut, dg->cut, (size_t)n);
+            st->has_cut = true;
+        }
+    }
+}
+
+/* The inputs every network reads: pos, s, t (cap and w are the arcs'). */
+static void constant_inputs(const struct graph_state *st, struct dar_inputs *in)
+{
+    in->probe[MAXFLOW_POS] = st->pos;
+    in->probe[MAXFLOW_S] = st->is_s;
+    in->probe[MAXFLOW_T] = st->is_t;
+}
+
+/* P(sink side) of each node from its two cut logits. */
+static void cut_probability(float *out, const float *logit, int n)
+{
+    for (int v = 0; v < n; v++)
+        out[v] = 1.0f / (1.0f + expf(logit[2 * v] - logit[2 * v + 1]));
+}
+
+/* ---- the recurrent networks (pipeline's mincut, no-algo) -------------------- */
+
+static void recurrent_inputs(struct dar_group *c, int b, struct dar_inputs *in, void *ctx)
+{
+    const struct mf *f = ctx;
+    constant_inputs(&f->st[b], in);
+}
+
+/* The mincut network's head at graph k's last step: its logits. */
+static void mincut_last_step(struct dar_group *c, const struct dar_run *r, int k, void *ctx)
+{
+    struct mf *f = ctx;
+    int b = r->graph[k], n = c->gd[b].n;
+    struct graph_state *st = &f->st[b];
+    const struct dar_head_out *cut = head_of(r, MAXFLOW_CUT_OUT);
+    memcpy(st->mincut_logit, cut->value + r->node_offset[k] * 2, sizeof(float) * 2 * (size_t)n);
+    if (c->backward)
+        st->mincut_dlogit = cut->grad + r->node_offset[k] * 2;
+    for (int v = 0; v < n; v++)
+        st->mincut_cut[v] = (uint8_t)dar_argmax_row(st->mincut_logit + 2 * v, 2);
+}
+
+/* No-algo's head at graph k's last step: F_out with its loss and outputs. */
+static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int k, void *ctx)
+{
+    struct mf *f = ctx;
+    int H = c->H;
+    int b = r->graph[k];
+    const struct dar_graph_layout *gd = &c->gd[b];
+    struct graph_state *st = &f->st[b];
+    int n = gd->n, m = gd->m;
+    const struct dar_head_out *out = head_of(r, MAXFLOW_FLOW_OUT);
+    const float *F = out->value + r->edge_offset[k];
+    st->final_seen = true;
+    if (c->training)
+        c->sum[MAXFLOW_LOSS_FLOW] += dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1,
+                                                    c->backward ? out->grad + r->edge_offset[k] : NULL, F,
+                                                    gd->dg->flow, (float)(2.0 / f->sc.sum_adj), m);
+    if (c->pred) {
+        struct dar_prediction *p = &c->pred[b];
+        if (p->flow && m) memcpy(p->flow, F, sizeof(float) * (size_t)m);
+        if (p->embed)
+            memcpy(p->embed, r->hd + r->node_offset[k] * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
+    }
+}
+
+/* ---- one step of the algorithm: P_BF, then P_F at a flow step ----------------- */
+
+/* The graphs at step i (frame i to frame i + 1) and the runs on them. */
+struct step {
+    int i;
+    bool teacher_forced;        /* the inputs are the trace's frame i */
+    int running, flowing;       /* graphs at this step; of them, at a flow step */
+    int *running_list, *flow_list;  /* [B] their batch indices */
+    int *running_pos, *flow_pos;    /* [B] a graph's index in each list */
+    struct dar_inputs *hints;   /* [B] */
+    struct dar_run *bf_run;     /* P_BF on the running graphs */
+    struct dar_run *flow_run;   /* P_F on the flowing graphs, or NULL */
+};
+
+static void step_select(struct mf *f, struct step *s, int i)
+{
+    struct dar_group *c = f->c;
+    s->i = i;
+    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
+    s->running = s->flowing = 0;
+    for (int b = 0; b < c->B; b++)
+        if (i + 1 < c->gd[b].T) {
+            s->running_pos[b] = s->running;
+            s->running_list[s->running++] = b;
+            if (!c->gd[b].phase[i]) {
+                s->flow_pos[b] = s->flowing;
+                s->flow_list[s->flowing++] = b;
+            }
+        }
+}
+
+/* The hint inputs of step i: the last predictions, or the trace's frame
+ * under teacher forcing. */
+static void step_hint_inputs(struct mf *f, struct step *s)
+{
+    struct dar_group *c = f->c;
+    int i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = s->running_list[k];
+        const struct dar_graph *dg = c->gd[b].dg;
+        struct graph_state *st = &f->st[b];
+        int n = c->gd[b].n, m = c->gd[b].m;
+        bool forced = s->teacher_forced && dg->hint_mask;
+        struct dar_inputs *in = &s->hints[b];
+        memset(in, 0, sizeof *in);
+        constant_inputs(st, in);
+        in->probe[MAXFLOW_MASK] = forced ? dg->hint_mask + (int64_t)i * n : st->mask;
+        in->probe[MAXFLOW_PTR] = forced ? dg->hint_pi + (int64_t)i * n : st->pi;
+        const float *flow = forced ? dg->hint_flow + (int64_t)i * m : st->flow;
+        in->probe[MAXFLOW_FLOW] = flow;
+        in->grad[MAXFLOW_FLOW] = forced ? NULL : st->flow_grad;
+        if (c->variant == DAR_PIPELINE) {
+            in->probe[MAXFLOW_CUT] = st->mincut_cut;
+        } else if (c->variant == DAR_DUAL) {
+            if (f->leak_cut && (i == 0 || forced)) {
+                bool zero = true;
+                for (int e = 0; e < m && zero; e++)
+                    zero = flow[e] == 0.0f;
+                in->probe[MAXFLOW_CUT] = zero ? dg->cut : NULL;
+            } else {
+                in->probe[MAXFLOW_CUT] = st->has_cut ? st->cut : NULL;
+            }
+        }
+    }
+}
+
+/* P_BF on every running graph, h_prev the carried state where there is one. */
+static void step_bellman_ford(struct mf *f, struct step *s)
+{
+    struct dar_group *c = f->c;
+    const int *list = s->running_list;
+    struct dar_run *bf_run = dar_run_new(c, &c->model->nets[f->bf], list, s->running);
+    for (int k = 0; k < s->running; k++)
+        dar_run_set_inputs(c, bf_run, k, &s->hints[list[k]]);
+    float *hprev = dar_carry_hprev(c, bf_run);
+    dar_run_forward(c, bf_run, hprev);
+    s->bf_run = bf_run;
+}
+
+/* P_F on the graphs at a flow step, h_prev = stopgrad(P_BF's h). */
+static void step_flow(struct mf *f, struct step *s)
+{
+    struct dar_group *c = f->c;
+    int H = c->H;
+    s->flow_run = NULL;
+    if (s->flowing == 0)
+        return;
+    const struct dar_run *bf_run = s->bf_run;
+    struct dar_run *flow_run = dar_run_new(c, &c->model->nets[f->flow], s->flow_list, s->flowing);
+    float *bf_h = arena_floats(c->arena, flow_run->N * H);
+    for (int k = 0; k < s->flowing; k++) {
+        int b = s->flow_list[k];
+        dar_run_set_inputs(c, flow_run, k, &s->hints[b]);
+        for (int v = 0; v < c->gd[b].n; v++)
+            memcpy(bf_h + (flow_run->node_offset[k] + v) * H,
+                   bf_run->hd + (bf_run->node_offset[s->running_pos[b]] + v) * 3 * H + 2 * H,
+                   sizeof(float) * (size_t)H);
+    }
+    dar_hprev_test_hook(c, bf_h, flow_run->N * H);
+    dar_run_forward(c, flow_run, bf_h);
+    s->flow_run = flow_run;
+}
+
+/* The losses of a graph at a flow step: flow_hint and cut_hint, and at its
+ * last flow step the outputs' flow and cut. */
+static void flow_step_losses(struct mf *f, const struct step *s, int b)
+{
+    struct dar_group *c = f->c;
+    const struct scales *sc = &f->sc;
+    const struct dar_graph_layout *gd = &c->gd[b];
+    const struct dar_graph *dg = gd->dg;
+    struct graph_state *st = &f->st[b];
+    const struct dar_run *r = s->flow_run;
+    int n = gd->n, m = gd->m, i = s->i;
+    double hints = sc->n_hints;
+    bool backward = c->backward;
+    int64_t edges = r->edge_offset[s->flow_pos[b]], nodes = r->node_offset[s->flow_pos[b]];
+    const struct dar_head_out *flow_hint = head_of(r, MAXFLOW_FLOW);
+    float flow_hint_scale = (float)(2.0 / ((2.0 * m + n) * sc->count_flow_hint * hints));
+    c->sum[MAXFLOW_LOSS_FLOW_HINT] +=
+        dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow_hint->grad + edges : NULL,
+                       flow_hint->value + edges, dg->hint_flow + (int64_t)(i + 1) * m, flow_hint_scale, m);
+    float cut_hint_scale = (float)(1.0 / (n * sc->count_flow_hint * hints));
+    if (c->variant == DAR_DUAL) {
+        const struct dar_head_out *cut_hint = head_of(r, MAXFLOW_CUT);
+        c->sum[MAXFLOW_LOSS_CUT_HINT] +=
+            dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? cut_hint->grad + nodes * 2 : NULL,
+                           cut_hint->value + nodes * 2, st->cut_target, cut_hint_scale, n);
+    } else if (c->variant == DAR_PIPELINE) {
+        c->sum[MAXFLOW_LOSS_CUT_HINT] +=
+            dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? st->mincut_dlogit : NULL,
+                           st->mincut_logit, st->cut_target, cut_hint_scale, n);
+    }
+    if (i != st->last_flow)
+        return;
+    const struct dar_head_out *flow = head_of(r, MAXFLOW_FLOW_OUT);
+    c->sum[MAXFLOW_LOSS_FLOW] +=
+        dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow->grad + edges : NULL,
+                       flow->value + edges, dg->flow, (float)(2.0 / sc->sum_adj), m);
+    if (c->variant == DAR_DUAL) {
+        const struct dar_head_out *cut = head_of(r, MAXFLOW_CUT_OUT);
+        c->sum[MAXFLOW_LOSS_CUT] +=
+            dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? cut->grad + nodes * 2 : NULL,
+                           cut->value + nodes * 2, st->cut_target, (float)(1.0 / sc->sum_nodes), n);
+    }
+}
+
+/* The run that decoded graph b at this step, and the graph's index in it. */
+static struct dar_run *step_run_of(const struct step *s, const struct dar_graph_layout *gd, int k, int b,
+                                   int *index_in_run)
+{
+    bool flow_step = !gd->phase[s->i];
+    *index_in_run = flow_step ? s->flow_pos[b] : k;
+    return flow_step ? s->flow_run : s->bf_run;
+}
+
+/* The losses of step i: the mask of every running graph, then the pointer
+ * (Bellman-Ford step) or the flow step's terms. */
+static void step_losses(struct mf *f, const struct step *s)
+{
+    struct dar_group *c = f->c;
+    const struct scales *sc = &f->sc;
+    double hints = sc->n_hints;
+    int i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = s->running_list[k];
+        const struct dar_graph_layout *gd = &c->gd[b];
+        const struct dar_graph *dg = gd->dg;
+        int n = gd->n, index_in_run;
+        struct dar_run *r = step_run_of(s, gd, k, b, &index_in_run);
+        const struct dar_head_out *mask = head_of(r, MAXFLOW_MASK);
+        int64_t nodes = r->node_offset[index_in_run];
+        c->sum[MAXFLOW_LOSS_MASK] +=
+            dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? mask->grad + nodes : NULL, mask->value + nodes,
+                           dg->hint_mask + (int64_t)(i + 1) * n, (float)(1.0 / (n * sc->count_mask * hints)),
+                           n);
+        if (gd->phase[i]) {
+            const struct dar_head_out *pi = head_of(s->bf_run, MAXFLOW_PTR);
+            int64_t logits = s->bf_run->pointer_offset[k];
+            c->sum[MAXFLOW_LOSS_PI] +=
+                dar_probe_loss(c, DAR_TYPE_POINTER, 1, c->backward ? pi->grad + logits : NULL,
+                               pi->value + logits, dg->hint_pi + (int64_t)(i + 1) * n,
+                               (float)(1.0 / (n * sc->count_pi * hints)), n);
+        } else {
+            flow_step_losses(f, s, b);
+        }
+    }
+}
+
+/* What the next step reads: the binarised mask; after a Bellman-Ford step
+ * the pointers; after a flow step identity pointers, the flow, the cut and
+ * P_BF's h carried. */
+static void step_update_state(struct mf *f, const struct step *s)
+{
+    struct dar_group *c = f->c;
+    for (int k = 0; k < s->running; k++) {
+        int b = s->running_list[k];
+        const struct dar_graph_layout *gd = &c->gd[b];
+        struct graph_state *st = &f->st[b];
+        int n = gd->n, m = gd->m, index_in_run;
+        const struct dar_run *r = step_run_of(s, gd, k, b, &index_in_run);
+        const float *mask_logit = head_of(r, MAXFLOW_MASK)->value + r->node_offset[index_in_run];
+        for (int v = 0; v < n; v++)
+            st->mask[v] = mask_logit[v] > 0.0f;
+        if (gd->phase[s->i]) {
+            const float *logit = head_of(s->bf_run, MAXFLOW_PTR)->value + s->bf_run->pointer_offset[k];
+            for (int u = 0; u < n; u++)
+                st->pi[u] = dar_argmax_row(logit + (int64_t)u * n, n);
+            c->carry[b].h_valid = false;
+            continue;
+        }
+        const struct dar_run *flow_run = s->flow_run;
+        const struct dar_head_out *flow_hint = head_of(flow_run, MAXFLOW_FLOW);
+        int64_t edges = flow_run->edge_offset[index_in_run];
+        int64_t nodes = flow_run->node_offset[index_in_run];
+        for (int u = 0; u < n; u++)
+            st->pi[u] = u;
+        if (m)
+            memcpy(st->flow, flow_hint->value + edges, sizeof(float) * (size_t)m);
+        st->flow_grad = c->backward ? flow_hint->grad + edges : NULL;
+        if (c->variant == DAR_DUAL) {
+            const float *cut_hint = head_of(flow_run, MAXFLOW_CUT)->value;
+            for (int v = 0; v < n; v++)
+                st->cut[v] = (uint8_t)dar_argmax_row(cut_hint + (nodes + v) * 2, 2);
+            st->has_cut = true;
+        }
+        dar_carry_from_run(c, s->bf_run, k);
+    }
+}
+
+/* The hints of frame i + 1 (the state just updated) and, at a graph's last
+ * flow step, its outputs. */
+static void step_record_predictions(struct mf *f, const struct step *s)
+{
+    struct dar_group *c = f->c;
+    int H = c->H, i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = s->running_list[k];
+        const struct dar_graph_layout *gd = &c->gd[b];
+        const struct graph_state *st = &f->st[b];
+        struct dar_prediction *p = &c->pred[b];
+        int n = gd->n, m = gd->m;
+        if (i == st->last_flow) {
+            const struct dar_run *flow_run = s->flow_run;
+            int64_t edges = flow_run->edge_offset[s->flow_pos[b]];
+            int64_t nodes = flow_run->node_offset[s->flow_pos[b]];
+            if (p->flow && m)
+                memcpy(p->flow, head_of(flow_run, MAXFLOW_FLOW_OUT)->value + edges, sizeof(float) * (size_t)m);
+            if (p->cut && c->variant == DAR_DUAL)
+                cut_probability(p->cut, head_of(flow_run, MAXFLOW_CUT_OUT)->value + nodes * 2, n);
+            if (p->embed)
+                memcpy(p->embed, flow_run->hd + nodes * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
+        }
+        if (c->embed_first)
+            continue;
+        if (p->pi) memcpy(p->pi + (int64_t)(i + 1) * n, st->pi, sizeof(int32_t) * (size_t)n);
+        if (p->mask) memcpy(p->mask + (int64_t)(i + 1) * n, st->mask, (size_t)n);
+        if (p->hint_flow && m)
+            memcpy(p->hint_flow + (int64_t)(i + 1) * m, st->flow, sizeof(float) * (size_t)m);
+    }
+}
+
+/* Frame 0 of the predicted hints: the initial state. */
+static void record_first_frame(struct mf *f)
+{
+    struct dar_group *c = f->c;
+    if (c->embed_first)
+        return;
+    for (int b = 0; b < c->B; b++) {
+        const struct dar_graph_layout *gd = &c->gd[b];
+        const struct graph_state *st = &f->st[b];
+        struct dar_prediction *p = &c->pred[b];
+        if (p->pi) memcpy(p->pi, st->pi, sizeof(int32_t) * (size_t)gd->n);
+        if (p->mask) memcpy(p->mask, st->mask, (size_t)gd->n);
+        if (p->hint_flow && gd->m) memcpy(p->hint_flow, st->flow, sizeof(float) * (size_t)gd->m);
+    }
+}
+
+/* Backward through the steps, last first: P_F's run, then P_BF's, which
+ * takes the gradient of the h it carried to the next step. */
+static void steps_backward(struct dar_group *c, struct dar_run **bf_runs, struct dar_run **flow_runs,
+                           int nsteps)
+{
+    for (int b = 0; b < c->B; b++)
+        c->carry[b].dh_pending = false;
+    for (int i = nsteps - 1; i >= 0; i--) {
+        if (flow_runs[i])
+            dar_run_backward(c, flow_runs[i], false, false);
+        dar_run_backward(c, bf_runs[i], true, true);
+    }
+}
+
+/* The algorithm's steps (primal, dual, pipeline): every graph steps until
+ * its trace ends, then backward through them. */
+static void algorithm_steps(struct mf *f)
+{
+    struct dar_group *c = f->c;
+    int B = c->B;
+    int most_steps = 0;
+    for (int b = 0; b < B; b++)
+        if (c->gd[b].T > most_steps) most_steps = c->gd[b].T;
+    int nsteps = most_steps > 1 ? most_steps - 1 : 0;
+    struct dar_run **bf_runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
+    struct dar_run **flow_runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
+    struct step s = {0};
+    s.running_list = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.flow_list = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.running_pos = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.flow_pos = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.hints = arena_zero(c->arena, sizeof(struct dar_inputs) * (size_t)B);
+    if (c->pred)
+        record_first_frame(f);
+    for (int i = 0; i < nsteps; i++) {
+        struct arena_mark step_mark = arena_mark(c->arena);
+        step_select(f, &s, i);
+        step_hint_inputs(f, &s);
+        step_bellman_ford(f, &s);
+        step_flow(f, &s);
+        if (c->training)
+            step_losses(f, &s);
+        step_update_state(f, &s);
+        if (c->pred)
+            step_record_predictions(f, &s);
+        if (c->backward) {
+            bf_runs[i] = s.bf_run;
+            flow_runs[i] = s.flow_run;
+        } else {
+            arena_release(c->arena, step_mark);
+        }
+    }
+    if (c->backward)
+        steps_backward(c, bf_runs, flow_runs, nsteps);
+}
+
+/* ---- one group ------------------------------------------------------------------ */
+
+/* Pipeline: the mincut network first; its logits are c_out (L_c) and the
+ * cut input of every later step. */
+static struct dar_run **mincut_forward(struct mf *f, int *steps, int *nsteps)
+{
+    struct dar_group *c = f->c;
+    for (int b = 0; b < c->B; b++)
+        steps[b] = c->gd[b].n + 1;
+    struct dar_run **runs = dar_recurrent_forward(c, &c->model->nets[f->mincut], steps, nsteps,
+                                                  recurrent_inputs, mincut_last_step, f);
+    for (int b = 0; b < c->B; b++) {
+        struct graph_state *st = &f->st[b];
+        const struct dar_graph_layout *gd = &c->gd[b];
+        if (c->training)
+            c->sum[MAXFLOW_LOSS_CUT] +=
+                dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, c->backward ? st->mincut_dlogit : NULL,
+                               st->mincut_logit, st->cut_target, (float)(1.0 / f->sc.sum_nodes), gd->n);
+        if (c->pred && c->pred[b].cut)
+            cut_probability(c->pred[b].cut, st->mincut_logit, gd->n);
+    }
+    return runs;
+}
+
+/* Graphs that never reach an output step: F_out = 0, c_out logits 0. */
+static void finish_graphs_without_output(struct mf *f)
+{
+    struct dar_group *c = f->c;
+    int H = c->H;
+    for (int b = 0; b < c->B; b++) {
+        const struct dar_graph_layout *gd = &c->gd[b];
+        bool has_output = c->variant == DAR_NO_ALGO ? f->st[b].final_seen : f->st[b].last_flow >= 0;
+        if (has_output)
+            continue;
+        if (c->training) {
+            for (int e = 0; e < gd->m; e++)
+                c->sum[MAXFLOW_LOSS_FLOW] += 2.0 * (double)gd->dg->flow[e] * gd->dg->flow[e] / f->sc.sum_adj;
+            if (c->variant == DAR_DUAL)
+                c->sum[MAXFLOW_LOSS_CUT] += gd->n * log(2.0) / f->sc.sum_nodes;
+        }
+        if (c->pred) {
+            struct dar_prediction *p = &c->pred[b];
+            if (p->flow && gd->m) memset(p->flow, 0, sizeof(float) * (size_t)gd->m);
+            if (p->cut && c->variant == DAR_DUAL)
+                for (int v = 0; v < gd->n; v++) p->cut[v] = 0.5f;
+            if (p->embed) memset(p->embed, 0, sizeof(float) * (size_t)(gd->n * 3 * H));
+        }
+    }
+}
+
+void maxflow_run_group(struct dar_group *c)
+{
+    struct mf f = {.c = c, .leak_cut = c->model->config.leak_cut && c->variant == DAR_DUAL};
+    memcpy(&f.sc, &c->scales, sizeof f.sc);
+    f.bf = dar_net_index(c->model, "bf");
+    f.flow = dar_net_index(c->model, "flow");
+    f.mincut = dar_net_index(c->model, "mincut");
+    f.net = dar_net_index(c->model, "net");
+    static const uint8_t flow_phase[2] = {0, 1};
+    if (c->embed_first)     /* one step, P_BF then P_F */
+        for (int b = 0; b < c->B; b++) {
+            c->gd[b].T = 2;
+            c->gd[b].phase = flow_phase;
+        }
+    f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
+    state_init(&f);
+    struct dar_run **mincut_runs = NULL, **net_runs = NULL;
+    int mincut_steps = 0, net_steps = 0;
+    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
+    if (c->variant == DAR_PIPELINE)
+        mincut_runs = mincut_forward(&f, steps, &mincut_steps);
+    if (c->variant == DAR_NO_ALGO) {
+        for (int b = 0; b < c->B; b++)
+            steps[b] = c->gd[b].T > 1 ? c->gd[b].T - 1 : 0;
+        net_runs = dar_recurrent_forward(c, &c->model->nets[f.net], steps, &net_steps, recurrent_inputs,
+                                         no_algo_last_step, &f);
+    } else {
+        algorithm_steps(&f);
+    }
+    finish_graphs_without_output(&f);
+    if (c->backward) {
+        if (c->variant == DAR_PIPELINE)
+            dar_recurrent_backward(c, mincut_runs, mincut_steps);
+        if (c->variant == DAR_NO_ALGO)
+            dar_recurrent_backward(c, net_runs, net_steps);
+    }
+}
+
+struct dar_scales maxflow_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
+                                       bool embed_first)
+{
+    struct scales sc = {0};
+    sc.n_hints = model->config.variant == DAR_PRIMAL ? 3 : 4;
+    for (int b = 0; b < B; b++) {
+        const struct dar_graph *dg = graphs[b];
+        int T = embed_first ? 2 : dg->steps;
+        const uint8_t *phase = embed_first ? (const uint8_t[2]){0, 1} : dg->phase;
+        sc.sum_adj += 2.0 * dg->g.m + dg->g.n;
+        sc.sum_nodes += dg->g.n;
+        for (int i = 0; i + 1 < T; i++) {
+            sc.count_mask++;
+            if (phase[i]) sc.count_pi++;
+            else sc.count_flow_hint++;
+        }
+    }
+    struct dar_scales out = {{0}};
+    memcpy(&out, &sc, sizeof sc);
+    return out;
+}
+
+double maxflow_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
+                          double *terms)
+{
+    struct scales sc;
+    memcpy(&sc, scales, sizeof sc);
+    double hints = sc.n_hints;
+    if (model->config.variant == DAR_NO_ALGO) {
+        terms[MAXFLOW_LOSS_FLOW] = sum[MAXFLOW_LOSS_FLOW];
+        return sum[MAXFLOW_LOSS_FLOW];
+    }
+    terms[MAXFLOW_LOSS_MASK] = sum[MAXFLOW_LOSS_MASK] * hints;
+    terms[MAXFLOW_LOSS_PI] = sum[MAXFLOW_LOSS_PI] * hints;
+    terms[MAXFLOW_LOSS_FLOW_HINT] = sum[MAXFLOW_LOSS_FLOW_HINT] * hints;
+    terms[MAXFLOW_LOSS_CUT_HINT] = sum[MAXFLOW_LOSS_CUT_HINT] * hints;
+    terms[MAXFLOW_LOSS_FLOW] = sum[MAXFLOW_LOSS_FLOW];
+    terms[MAXFLOW_LOSS_CUT] = sum[MAXFLOW_LOSS_CUT];
+    return sum[MAXFLOW_LOSS_MASK] + sum[MAXFLOW_LOSS_PI] + sum[MAXFLOW_LOSS_FLOW_HINT] +
+           sum[MAXFLOW_LOSS_CUT_HINT] + sum[MAXFLOW_LOSS_FLOW] + sum[MAXFLOW_LOSS_CUT];
+}
+
+void maxflow_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
+{
+    enum dar_variant variant = model->config.variant;
+    for (int b = 0; b < B; b++) {
+        const struct dar_graph *g = graphs[b];
+        if (training) {
+            bool cut = variant == DAR_DUAL || variant == DAR_PIPELINE;
+            if (!g->flow || (cut && !g->cut) || (variant != DAR_NO_ALGO && !g->hint_mask) || !g->phase)
+                die(EX_SOFTWARE, "BUG: graph of record %ld loaded without its trace", g->record);
+            continue;
+        }
+        if (embed != DAR_EMBED_FIRST && !g->phase)
+            die_record_in(g->source, g->record, "missing key 'hint_phase' (the model follows the trace's "
+                          "phase flags and length; run ff-trace first)");
+        if (model->config.leak_cut && variant == DAR_DUAL && !g->cut)
+            die_record_in(g->source, g->record, "missing key 'cut' (--leak-cut feeds the true min cut)");
+    }
+}

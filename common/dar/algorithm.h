@@ -1,0 +1,154 @@
+/* algorithm.h - an algorithm as the DAR processor is taught it.
+ *
+ * The processor (dar.c) knows networks, encoders, decoders and losses by
+ * type; what it is taught comes from here: the algorithm's probes (after
+ * CLRS's specs: stage × location × type), the networks each variant builds
+ * (which probes each encodes and decodes), and a few operations where a
+ * table does not fit: the step schedule, the tracer and an exact solver,
+ * the random baseline, the validation score.  Every entry is one file
+ * (algo_<name>.c) and one row of the registry (algorithm.c); the model
+ * record names its entry (key `algorithm`).  ARCHITECTURE.md §6 is the
+ * recipe for a new entry.
+ *
+ * Probe types and what the processor does with them:
+ *   scalar       node: an input column x·a; edge: summed onto the arcs of
+ *                the edge (both directions)
+ *   mask         node: input column; decoder 3H→1 logit, BCE
+ *   mask_one     node: input column (1 at one node)
+ *   categorical  node, width K: one-hot input columns, encoder H×K; decoder
+ *                3H→K logits, softmax cross-entropy
+ *   pointer      node: the arc u→π(u) gets feature 1 (an arc column);
+ *                decoder two 3H→H projections, logits p1(u)·p2(v) over v,
+ *                softmax cross-entropy
+ *   bounded_antisymmetric
+ *                edge: F_uv = b_uv tanh(P_uv − P_vu), b the probe `bound`
+ *                (an edge input): +F on the forward arc, −F on the backward
+ *                one (an arc column); decoder q1, q2 (3H→1) and q3 (H→1)
+ *                on the arc features, squared error
+ * Graph-level probes are declared for the schedule's use (a probe the
+ * algorithm computes itself); the processor encodes and decodes only node
+ * and edge probes. */
+#ifndef DAR_ALGORITHM_H
+#define DAR_ALGORITHM_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "stream.h"
+
+enum dar_stage { DAR_STAGE_INPUT, DAR_STAGE_HINT, DAR_STAGE_OUTPUT };
+enum dar_location { DAR_LOCATION_NODE, DAR_LOCATION_EDGE, DAR_LOCATION_GRAPH };
+enum dar_type { DAR_TYPE_SCALAR, DAR_TYPE_CATEGORICAL, DAR_TYPE_MASK, DAR_TYPE_MASK_ONE,
+                DAR_TYPE_POINTER, DAR_TYPE_BOUNDED_ANTISYMMETRIC };
+
+enum { DAR_MAX_PROBES = 24, DAR_MAX_HEADS = 8, DAR_MAX_NETS = 3, DAR_MAX_LOSSES = 8 };
+
+struct dar_probe {
+    const char *key;            /* its record key; NULL when the entry computes it (pos) */
+    const char *encoder;        /* "<net>.enc.<encoder>"; NULL: never an input */
+    const char *decoder;        /* "<net>.dec.<decoder>..."; NULL: never predicted */
+    enum dar_stage stage;
+    enum dar_location location;
+    enum dar_type type;
+    int width;                  /* categorical: classes; else 1 */
+    int bound;                  /* bounded_antisymmetric: the probe bounding |F| */
+    bool vessel;                /* an edge input of vessel models (edge-embed --reconstruct),
+                                   in place of the probe vessel_replaces */
+};
+
+/* One network of a variant: the probes it encodes (bit p for probe p, in
+ * probe order: the order of its encoder parameters) and those it decodes,
+ * in the order of its decoder parameters and of the fused decoder product. */
+struct dar_network {
+    const char *name;           /* parameter prefix: "<name>.proc.m1.weight" */
+    uint32_t encodes;
+    int ndecoders;
+    int decoders[DAR_MAX_HEADS];
+};
+
+struct dar_layout {
+    int nnets;                  /* 0: the algorithm has no such variant */
+    struct dar_network nets[DAR_MAX_NETS];
+};
+
+enum dar_variant { DAR_PRIMAL, DAR_DUAL, DAR_PIPELINE, DAR_NO_ALGO, DAR_VARIANTS };
+
+struct dar_group;
+struct dar_graph;
+struct dar_model;
+struct dar_workspace;
+struct dar_scales { double value[8]; };
+
+/* What a tracer keeps from one record to the next (its own buffers). */
+struct dar_tracer_buffers { void *data; void (*free)(void *data); };
+
+struct dar_algorithm {
+    const char *name;           /* "max-flow": --algorithm, the model record's `algorithm` */
+    const char *summary;        /* one line for --help and errors */
+    int nprobes;
+    const struct dar_probe *probes;
+    int vessel_replaces;        /* the edge input the vessel inputs replace, -1: none */
+    const struct dar_layout *layouts;   /* [DAR_VARIANTS] */
+    /* the losses, in the order of struct dar_losses' terms and the
+     * training curve's columns */
+    int nlosses;
+    const char *const *loss_names;
+
+    /* ---- the model (dar.c calls these) ---- */
+    /* A graph record with the trace keys need asks for (dar.h DAR_NEED_*),
+     * checked; dies with exit 65 naming the record and key. */
+    void (*read_graph)(struct dar_graph *dg, const struct record *rec, int need);
+    /* The values of edge input probe p of a graph ([m]), NULL if it has none. */
+    const float *(*edge_input)(const struct dar_graph *dg, int p);
+    /* Dies unless the graphs hold what the call needs: their trace for
+     * training, what prediction reads otherwise (embed: enum dar_embed). */
+    void (*check)(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
+                  int embed);
+    /* The loss normalisers of the whole batch, before any group runs. */
+    struct dar_scales (*batch_scales)(const struct dar_model *model, struct dar_graph *const *graphs,
+                                      int B, bool embed_first);
+    /* One group, start to end: its state, its steps (dar_run_* in
+     * dar_processor.h), the losses into the group's terms, predictions,
+     * and with backward the backward pass of every run it made. */
+    void (*run_group)(struct dar_group *c);
+    /* The groups' loss terms added (in group order, already done) into
+     * the reported terms; returns the total the gradient is of. */
+    double (*total_loss)(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
+                         double *terms);
+
+    /* ---- the tools ---- */
+    /* The keys trace() adds (hints and outputs), and those with hints off. */
+    int ntrace_keys, nsolution_keys;
+    const char *const *trace_keys, *const *solution_keys;
+    /* Enrich rec with the trace (hints true) or only the solution; dies
+     * (exit 65, naming the record) on a graph the algorithm cannot take,
+     * and refuses hints bigger than hint_bytes_limit before allocating. */
+    void (*trace)(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
+                  struct dar_tracer_buffers *b);
+    /* dar-step: the model's predictions for one record, as an enriched
+     * copy (hints: the per-step predictions too; embed: node embeddings,
+     * embed_step an enum dar_embed); graphs without a trace get its phases
+     * from running the algorithm (only the flags and the length enter). */
+    void (*predict)(struct writer *w, const struct record *rec, struct dar_model *model,
+                    struct dar_workspace *ws, bool hints, bool embed, int embed_step);
+    /* The random baseline's predictions (dar-step --baseline random). */
+    void (*random_baseline)(struct writer *w, const struct record *rec, uint64_t seed);
+    /* dar-fit's validation score (lower is better) of model on graphs; adds
+     * the inference cost to *kappa when not NULL. */
+    double (*validation_score)(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
+                               int count, double *kappa);
+};
+
+/* The registry's names as option tables take them (cli.h CLI_CHOICE), in
+ * its order; test_algorithm checks them against the registry. */
+#define DAR_ALGORITHM_NAMES "max-flow"
+
+/* The registry (algorithm.c), in --help order; the first is the default. */
+extern const struct dar_algorithm *const dar_algorithms[];
+extern const int dar_algorithm_count;
+/* The entry called name, or NULL. */
+const struct dar_algorithm *dar_algorithm_find(const char *name);
+/* "max-flow, shortest-paths" into buf, for messages. */
+const char *dar_algorithm_names(char *buf, size_t size);
+/* The probe of alg whose encoder or decoder is called name, or -1. */
+int dar_probe_by_encoder(const struct dar_algorithm *alg, const char *name);
+
+#endif

@@ -1,0 +1,157 @@
+/* dar_processor.h - the processor as an algorithm's schedule drives it
+ * (inside common/dar/ only): graphs laid out for the networks, runs of one
+ * network on a set of graphs at one step, their forward and backward, the
+ * carried hidden state, and the losses by probe type.
+ *
+ * dar.c owns the call: it cuts the batch into groups, lays out each group's
+ * graphs and caches the rank-4 products, then hands the group to the
+ * algorithm's run_group (algorithm.h), which runs its networks in its own
+ * order through the functions below and keeps its own per-graph state.  The
+ * processor never calls the algorithm but through its ops, and an entry
+ * never reaches into dar.c but through this header: no circle. */
+#ifndef DAR_PROCESSOR_H
+#define DAR_PROCESSOR_H
+#include "dar.h"
+#include "arena.h"
+
+/* One graph laid out for the processor. */
+struct dar_graph_layout {
+    const struct dar_graph *dg;
+    int n, m;
+    int64_t A;                  /* arcs: PGN the 2m arcs of the edges and n self-loops, MPNN n² */
+    int32_t *send, *recv;       /* [A] */
+    int32_t *arc_fwd, *arc_bwd; /* [m] arcs src->dst and dst->src of each edge */
+    float *arc_input[DAR_MAX_PROBES];   /* [A] per arc column of an edge input (summed over
+                                           the edges an arc comes from), else NULL */
+    int T;                      /* frames the schedule follows */
+    const uint8_t *phase;       /* [T] */
+};
+
+/* The probe values a run encodes for one graph, by probe index (NULL: zeros,
+ * or no pointer): node probes [n] (f32 scalar, u8 mask, mask_one and
+ * categorical classes, i32 pointer), edge probes [m] f32.  grad[p]: where
+ * the gradient of a bounded_antisymmetric edge probe's values goes (the
+ * prediction it came from), NULL: a constant. */
+struct dar_inputs {
+    const void *probe[DAR_MAX_PROBES];
+    float *grad[DAR_MAX_PROBES];
+};
+
+/* A head's outputs on a run, and their gradients (filled by the loss code). */
+struct dar_head_out {
+    float *value, *grad;        /* mask, scalar [N]; categorical [N×width] logits; pointer [P]
+                                   logits; bounded_antisymmetric [E] F */
+    float *tanh;                /* bounded_antisymmetric [E] */
+    float *p1, *p2;             /* pointer [N×H] */
+};
+
+/* One network on a set of graphs at one step. */
+struct dar_run {
+    const struct dar_net *net;
+    int ngraphs;
+    int *graph;                 /* [ngraphs] batch indices */
+    /* [ngraphs+1] where each graph's nodes, arcs, edges, pointer logits start */
+    int64_t *node_offset, *arc_offset, *edge_offset, *pointer_offset;
+    int64_t N, A, E, P;
+    int32_t *send, *recv;       /* [A] compact node indices */
+    int32_t *in_degree;         /* [N] mean only */
+    float *node;                /* [N × model->node_columns] */
+    float *arc;                 /* [A × model->narc] */
+    float **input_grad;         /* [ngraphs × narc] where d(arc column) goes, per edge */
+    bool *carry_in;             /* [ngraphs] h_prev is a carried state that takes a gradient */
+    /* saved activations */
+    float *hd;                  /* [N*3H] = [x; h_prev; h] */
+    float *agg;                 /* [N*H] */
+    int32_t *argmax;            /* [N*H] max only */
+    float *r0;                  /* [A*H] first message activation (backward only) */
+    float *r1;                  /* [A*H] second message activation */
+    uint8_t *msign;             /* [A*H] third activation > 0 */
+    struct dar_head_out head[DAR_MAX_HEADS];
+};
+
+/* The hidden state a graph carries from one run to the next. */
+struct dar_carry {
+    float *h;                   /* [n*H] */
+    bool h_valid;               /*   false: zero */
+    float *dh;                  /* [n*H] backward: gradient waiting for the producer */
+    bool dh_pending;
+};
+
+/* Per network: the rank-4 products and their gradients. */
+struct dar_netcache {
+    float *kme[DAR_MAX_PROBES], *dkme[DAR_MAX_PROBES];        /* [H] Me·a_c per arc column */
+    float kq[DAR_MAX_HEADS][DAR_MAX_PROBES], dkq[DAR_MAX_HEADS][DAR_MAX_PROBES];  /* q3·a_c */
+};
+
+/* One group of the batch in one call. */
+struct dar_group {
+    struct dar_model *model;
+    const struct dar_algorithm *alg;
+    struct dar_workspace *ws;
+    struct arena *arena;
+    int H;
+    int B;
+    struct dar_graph *const *graphs;    /* [B] */
+    bool training;              /* the losses are computed (into sum) */
+    bool backward;              /* and their gradients */
+    enum dar_variant variant;
+    bool embed_first;           /* DAR_EMBED_FIRST */
+    const uint8_t *teacher;     /* [teacher_len] teacher forcing per step, or NULL */
+    int teacher_len;
+    struct dar_scales scales;
+    double sum[DAR_MAX_LOSSES]; /* the group's loss terms */
+    struct dar_prediction *pred;    /* [B] or NULL (training) */
+    struct dar_graph_layout *gd;    /* [B] */
+    struct dar_carry *carry;        /* [B] */
+    struct dar_netcache nc[DAR_MAX_NETS];
+};
+
+/* A run of net on the graphs list[0..ngraphs) (batch indices), laid out;
+ * its inputs are set graph by graph with dar_run_set_inputs. */
+struct dar_run *dar_run_new(struct dar_group *c, const struct dar_net *net, const int *list, int ngraphs);
+void dar_run_set_inputs(struct dar_group *c, struct dar_run *r, int k, const struct dar_inputs *in);
+/* Encoders, processor and every head of the run; h_prev is hprev (N×H, in
+ * run order; NULL: zero). */
+void dar_run_forward(struct dar_group *c, struct dar_run *r, const float *hprev);
+/* Backward of one run: heads (their grad buffers filled by the loss code and
+ * later runs), processor, encoders, and the inputs' gradients.
+ * consume_carry: add the gradient of h left by the next run (carry dh);
+ * produce_carry: leave d(h_prev) for the run before, for graphs with
+ * carry_in. */
+void dar_run_backward(struct dar_group *c, struct dar_run *r, bool consume_carry, bool produce_carry);
+
+/* Graph k's rows of the run's h into its carry (h_valid set). */
+void dar_carry_from_run(struct dar_group *c, const struct dar_run *r, int k);
+/* h_prev for a run: graph k's carry where carry_in[k] is set (NULL when no
+ * graph carries: all zero). */
+float *dar_carry_hprev(struct dar_group *c, struct dar_run *r);
+
+/* A recurrent network (the same net at every step, h carried, constant
+ * inputs in(c, b, ctx)) run steps[b] steps on graph b; last(c, r, k, ctx) is
+ * called at graph r->graph[k]'s last step.  Returns its runs (steps in
+ * order, kept for backward) and their number. */
+struct dar_run **dar_recurrent_forward(struct dar_group *c, const struct dar_net *net, const int *steps,
+                                       int *nsteps_out,
+                                       void (*in)(struct dar_group *c, int b, struct dar_inputs *inputs,
+                                                  void *ctx),
+                                       void (*last)(struct dar_group *c, const struct dar_run *r, int k,
+                                                    void *ctx),
+                                       void *ctx);
+void dar_recurrent_backward(struct dar_group *c, struct dar_run **runs, int S);
+
+/* DAR_HPREV_RECORD / _REPLAY (dar.h): a carried h_prev stored or substituted. */
+void dar_hprev_test_hook(struct dar_group *c, float *h, int64_t count);
+
+/* The loss of a head's values for one graph, by the probe's type, with its
+ * gradient into grad when not NULL: mask BCE with logits (target u8 [n]);
+ * categorical softmax cross-entropy over width classes (target i32 [n]);
+ * pointer softmax cross-entropy over the n nodes (target i32 [n]); scalar and
+ * bounded_antisymmetric squared error (target f32 [n or m]); each term times
+ * scale.  count: the graph's nodes (edges for an edge probe). */
+double dar_probe_loss(struct dar_group *c, enum dar_type type, int width, float *grad, const float *value,
+                      const void *target, float scale, int count);
+
+/* Index of the node whose row is the largest entry of row[0..K). */
+int dar_argmax_row(const float *row, int K);
+
+#endif

@@ -1,0 +1,89 @@
+/* test_algorithm.c - the registry of algorithms (algorithm.h): every
+ * entry's description is consistent, as the processor assumes without
+ * checking, and the option tables' list of names is the registry's. */
+#include "check.h"
+#include "algorithm.h"
+#include "dar.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* The probes the processor encodes must say where their values go, those it
+ * decodes how; a bound must be an edge input. */
+static void test_entry(const struct dar_algorithm *alg)
+{
+    bool ok = alg->nprobes <= DAR_MAX_PROBES && alg->nlosses <= DAR_MAX_LOSSES && alg->name && alg->summary;
+    CHECK(ok, "%s: %d probes, %d losses within the processor's bounds", alg->name, alg->nprobes, alg->nlosses);
+    int bad_bound = 0, bad_width = 0;
+    for (int p = 0; p < alg->nprobes; p++) {
+        const struct dar_probe *probe = &alg->probes[p];
+        if (probe->type == DAR_TYPE_BOUNDED_ANTISYMMETRIC) {
+            const struct dar_probe *b = probe->bound >= 0 && probe->bound < alg->nprobes ? &alg->probes[probe->bound]
+                                                                                            : NULL;
+            bad_bound += !b || b->stage != DAR_STAGE_INPUT || b->location != DAR_LOCATION_EDGE ||
+                         probe->location != DAR_LOCATION_EDGE;
+        }
+        bad_width += probe->width < 1 || (probe->type == DAR_TYPE_CATEGORICAL) != (probe->width > 1);
+    }
+    CHECK(bad_bound == 0 && bad_width == 0, "%s: bounds are edge inputs (%d wrong), widths fit the types (%d wrong)",
+          alg->name, bad_bound, bad_width);
+    int variants = 0, bad_encoder = 0, bad_decoder = 0;
+    for (int v = 0; v < DAR_VARIANTS; v++) {
+        const struct dar_layout *layout = &alg->layouts[v];
+        variants += layout->nnets > 0;
+        for (int j = 0; j < layout->nnets; j++) {
+            const struct dar_network *net = &layout->nets[j];
+            for (int p = 0; p < alg->nprobes; p++)
+                bad_encoder += (net->encodes >> p & 1) && !alg->probes[p].encoder;
+            for (int k = 0; k < net->ndecoders; k++) {
+                int p = net->decoders[k];
+                bad_decoder += p < 0 || p >= alg->nprobes || !alg->probes[p].decoder ||
+                               alg->probes[p].location == DAR_LOCATION_GRAPH;
+            }
+        }
+    }
+    CHECK(variants > 0 && bad_encoder == 0 && bad_decoder == 0,
+          "%s: %d variants; every encoded probe has an encoder (%d not), every decoded one a decoder (%d not)",
+          alg->name, variants, bad_encoder, bad_decoder);
+    bool ops = alg->read_graph && alg->edge_input && alg->check && alg->batch_scales && alg->run_group &&
+               alg->total_loss && alg->trace && alg->predict && alg->random_baseline && alg->validation_score;
+    CHECK(ops, "%s: every operation is there", alg->name);
+    /* a model of every variant it has lays out and names its algorithm */
+    int made = 0;
+    for (int v = 0; v < DAR_VARIANTS; v++) {
+        if (!alg->layouts[v].nnets)
+            continue;
+        struct dar_model m;
+        struct dar_config c = {.variant = v, .processor = DAR_PGN, .agg = DAR_AGG_MAX, .hidden = 4,
+                               .algorithm = alg};
+        dar_model_init(&m, &c, 1);
+        made += m.config.algorithm == alg && m.nnets == alg->layouts[v].nnets && m.nparams > 0;
+        dar_model_free(&m);
+    }
+    CHECK(made == variants, "%s: a model of each of its %d variants lays out", alg->name, variants);
+}
+
+int main(void)
+{
+    check_file_name = "algorithm";
+    char names[512], choices[512];
+    dar_algorithm_names(names, sizeof names);
+    snprintf(choices, sizeof choices, "%s", DAR_ALGORITHM_NAMES);
+    for (char *c = choices; *c; c++)
+        if (*c == '|')
+            *c = ',';
+    /* "a, b" against "a,b" */
+    char compact[512];
+    int k = 0;
+    for (const char *c = names; *c && k < (int)sizeof compact - 1; c++)
+        if (*c != ' ')
+            compact[k++] = *c;
+    compact[k] = '\0';
+    CHECK(strcmp(compact, choices) == 0, "DAR_ALGORITHM_NAMES '%s' is the registry's '%s'", DAR_ALGORITHM_NAMES,
+          names);
+    CHECK(dar_algorithm_count >= 1 && strcmp(dar_algorithms[0]->name, "max-flow") == 0 &&
+          dar_algorithm_find("max-flow") == dar_algorithms[0] && !dar_algorithm_find("no-such"),
+          "max-flow is the first entry, the default; an unknown name finds nothing");
+    for (int i = 0; i < dar_algorithm_count; i++)
+        test_entry(dar_algorithms[i]);
+    return check_done();
+}
