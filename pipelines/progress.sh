@@ -36,7 +36,7 @@ last_block=$start   # when a log last got the running block
 
 status_of() { # a step file: its training's progress file
     local f=$1
-    case $f in */models/*.mp) echo "${f%/models/*}/logs/$(basename "$f" .mp).progress" ;; esac
+    case $f in models/*.mp | */models/*.mp) echo "${f%models/*}logs/$(basename "$f" .mp).progress" ;; esac
 }
 
 minutes() { # seconds: "about N min" or "N s"
@@ -46,7 +46,7 @@ minutes() { # seconds: "about N min" or "N s"
 describe() { # file seconds
     local name; name=$(basename "$1" .mp)
     case $1 in
-        */models/*) echo "trained $name ($2 s)" ;;
+        models/* | */models/*) echo "trained $name ($2 s)" ;;
         *.md) echo "wrote $(basename "$1") ($2 s)" ;;
         *) echo "made $name ($2 s)" ;;
     esac
@@ -62,7 +62,7 @@ job_line() { # name line
         return
     fi
     if [ "$done_" -ge "$total" ] 2> /dev/null; then
-        echo "$name: $what $total/$total done, scoring on the test graphs"
+        echo "$name: $total/$total $what done, scoring on the test graphs"
         return
     fi
     [ "$done_" -gt 0 ] && left="; $(minutes $(( seconds * (total - done_) / done_ ))) left"
@@ -103,6 +103,8 @@ make_block() {
     if [ "$model_count" -gt 0 ]; then per=$(( model_time / model_count )); else per=$est; fi
     left=$(( (left_sum + queued * per + jobs - 1) / jobs ))
     [ "$left" -lt "$left_max" ] && left=$left_max
+    # a queued training takes its whole time once it starts
+    [ "$queued" -gt 0 ] && [ "$left" -lt "$per" ] && left=$per
     local summary="  $done_count/$total steps done, $(( total - done_count )) left; $(( (now - start) / 60 )) min elapsed"
     if [ "$running" -gt 0 ] || [ "$queued" -gt 0 ]; then
         if [ "$per" -gt 0 ] || [ "$left_max" -gt 0 ]; then summary+=", about $(minutes "$left") left"; fi
@@ -140,7 +142,7 @@ poll() {
             took=$(( now - ${started[$f]:-$start} ))
             finished[$f]=1
             done_count=$(( done_count + 1 ))
-            case $f in */models/*) model_time=$(( model_time + took )); model_count=$(( model_count + 1 )) ;; esac
+            case $f in models/* | */models/*) model_time=$(( model_time + took )); model_count=$(( model_count + 1 )) ;; esac
             make_block
             say "[$done_count/$total] $(describe "$f" "$took");${block[-1]#*;}"
         elif [ -e "$f.tmp" ] && [ -z "${started[$f]:-}" ]; then
