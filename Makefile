@@ -179,7 +179,7 @@ fuzz: fuzz-build
 	@FUZZ_BUILD=$(FUZZ_BUILD) bash tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_NAMES)
 
 test-fuzz:
-	@if ! command -v $(FUZZ_CC) >/dev/null; then echo "not ok 1 - fuzz replay: no $(FUZZ_CC) (make deps installs clang)"; exit 1; fi
+	@if ! command -v $(FUZZ_CC) >/dev/null; then echo "not ok 1 - fuzz replay: no $(FUZZ_CC) (make test installs clang: DEB_TEST_PACKAGES)"; exit 1; fi
 	@$(MAKE) --no-print-directory -s fuzz-build >/dev/null
 	@FUZZ_BUILD=$(FUZZ_BUILD) bash tests/fuzz/run.sh replay 0 $(FUZZ_JOBS) $(FUZZ_NAMES)
 
