@@ -67,3 +67,25 @@ setup_file() {
         grep -q "^  The evidence: make report PROFILE=smoke; its findings section .*$D_OUT/report/report.html#findings" "$out" || fail "$(tail -3 "$out")"
     fi
 }
+
+@test "make table2 (smoke) shows its trainings' progress too, and the trainings left; make -n stays a dry run" {
+    out="$BATS_FILE_TMPDIR/t2"
+    DAR_CACHE="$BATS_FILE_TMPDIR/cache-t2" run --separate-stderr make --no-print-directory -s -C "$ROOT" -j2 \
+        PROFILE=smoke OUT="$out" DAR_BIN="$DAR_BIN" table2
+    assert_success
+    assert_line --partial "Table 2: |F - F*| on 2-community graphs — smoke profile"
+    # 6 models x 2 seeds, each started before the first finished step, and counted
+    first_progress=$(grep -nE '^[a-z]+-[a-z]+-[a-z]+-s[0-9]+: started, 4 iterations$' <<< "$stderr" | head -1 | cut -d: -f1)
+    first_done=$(grep -nE '^\[1/12\] trained ' <<< "$stderr" | head -1 | cut -d: -f1)
+    [ -n "$first_progress" ] && [ -n "$first_done" ] && [ "$first_progress" -lt "$first_done" ] || fail "$stderr"
+    grep -qE '^\[12/12\] trained ' <<< "$stderr" || fail "$stderr"
+    # nothing left to do: the table and nothing else
+    DAR_CACHE="$BATS_FILE_TMPDIR/cache-t2" run --separate-stderr make --no-print-directory -s -C "$ROOT" -j2 \
+        PROFILE=smoke OUT="$out" DAR_BIN="$DAR_BIN" table2
+    assert_success
+    [ -z "$stderr" ] || fail "$stderr"
+    run make --no-print-directory -n -C "$ROOT" PROFILE=smoke OUT="$BATS_FILE_TMPDIR/dry" table2
+    assert_success
+    assert_output --partial "dar-fit --variant"
+    [ ! -e "$BATS_FILE_TMPDIR/dry" ]
+}
