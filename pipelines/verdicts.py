@@ -127,7 +127,7 @@ def main():
             print(f"    Why: {WHY.get(claim_id, 'see the report').format(cut=cut)}")
     if departures:
         print(f"  The evidence: make report PROFILE={args.profile}; its findings section measures the dual with and "
-              f"without the leak (one more training) and its size sweep the cut accuracy from 8 to 128 nodes "
+              f"without the leak and its size sweep the cut accuracy from 8 to 128 nodes "
               f"({args.report}/report.html#findings).")
 
 
