@@ -200,11 +200,12 @@ clean:
 # the same make once more under pipelines/progress.sh, which shows each running
 # training's iteration, validation score and time left and the trainings done
 # and left; the trainings are those `make -n` would run.  The make that does
-# the work is a sub-make (MAKELEVEL 1), which reads the pipelines as usual; a
-# dry run (-n, -q), PROGRESS=0 or any other goal runs as before.
+# the work is a sub-make with DAR_PROGRESS_WRAPPED set, which reads the
+# pipelines as usual (not MAKELEVEL: a make run by a test under `make test` is
+# watched too); a dry run (-n, -q), PROGRESS=0 or any other goal runs as before.
 PROGRESS ?= 1
 PROGRESS_GOALS := table1 table2 table-r2 table-val tables study report
-PROGRESS_WRAP := $(and $(filter 0,$(MAKELEVEL)),$(filter 1,$(PROGRESS)),$(MAKECMDGOALS),\
+PROGRESS_WRAP := $(and $(if $(DAR_PROGRESS_WRAPPED),,1),$(filter 1,$(PROGRESS)),$(MAKECMDGOALS),\
   $(if $(filter-out $(PROGRESS_GOALS),$(MAKECMDGOALS)),,1),$(if $(findstring n,$(firstword -$(MAKEFLAGS))),,1),\
   $(if $(findstring q,$(firstword -$(MAKEFLAGS))),,1))
 ifneq ($(PROGRESS_WRAP),)
@@ -212,7 +213,8 @@ ifneq ($(PROGRESS_WRAP),)
 # make -jN: N trainings at once, for the time left
 $(firstword $(MAKECMDGOALS)):
 	@steps=$$($(MAKE) -n --no-print-directory $(MAKECMDGOALS) 2> /dev/null | grep -o "[^ ']*/models/[^ ']*\.mp\.tmp" | sed 's/\.tmp$$//' | sort -u || true); \
-	  bash pipelines/progress.sh $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),1) $$steps -- $(MAKE) --no-print-directory $(MAKECMDGOALS)
+	  DAR_PROGRESS_WRAPPED=1 bash pipelines/progress.sh $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),1) $$steps \
+	    -- $(MAKE) --no-print-directory $(MAKECMDGOALS)
 $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)): $(firstword $(MAKECMDGOALS))
 	@:
 else
