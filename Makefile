@@ -9,8 +9,10 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g -Wall -Wextra -Wno-unused-parameter -std=gnu11
 PKGS    := msgpack libxxhash openblas jansson
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Read at first use, not when make starts: on a fresh machine the first build
+# installs pkg-config and the libraries ($(DEPS_STAMP)) before it compiles.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$(PKG_LIBS)
 # common/ is grouped by layer (ARCHITECTURE.md §2) and tools/ holds the tools'
 # bodies; every folder is on the include path so includes name only the file.
 SRC_DIRS := common/base common/records common/graphs common/flow common/algos common/nn common/dar common/eval tools
@@ -23,6 +25,8 @@ LDLIBS   += $(PKG_LIBS) -lmetis -lglpk -lpthread -lm
 # sanitizer ones, so the two builds never mix.
 BUILD   ?= build
 BINDIR  ?= bin
+# written by make deps; every build's objects wait for it (see deps below)
+DEPS_STAMP := build/.deps-study
 
 COMMON_SRC := $(sort $(wildcard common/*/*.c tools/*.c))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
@@ -35,7 +39,7 @@ TESTTOOL_SRC  := $(sort $(wildcard tests/tools/*.c))
 TESTTOOL_BINS := $(TESTTOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 LIB        := $(BUILD)/libdar.a
 
-.PHONY: all deps demo test test-unit test-bats test-asan bench clean fuzz fuzz-build test-fuzz
+.PHONY: all deps deps-test demo test test-unit test-bats test-asan bench clean fuzz fuzz-build test-fuzz
 # Objects are not intermediate files to throw away: keep them so a rebuild is
 # incremental and concurrent makes never see one vanish.
 .SECONDARY: $(COMMON_OBJ) $(TOOLS:%=$(BUILD)/bin/%.o)
@@ -43,11 +47,11 @@ all: $(LIB) $(TOOL_BINS) $(TESTTOOL_BINS)
 
 # Static pattern rules: $(BUILD)/tools/ holds both the objects of tools/*.c
 # and the test helpers of tests/tools/*.c, so each rule names its targets.
-$(COMMON_OBJ): $(BUILD)/%.o: %.c $(HEADERS)
+$(COMMON_OBJ): $(BUILD)/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/bin/%.o: bin/%.c $(HEADERS)
+$(BUILD)/bin/%.o: bin/%.c $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -68,31 +72,41 @@ $(TESTTOOL_BINS): $(BUILD)/tools/%: tests/tools/%.c $(LIB) $(HEADERS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
 # ---- dependencies (Debian 12) ----------------------------------------------
-# One package a line, so that a change adds or removes a line.  `make deps
-# DEB_EXTRA=...` asks for more; DEPS_DRY_RUN=1 prints what would be installed.
+# Two sets, one package a line, so that a change adds or removes a line.
+# DEB_PACKAGES: what building and running the study needs (make demo, make
+# report, every table and figure): `make deps` installs them, and the first
+# build runs it (the objects wait for $(DEPS_STAMP)).
+# DEB_TEST_PACKAGES: what only the tests, benchmarks, fuzzing and the cluster
+# need; `make test` and `make bench` install them themselves (deps-test).
+# `make deps DEB_EXTRA=...` asks for more; DEPS_DRY_RUN=1 prints what would be
+# installed.
 DEB_PACKAGES := \
   build-essential \
   pkg-config \
   libmsgpack-dev \
   libxxhash-dev \
-  xxhash \
   libopenblas-dev \
   libjansson-dev \
+  libmetis-dev \
+  libglpk-dev \
+  gnuplot-nox \
+  jq \
+  python3-msgpack \
+  python3-msgpack-numpy \
+  python3-numpy \
+  python3-matplotlib \
+  git
+DEB_TEST_PACKAGES := \
   bats \
   bats-assert \
   bats-support \
   bats-file \
+  xxhash \
   parallel \
-  python3-msgpack \
-  python3-msgpack-numpy \
-  python3-numpy \
   python3-networkx \
   python3-sklearn \
   python3-torch \
   python3-scipy \
-  python3-matplotlib \
-  gnuplot-nox \
-  jq \
   libboost-graph-dev \
   g++ \
   bc \
@@ -100,18 +114,28 @@ DEB_PACKAGES := \
   slurm-wlm \
   munge \
   procps \
-  libmetis-dev \
-  libglpk-dev \
   python3-gensim \
   clang \
   libclang-rt-14-dev \
-  git
+  chromium
 DEB_EXTRA ?=
+DEPS_DRY_RUN ?= 0
 deps:
 	@bash scripts/deps.sh $(DEB_PACKAGES) $(DEB_EXTRA)
+	@[ "$(DEPS_DRY_RUN)" = 1 ] || { mkdir -p $(dir $(DEPS_STAMP)) && touch $(DEPS_STAMP); }
+# both sets: a fresh machine gets one apt-get run, a user who is not root one line
+deps-test:
+	@bash scripts/deps.sh $(DEB_PACKAGES) $(DEB_TEST_PACKAGES) $(DEB_EXTRA)
+# The first build of a tree runs make deps (unless make deps ran already);
+# the stamp is written only when deps succeeded, so a failure is retried, and
+# make clean removes it.
+$(DEPS_STAMP):
+	@$(MAKE) --no-print-directory deps
 
 # ---- tests -------------------------------------------------------------------
-test: all test-unit test-bats test-asan test-fuzz
+# deps-test first: the tests need the test set (bats, torch, clang, ...)
+test: deps-test
+	@$(MAKE) --no-print-directory all test-unit test-bats test-asan test-fuzz
 
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do ./$$t || exit 1; done
@@ -156,15 +180,14 @@ fuzz: fuzz-build
 	@FUZZ_BUILD=$(FUZZ_BUILD) bash tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_NAMES)
 
 test-fuzz:
-	@if ! command -v $(FUZZ_CC) >/dev/null; then echo "not ok 1 - fuzz replay: no $(FUZZ_CC) (make deps installs clang)"; exit 1; fi
+	@if ! command -v $(FUZZ_CC) >/dev/null; then echo "not ok 1 - fuzz replay: no $(FUZZ_CC) (make test installs clang: DEB_TEST_PACKAGES)"; exit 1; fi
 	@$(MAKE) --no-print-directory -s fuzz-build >/dev/null
 	@FUZZ_BUILD=$(FUZZ_BUILD) bash tests/fuzz/run.sh replay 0 $(FUZZ_JOBS) $(FUZZ_NAMES)
 
-bench: all
+bench: deps-test
+	@$(MAKE) --no-print-directory all
 	@for b in tests/bench/*.sh; do [ -e "$$b" ] || continue; bash "$$b"; done
 
-# Sub-makes: the build's pkg-config flags are read when make starts, so on a
-# fresh machine they must be read again after deps has installed pkg-config.
 demo:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory -s all
@@ -173,6 +196,30 @@ demo:
 clean:
 	rm -rf build $(TOOL_BINS)
 
+# ---- progress of the study's long targets ------------------------------------
+# `make table1` (or any of PROGRESS_GOALS, all goals being among them) runs
+# the same make once more under pipelines/progress.sh, which shows each running
+# training's iteration, validation score and time left and the trainings done
+# and left; the trainings are those `make -n` would run.  The make that does
+# the work is a sub-make with DAR_PROGRESS_WRAPPED set, which reads the
+# pipelines as usual (not MAKELEVEL: a make run by a test under `make test` is
+# watched too); a dry run (-n, -q), PROGRESS=0 or any other goal runs as before.
+PROGRESS ?= 1
+PROGRESS_GOALS := table1 table2 table-r2 table-val tables study report
+PROGRESS_WRAP := $(and $(if $(DAR_PROGRESS_WRAPPED),,1),$(filter 1,$(PROGRESS)),$(MAKECMDGOALS),\
+  $(if $(filter-out $(PROGRESS_GOALS),$(MAKECMDGOALS)),,1),$(if $(findstring n,$(firstword -$(MAKEFLAGS))),,1),\
+  $(if $(findstring q,$(firstword -$(MAKEFLAGS))),,1))
+ifneq ($(PROGRESS_WRAP),)
+.PHONY: $(MAKECMDGOALS)
+# make -jN: N trainings at once, for the time left
+$(firstword $(MAKECMDGOALS)):
+	@steps=$$($(MAKE) -n --no-print-directory $(MAKECMDGOALS) 2> /dev/null | grep -o "[^ ']*/models/[^ ']*\.mp\.tmp" | sed 's/\.tmp$$//' | sort -u || true); \
+	  DAR_PROGRESS_WRAPPED=1 bash pipelines/progress.sh $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),1) $$steps \
+	    -- $(MAKE) --no-print-directory $(MAKECMDGOALS)
+$(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)): $(firstword $(MAKECMDGOALS))
+	@:
+else
 # pipelines/*.mk in name order (cluster.mk before study.mk, vessel.mk after),
 # but report.mk last: it builds on the others' variables and targets.
 -include $(filter-out pipelines/report.mk,$(wildcard pipelines/*.mk)) $(wildcard pipelines/report.mk)
+endif

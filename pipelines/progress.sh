@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# progress.sh JOBS STEP-FILE... -- COMMAND...: run COMMAND (a make) and, on
-# stderr, print one line per step file that appears while it runs:
-#   [2/4] trained dual-pgn-max-s0 (62 s); 3 min elapsed, about 2 min left
-# A step's time runs from when its `<file>.tmp` appeared (the recipes write
-# there first) to when the file itself did.  Files that exist already are
-# done (cached) and not counted.  On a terminal a second line, rewritten in
-# place, names the steps running now; a log gets only the plain lines.
-# The exit status is COMMAND's.
+# progress.sh JOBS STEP-FILE... -- COMMAND...: run COMMAND (a make) and show,
+# on stderr, how far it is:
+#   - one line per step file that appears while it runs (an event):
+#       [2/5] trained dual-pgn-max-s0 (62 s); 3 min elapsed, about 2 min left
+#   - for each running training (a step file models/<run>.mp, whose dar-fit
+#     appends to logs/<run>.progress: DAR_PROGRESS_FILE, common/base/progress.h)
+#     its iteration, loss, validation score and time left:
+#       dual-pgn-max-s0: iteration 1200/3000, loss 0.0123, validation 0.0456 (best 0.04); 5 min 10 s left
+#     and a last line with the steps done and left and the whole run's time left.
+# On a terminal the running lines are redrawn in place every second; in a log
+# or a pipe each training's first line is printed as soon as it starts, and
+# the running lines again at most every PROGRESS_EVERY seconds (default 30).
+# A step's time runs from when its progress file or `<file>.tmp` appeared (the
+# recipes write there first) to when the file itself did.  Files that exist
+# already are done (cached) and not counted.  The exit status is COMMAND's.
 set -uo pipefail
 jobs=$1; shift
 steps=()
@@ -18,52 +25,141 @@ shift
 total=${#steps[@]}
 start=$(date +%s)
 tty=0; [ -t 2 ] && tty=1
+every=${PROGRESS_EVERY:-30}
 
 "$@" &
 pid=$!
-declare -A started finished
+declare -A started finished shown
 done_count=0 model_time=0 model_count=0
+drawn=0             # lines of the running block now on the terminal
+last_block=$start   # when a log last got the running block
+
+status_of() { # a step file: its training's progress file
+    local f=$1
+    case $f in models/*.mp | */models/*.mp) echo "${f%models/*}logs/$(basename "$f" .mp).progress" ;; esac
+}
+
+minutes() { # seconds: "about N min" or "N s"
+    if [ "$1" -ge 90 ]; then echo "$(( ($1 + 59) / 60 )) min"; else echo "$1 s"; fi
+}
 
 describe() { # file seconds
     local name; name=$(basename "$1" .mp)
     case $1 in
-        */models/*) echo "trained $name ($2 s)" ;;
+        models/* | */models/*) echo "trained $name ($2 s)" ;;
         *.md) echo "wrote $(basename "$1") ($2 s)" ;;
         *) echo "made $name ($2 s)" ;;
     esac
 }
 
+# one line of a progress file (SECONDS DONE TOTAL WHAT EXTRA) as the line shown
+job_line() { # name line
+    local name=$1 seconds done_ total what extra left=""
+    IFS=$'\t' read -r seconds done_ total what extra <<< "$2"
+    seconds=${seconds%.*}
+    if [ "$done_" = 0 ]; then
+        echo "$name: started, $total $what"
+        return
+    fi
+    if [ "$done_" -ge "$total" ] 2> /dev/null; then
+        echo "$name: $total/$total $what done, scoring on the test graphs"
+        return
+    fi
+    [ "$done_" -gt 0 ] && left="; $(minutes $(( seconds * (total - done_) / done_ ))) left"
+    what=${what%s}
+    echo "$name: $what $done_/$total${extra:+, $extra}$left"
+}
+
+# every running training's line, and the summary: fills the array `block`
+make_block() {
+    local f s now line left_max=0 left_sum=0 running=0 queued=0 est=0 left
+    now=$(date +%s)
+    block=()
+    for f in "${steps[@]}"; do
+        [ -n "${finished[$f]:-}" ] && continue
+        s=$(status_of "$f")
+        [ -n "$s" ] || continue
+        if [ -s "$s" ] && [ -n "${started[$f]:-}" ]; then
+            line=$(tail -n 1 "$s")
+            block+=("  $(job_line "$(basename "$f" .mp)" "$line")")
+            running=$(( running + 1 ))
+            # this training's seconds left and its whole time, from its rate
+            local sec dn tt
+            IFS=$'\t' read -r sec dn tt _ <<< "$line"
+            sec=${sec%.*}
+            if [ "$dn" -gt 0 ] 2> /dev/null; then
+                left=$(( sec * (tt - dn) / dn ))
+                [ "$left" -gt "$left_max" ] && left_max=$left
+                left_sum=$(( left_sum + left ))
+                est=$(( sec * tt / dn ))
+            fi
+        else
+            queued=$(( queued + 1 ))
+        fi
+    done
+    # the queued trainings, JOBS at a time, at the mean time of those done
+    # or else of the running ones
+    local per=0
+    if [ "$model_count" -gt 0 ]; then per=$(( model_time / model_count )); else per=$est; fi
+    left=$(( (left_sum + queued * per + jobs - 1) / jobs ))
+    [ "$left" -lt "$left_max" ] && left=$left_max
+    # a queued training takes its whole time once it starts
+    [ "$queued" -gt 0 ] && [ "$left" -lt "$per" ] && left=$per
+    local summary="  $done_count/$total steps done, $(( total - done_count )) left; $(( (now - start) / 60 )) min elapsed"
+    if [ "$running" -gt 0 ] || [ "$queued" -gt 0 ]; then
+        if [ "$per" -gt 0 ] || [ "$left_max" -gt 0 ]; then summary+=", about $(minutes "$left") left"; fi
+    fi
+    block+=("$summary")
+}
+
+erase() { # the running block on a terminal
+    [ "$tty" = 1 ] || return 0
+    while [ "$drawn" -gt 0 ]; do
+        printf '\033[1A\r\033[K' >&2
+        drawn=$(( drawn - 1 ))
+    done
+}
+
+say() { # an event line: above the running block on a terminal
+    erase
+    printf '%s\n' "$1" >&2
+}
+
 poll() {
-    local now f running="" left remaining
+    local now f s took remaining left first
     now=$(date +%s)
     for f in "${steps[@]}"; do
         [ -n "${finished[$f]:-}" ] && continue
+        s=$(status_of "$f")
+        # a training that started: its first line at once, in a log too
+        if [ -n "$s" ] && [ -s "$s" ] && [ -z "${shown[$f]:-}" ]; then
+            shown[$f]=1
+            [ -n "${started[$f]:-}" ] || started[$f]=$now
+            first=$(head -n 1 "$s")
+            say "$(job_line "$(basename "$f" .mp)" "$first")"
+        fi
         if [ -e "$f" ]; then
-            local t0=${started[$f]:-$start}
-            local took=$(( now - t0 ))
+            took=$(( now - ${started[$f]:-$start} ))
             finished[$f]=1
             done_count=$(( done_count + 1 ))
-            case $f in */models/*) model_time=$(( model_time + took )); model_count=$(( model_count + 1 )) ;; esac
-            remaining=0
-            for g in "${steps[@]}"; do
-                case $g in */models/*) [ -z "${finished[$g]:-}" ] && remaining=$(( remaining + 1 )) ;; esac
-            done
-            left=""
-            if [ "$model_count" -gt 0 ] && [ "$remaining" -gt 0 ]; then
-                # the remaining trainings, $jobs at a time, at the mean time so far
-                left=$(( (remaining + jobs - 1) / jobs * model_time / model_count ))
-                left="; about $(( (left + 59) / 60 )) min left"
-            fi
-            [ "$tty" = 1 ] && printf '\r\033[K' >&2
-            printf '[%d/%d] %s; %d min elapsed%s\n' "$done_count" "$total" "$(describe "$f" "$took")" \
-                "$(( (now - start) / 60 ))" "$left" >&2
-        elif [ -e "$f.tmp" ]; then
-            [ -n "${started[$f]:-}" ] || started[$f]=$now
-            running+=" $(basename "$f" .mp) ($(( now - started[$f] )) s)"
+            case $f in models/* | */models/*) model_time=$(( model_time + took )); model_count=$(( model_count + 1 )) ;; esac
+            make_block
+            say "[$done_count/$total] $(describe "$f" "$took");${block[-1]#*;}"
+        elif [ -e "$f.tmp" ] && [ -z "${started[$f]:-}" ]; then
+            started[$f]=$now
         fi
     done
-    if [ "$tty" = 1 ] && [ -n "$running" ]; then
-        printf '\r\033[K  running:%s' "$running" >&2
+    [ "$done_count" -lt "$total" ] || return 0
+    if [ "$tty" = 1 ]; then
+        make_block
+        erase
+        local line
+        for line in "${block[@]}"; do printf '%s\033[K\n' "$line" >&2; done
+        drawn=${#block[@]}
+    elif [ $(( now - last_block )) -ge "$every" ]; then
+        last_block=$now
+        make_block
+        printf '%s\n' "${block[@]}" >&2
     fi
 }
 
@@ -74,5 +170,5 @@ done
 wait "$pid"
 status=$?
 poll
-[ "$tty" = 1 ] && printf '\r\033[K' >&2
+erase
 exit "$status"

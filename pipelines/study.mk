@@ -144,7 +144,9 @@ $(DATA)/test-bip.mp: $(TOOLS_BUILT)
 # with several targets).  The scores are the predictions piped through
 # flow-fix into metrics.  The random baseline needs no model and is light.
 # FIT_THREADS: threads of one training; make -jN already runs N of them at
-# once.  The bits do not depend on it (formats/model.md).
+# once.  The bits do not depend on it (formats/model.md).  dar-fit appends
+# its progress to logs/<run>.progress (DAR_PROGRESS_FILE), where
+# pipelines/progress.sh reads every running training's iteration and score.
 FIT_THREADS ?= 1
 fit_args = --variant $(call variant_of,$(1)) --processor $(call part,$(1),2) --agg $(call part,$(1),3) \
   --seed $(call seed_of,$(1)) --iters $(ITERS) --eval-every $(EVAL_EVERY) --threads $(FIT_THREADS) $(FIT_EXTRA)
@@ -156,7 +158,8 @@ score = $(call predict,$(1),$(2)) < $(DATA)/test-$(3).mp | flow-fix | metrics --
 
 $(OUT)/models/%.mp $(OUT)/scores/%-2comm.mp $(OUT)/scores/%-bip.mp: $(DATA)/train.mp $(DATA)/val.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(TOOLS_BUILT)
 	@mkdir -p $(OUT)/models $(OUT)/scores $(OUT)/logs
-	$(call heavy, dar-fit $(call fit_args,$*) --val $(DATA)/val.mp --log $(OUT)/logs/$*.tsv -q < $(DATA)/train.mp > $(OUT)/models/$*.mp.tmp \
+	$(call heavy, rm -f $(OUT)/logs/$*.progress && DAR_PROGRESS_FILE=$(OUT)/logs/$*.progress \
+	  dar-fit $(call fit_args,$*) --val $(DATA)/val.mp --log $(OUT)/logs/$*.tsv -q < $(DATA)/train.mp > $(OUT)/models/$*.mp.tmp \
 	  && $(call score,$*,$(OUT)/models/$*.mp.tmp,2comm) > $(OUT)/scores/$*-2comm.mp.tmp \
 	  && $(call score,$*,$(OUT)/models/$*.mp.tmp,bip) > $(OUT)/scores/$*-bip.mp.tmp) \
 	  && mv $(OUT)/scores/$*-2comm.mp.tmp $(OUT)/scores/$*-2comm.mp && mv $(OUT)/scores/$*-bip.mp.tmp $(OUT)/scores/$*-bip.mp \

@@ -11,10 +11,10 @@ CMP="$ROOT/tests/twin/compare.py"
 MIXED_TF=01101001110101101001010011010110100101011
 
 setup_file() {
-    # make deps installs python3-torch: a missing torch is a broken set-up,
+    # make test installs python3-torch: a missing torch is a broken set-up,
     # which a skip would hide
     /usr/bin/python3 -c "import torch" || {
-        echo "/usr/bin/python3 cannot import torch (python3-torch; make deps installs it)" >&2
+        echo "/usr/bin/python3 cannot import torch (python3-torch; make test installs it: DEB_TEST_PACKAGES)" >&2
         return 1
     }
     local d="$BATS_FILE_TMPDIR" B="$ROOT/bin"

@@ -51,7 +51,7 @@ PY
 }
 
 @test "PyTorch twin (float64, sparse products): same loss (1e-5) and gradients (1e-4) for GCN and SAGE, with and without embeddings and dropout" {
-    "$PY" -c "import torch" || fail "/usr/bin/python3 cannot import torch (python3-torch; make deps installs it)"
+    "$PY" -c "import torch" || fail "/usr/bin/python3 cannot import torch (python3-torch; make test installs it: DEB_TEST_PACKAGES)"
     for conv in sage gcn; do
         for embed in "0 --dropout 0" "6 --dropout 0" "6 --dropout 0.4"; do
             "$DAR_TOOLS/gnn_dump" --conv "$conv" --layers 3 --hidden 12 --embed $embed --seed 4 -j 2 \

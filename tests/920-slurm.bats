@@ -17,7 +17,7 @@ setup_file() {
     export BATS_NO_PARALLELIZE_WITHIN_FILE=true
     export F="$BATS_FILE_TMPDIR"
     if ! slurm_installed; then
-        # what `make deps` installs (Makefile DEB_PACKAGES); CI runs that first
+        # what `make test` installs (Makefile DEB_TEST_PACKAGES) before it runs this
         if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
             (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge) \
                 > "$F/apt.log" 2>&1 || true

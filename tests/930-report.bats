@@ -167,3 +167,116 @@ EOF
     run "$PY" "$ROOT/pipelines/code-residual.py" "$T/c.mp"
     assert_line --regexp $'^c.mp\ttwo-community\t16\t100\t0.000000\t0.000000\t'
 }
+
+
+# The report in a real browser: headless Chromium (a test package) loads a
+# copy of the page with a probe added (before the page's content, so that it
+# hears every error, and after it, to check the loaded page); the probe writes
+# what it found into the DOM, which --dump-dom prints.  Chromium's own stderr,
+# with console logging on, is read for console messages too.
+probe_page() { # html: the probe's findings as JSON on stdout, Chromium's log in $T/chromium.log
+    "$PY" - "$1" "$T/probed.html" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+head = """<script>window.darErrors = [];
+window.addEventListener("error", function (e) {
+  window.darErrors.push(e.message || ("cannot load " + (e.target && (e.target.alt || e.target.tagName))));
+}, true);
+window.addEventListener("unhandledrejection", function (e) { window.darErrors.push("rejection: " + e.reason); });
+["error", "warn"].forEach(function (level) {
+  var original = console[level];
+  console[level] = function () {
+    window.darErrors.push(level + ": " + Array.from(arguments).join(" "));
+    original.apply(console, arguments);
+  };
+});
+</script>"""
+tail = """<script>
+window.addEventListener("load", function () {
+  // synchronous, so that --dump-dom prints the result: a figure decodes if
+  // it has its size and draws onto a canvas
+  var undecoded = Array.from(document.images).filter(function (img) {
+    if (!img.complete || img.naturalWidth === 0)
+      return true;
+    try {
+      var canvas = document.createElement("canvas");
+      canvas.width = canvas.height = 1;
+      canvas.getContext("2d").drawImage(img, 0, 0, 1, 1);
+      return false;
+    } catch (e) {
+      return true;
+    }
+  }).map(function (img) { return img.alt || "an image"; });
+  var table = document.querySelector("table.claims");
+  var out = document.createElement("pre");
+  out.id = "dar-probe";
+  out.textContent = JSON.stringify({
+    figures: document.querySelectorAll("figure img").length,
+    undecoded: undecoded,
+    errors: window.darErrors,
+    claims_heading: !!document.querySelector("h2#claims"),
+    claims_rows: table ? table.rows.length - 1 : 0,
+    verdicts: table ? table.querySelectorAll("td.holds, td.fails, td.missing").length : 0});
+  document.body.appendChild(out);
+});
+</script>"""
+assert page.count("<head>") == 1 and page.count("</body>") == 1, "no single <head> and </body>"
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("<head>", "<head>" + head).replace("</body>", tail + "</body>"))
+PY
+    local profile; profile=$(mktemp -d "$T/chromium.XXXXXX")
+    # the network is closed: nothing may reach for it
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$profile" --enable-logging=stderr --v=0 --virtual-time-budget=10000 \
+        --dump-dom "file://$T/probed.html" > "$T/dom.html" 2> "$T/chromium.log" \
+        || { echo "chromium failed: $(tail -3 "$T/chromium.log")" >&2; return 1; }
+    sed -n 's/.*<pre id="dar-probe">\(.*\)<\/pre>.*/\1/p' "$T/dom.html" | sed 's/&quot;/"/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g'
+}
+
+# the probe's findings (JSON) against the report's rules: the problems, one
+# line, and a non-zero status if there is one; the console lines Chromium
+# logged count as errors
+probe_problems() {
+    "$PY" - "$1" "$T/chromium.log" <<'PY'
+import json, re, sys
+p = json.loads(sys.argv[1])
+console = [l.strip() for l in open(sys.argv[2], errors="replace") if re.search(r":CONSOLE[(:]", l)]
+problems = []
+if p["figures"] < 1:
+    problems.append("no figure")
+if p["undecoded"]:
+    problems.append("figures that do not decode: %s" % p["undecoded"])
+if p["errors"] or console:
+    problems.append("errors logged: %s" % (p["errors"] + console))
+if not p["claims_heading"] or p["claims_rows"] < 1 or p["verdicts"] < p["claims_rows"]:
+    problems.append("claims table: heading %s, %d rows, %d verdicts" % (p["claims_heading"], p["claims_rows"], p["verdicts"]))
+print("; ".join(problems))
+sys.exit(1 if problems else 0)
+PY
+}
+
+@test "report.html in headless Chromium: every figure decodes, the page logs no error, the claims table is there" {
+    html="$R_OUT/report/report.html"
+    [ -f "$html" ] || skip "the first test did not run"
+    command -v chromium > /dev/null || fail "no chromium (make test installs it: DEB_TEST_PACKAGES)"
+    probe=$(probe_page "$html") || fail "no page"
+    [ -n "$probe" ] || fail "the page's probe never reported: $(tail -3 "$T/chromium.log")"
+    run probe_problems "$probe"
+    assert_success
+    # every claim of claims.tsv is a row, and every figure of the report was seen
+    claims=$(grep -cv $'^\\(#\\|@\\|$\\)' "$ROOT/pipelines/claims.tsv")
+    [[ "$probe" == *"\"claims_rows\":$claims,"* ]] || fail "expected $claims claims rows: $probe"
+    [[ "$probe" == *"\"figures\":$(grep -c '<figure>' "$html"),"* ]] || fail "$probe"
+}
+
+@test "the browser probe fails a figure that does not decode, a logged error and a missing claims table" {
+    command -v chromium > /dev/null || fail "no chromium (make test installs it: DEB_TEST_PACKAGES)"
+    printf '%s\n' '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><h2>Tables</h2>' \
+        '<figure><img alt="broken" src="data:image/png;base64,AAAA"></figure><script>console.error("boom")</script></body></html>' > "$T/bad.html"
+    probe=$(probe_page "$T/bad.html") || fail "no page"
+    run probe_problems "$probe"
+    assert_failure
+    assert_output --partial "figures that do not decode: ['broken']"
+    assert_output --partial "error: boom"
+    assert_output --partial "claims table: heading False, 0 rows"
+}

@@ -326,7 +326,7 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
     int teacher_cap = 0;
     struct progress p;
     progress_begin(&p, o->progress, "iterations", o->iters);
-    double start = now_seconds();
+    double start = now_seconds(), last_score = NAN;
     uint64_t batch_stream = rng_stream_id("batch"), teacher_stream = rng_stream_id("teacher");
 
     for (int64_t k = st.iteration; k < o->iters; k++) {
@@ -367,7 +367,12 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
             }
         }
         curve_add_losses(&curve, alg, k + 1, &losses, score, now_seconds() - start);
-        snprintf(p.extra, sizeof p.extra, "loss %.4f best %.4g", loss, st.best_score);
+        if (!isnan(score))
+            last_score = score;
+        if (isnan(last_score))
+            snprintf(p.extra, sizeof p.extra, "loss %.4f, no validation yet", loss);
+        else
+            snprintf(p.extra, sizeof p.extra, "loss %.4f, validation %.4g (best %.4g)", loss, last_score, st.best_score);
         progress_update(&p, k + 1);
     }
     progress_end(&p);

@@ -1,7 +1,10 @@
-/* progress.c - one line on stderr, redrawn in place with rate and time left. */
+/* progress.c - one line on stderr, redrawn in place with rate and time left;
+ * plain lines in DAR_PROGRESS_FILE for a watcher (progress.h). */
 #include "progress.h"
 #include "die.h"
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +21,19 @@ enum progress_mode progress_mode_of(bool quiet, bool forced, bool worth)
     return quiet ? PROGRESS_OFF : forced ? PROGRESS_ON : worth ? PROGRESS_AUTO : PROGRESS_OFF;
 }
 
+static void status_write(struct progress *p, double now, int64_t done)
+{
+    p->status_last = now;
+    p->status_done = done;
+    fprintf(p->status, "%.1f\t%lld\t%lld\t%s\t%s\n", now - p->start, (long long)done, (long long)p->total,
+            p->what, p->extra);
+    /* a watcher reads the file while we run; a failed write only loses it */
+    if (fflush(p->status) != 0) {
+        fclose(p->status);
+        p->status = NULL;
+    }
+}
+
 void progress_begin(struct progress *p, enum progress_mode mode, const char *what, int64_t total)
 {
     memset(p, 0, sizeof *p);
@@ -25,6 +41,15 @@ void progress_begin(struct progress *p, enum progress_mode mode, const char *wha
     p->what = what;
     p->total = total;
     p->start = now_seconds();
+    p->status_done = -1;
+    const char *path = getenv("DAR_PROGRESS_FILE");
+    if (path && *path) {
+        p->status = fopen(path, "a");
+        if (!p->status)
+            warn("cannot write progress to '%s' (DAR_PROGRESS_FILE): %s", path, strerror(errno));
+        else
+            status_write(p, p->start, 0);
+    }
 }
 
 static void format_duration(double s, char *buf, size_t cap)
@@ -38,9 +63,14 @@ static void format_duration(double s, char *buf, size_t cap)
 
 void progress_update(struct progress *p, int64_t done)
 {
-    if (!p->enabled)
+    if (!p->enabled && !p->status)
         return;
     double now = now_seconds();
+    /* the first step is written at once: it shows the job is working */
+    if (p->status && (p->status_done <= 0 || now - p->status_last >= 1.0 || done == p->total))
+        status_write(p, now, done);
+    if (!p->enabled)
+        return;
     if (now - p->last < 0.1 && done != p->total)
         return;
     p->last = now;
@@ -61,4 +91,8 @@ void progress_end(struct progress *p)
     if (p->enabled)
         fputc('\n', stderr);
     p->enabled = false;
+    if (p->status) {
+        fclose(p->status);
+        p->status = NULL;
+    }
 }

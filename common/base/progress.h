@@ -1,10 +1,18 @@
 /* progress.h - the one progress line: on stderr, redrawn in place, only when
  * stderr is a terminal unless forced (--progress) or silenced (--quiet).
- * Shows done/total, rate and time left.  Redraws at most 10 times a second. */
+ * Shows done/total, rate and time left.  Redraws at most 10 times a second.
+ *
+ * With DAR_PROGRESS_FILE set in the environment, the same progress is also
+ * appended to that file as plain lines, whatever the mode (the study's
+ * recipes run the tools with --quiet): one when the work starts, one after
+ * the first step, then at most one a second and one at the end, each
+ *   SECONDS <TAB> DONE <TAB> TOTAL <TAB> WHAT <TAB> EXTRA
+ * so that pipelines/progress.sh can show every running job of a make. */
 #ifndef DAR_PROGRESS_H
 #define DAR_PROGRESS_H
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 enum progress_mode { PROGRESS_AUTO, PROGRESS_ON, PROGRESS_OFF };
 
@@ -14,6 +22,9 @@ struct progress {
     int64_t total;           /* 0 if unknown */
     double start, last;
     char extra[96];          /* free text shown at the end, e.g. "loss 0.123" */
+    FILE *status;            /* DAR_PROGRESS_FILE, or NULL */
+    double status_last;
+    int64_t status_done;     /* the last count written there (-1: none yet) */
 };
 
 /* The mode the --quiet and --progress flags ask for; a job too small to be

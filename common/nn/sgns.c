@@ -37,9 +37,11 @@ float sgns_pair_loss(float s, bool positive, float *dloss_ds)
     return loss;
 }
 
-static inline float sum8(vec8 v)
+/* By pointer: a 32-byte vector passed by value has a different ABI with and
+ * without AVX, which GCC notes on every build of a generic x86-64 target. */
+static inline float sum8(const vec8 *v)
 {
-    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    return (((*v)[0] + (*v)[1]) + ((*v)[2] + (*v)[3])) + (((*v)[4] + (*v)[5]) + ((*v)[6] + (*v)[7]));
 }
 
 /* out[k] = a . b[k] for k < 4: a is loaded once for four rows, and four
@@ -55,10 +57,10 @@ __attribute__((always_inline)) static inline void dot4(float *out, const float *
         s2 += x * load8(b[2] + h);
         s3 += x * load8(b[3] + h);
     }
-    out[0] = sum8(s0);
-    out[1] = sum8(s1);
-    out[2] = sum8(s2);
-    out[3] = sum8(s3);
+    out[0] = sum8(&s0);
+    out[1] = sum8(&s1);
+    out[2] = sum8(&s2);
+    out[3] = sum8(&s3);
     for (; h < dim; h++)
         for (int k = 0; k < 4; k++)
             out[k] += a[h] * b[k][h];
