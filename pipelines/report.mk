@@ -27,6 +27,9 @@ SIZE_SEEDS := $(firstword $(SEEDS))
 ifeq ($(PROFILE),smoke)
   CUTSHARE_COUNT := 40
   SIZE_COUNT := 2
+else ifeq ($(PROFILE),core)
+  # the quick profile's count: 128 graphs of 128 nodes would be hours a model
+  SIZE_COUNT := 8
 else ifeq ($(PROFILE),paper)
   SIZE_SEEDS := $(SEEDS)
 endif
@@ -205,13 +208,26 @@ REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_UNITS:%=$(REPORT)/%
 
 $(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
 
-.PHONY: report
+# the committed reference run, shown beside any profile's own numbers
+REPORT_REFERENCE ?= results/core
+.PHONY: report results-core
 report: $(REPORT_INPUTS)
 	$(REPORT_PY) pipelines/report.py --out $(REPORT) --profile $(PROFILE) --note "$(PROFILE_NOTE)" --vessel-note "$(VESSEL_NOTE)" \
 	  --trained "$(ITERS) iterations (validation every $(EVAL_EVERY)), seeds $(SEEDS), $(TRAIN_COUNT) training graphs of $(TRAIN_NODES) nodes, $(VAL_COUNT) validation graphs, $(TEST_COUNT) test graphs of $(TEST_NODES) nodes per family$(if $(FIT_EXTRA), (dar-fit $(FIT_EXTRA)))" \
 	  --version $(VERSION) --start "$(REPORT_START)" --train-nodes $(TRAIN_NODES) --test-nodes $(TEST_NODES) --claims pipelines/claims.tsv --paper-dir pipelines/paper --findings pipelines/findings.tsv \
 	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) $(foreach t,$(REPORT_UNITS),--units $(t)=$(REPORT)/$(t).units.tsv) \
 	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search "$(REPORT_SEARCH)" --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
-	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores
+	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores \
+	  --reference "$(REPORT_REFERENCE)"
 	@echo "$(REPORT)/report.md"
 	@echo "$(REPORT)/report.html"
+
+# results-core: keep the core profile's report as the project's reference run
+# (tables, verdicts with intervals, report.md with the machine, the commit and
+# the wall time; no models, no figures), after `make report PROFILE=core`.
+results-core:
+	@test "$(PROFILE)" = core || { echo "results-core: run it with PROFILE=core" >&2; exit 64; }
+	@test -f $(REPORT)/report.md || { echo "results-core: no $(REPORT)/report.md: run make report PROFILE=core first" >&2; exit 66; }
+	mkdir -p results/core
+	cp $(REPORT)/report.md $(REPORT)/verdicts.tsv $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT)/sizes.tsv results/core/
+	@echo "results/core/: $$(ls results/core | tr '\n' ' ')"

@@ -250,7 +250,7 @@ def verdict_counts(checked, key="verdict"):
     return counts
 
 
-def claims_section(doc, args, checked):
+def claims_section(doc, args, checked, reference=None):
     verdicts = verdict_counts(checked)
     rows, classes, rules = [], [], []
     for c, r in checked:
@@ -269,6 +269,11 @@ def claims_section(doc, args, checked):
         rows.append([c["id"], c["claim"], c["where"], verdict, intervals, numbers, paper])
         classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small", "small",
                         VERDICT_CLASS.get(r["paper_verdict"])])
+        if reference is not None:
+            ref = reference.get(c["id"])
+            rows[-1].append(ref["verdict"] + ("\n" + ref["margins"].replace("; ", "\n") if ref.get("margins") else "")
+                            if ref else "-")
+            classes[-1].append(VERDICT_CLASS.get(ref["verdict"]) if ref else None)
         rules.append(f"`{c['id']}`: `{c['rule']}`" + (f" over `{c['over']}`" if c["over"].strip() not in ("", "-") else ""))
     doc.h(2, "Claims", "claims")
     doc.p(f"{len(checked)} quantitative claims of the paper, each written once in `pipelines/claims.tsv` with the table cells it rests on "
@@ -291,9 +296,36 @@ def claims_section(doc, args, checked):
           "the margin at the measured means and its interval, the deciding comparisons first; no correction for the many "
           "comparisons of a claim is made.")
     doc.table(["id", "claim", "where", "verdict (this profile)", "margin [interval]", "cells: ours (paper)",
-               "the rule on the paper's values"], rows, classes, "claims")
+               "the rule on the paper's values"] + (["the reference run (results/core/)"] if reference is not None else []),
+              rows, classes, "claims")
     doc.h(3, "The rules")
     doc.ul(rules)
+
+
+def write_verdicts(path, checked):
+    """The claims' verdicts with their intervals, one a line: what
+    results/core/ keeps and a later report shows beside its own."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("id\tverdict\ton the means alone\tmargins\tpaper\n")
+        for c, r in checked:
+            margins = "; ".join(f"{label}: {claimlib.margin_text(m, where, claimlib.is_percent_margin)}" if label != "the rule"
+                                else claimlib.margin_text(m, where, claimlib.is_percent_margin) for label, m, where in r["margins"])
+            f.write("\t".join([c["id"], r["verdict"], r["mean_verdict"], margins.replace("\t", " "), r["paper_verdict"]]) + "\n")
+
+
+def read_reference(directory):
+    """results/core/: {claim id: {verdict, margins}} and {table: cells}, or
+    (None, {}) when it holds no run."""
+    path = os.path.join(directory, "verdicts.tsv") if directory else ""
+    if not path or not os.path.exists(path):
+        return None, {}
+    verdicts = {r["id"]: r for r in read_rows(path)}
+    tables = {}
+    for table in glob.glob(os.path.join(directory, "*.tsv")):
+        name = os.path.basename(table)[:-4]
+        if name != "verdicts" and not name.endswith(".units"):
+            tables[name] = claimlib.read_table(table)
+    return verdicts, tables
 
 
 def read_rows(path):
@@ -340,7 +372,7 @@ def headline_section(doc, args, checked):
     doc.ul(items)
 
 
-def table_section(doc, name, path):
+def table_section(doc, name, path, reference=None):
     with open(path, encoding="utf-8") as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     header = lines[0]
@@ -367,6 +399,9 @@ def table_section(doc, name, path):
             paper = values.get(col + " paper", "")
             if paper != "":
                 text += f"\npaper {fmt(float(paper), percent, digits)}; Δ {fmt_delta(float(mean) - float(paper), percent, digits)}"
+            ref = (reference or {}).get((row[0], col))
+            if ref:
+                text += f"\nresults/core {fmt(ref[0], percent, digits)}"
             row.append(text)
         rows.append(row)
     doc.h(3, TABLE_TITLES.get(name, name), name)
@@ -472,6 +507,7 @@ def main():
         parser.add_argument("--" + option, default="")
     parser.add_argument("--table", action="append", default=[])
     parser.add_argument("--units", action="append", default=[])
+    parser.add_argument("--reference", default="", help="a committed report's directory (results/core/) to show beside")
     parser.add_argument("--figure", action="append", default=[])
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -494,15 +530,22 @@ def main():
     doc.p("Every number below comes from the study's outputs for this profile (`make report` builds whatever is missing; "
           "every step is cached); the paper's values come from `pipelines/paper/`.")
     checked = check_claims(args, tables)
+    write_verdicts(os.path.join(args.out, "verdicts.tsv"), checked)
+    reference, reference_tables = read_reference(args.reference)
+    if args.reference:
+        doc.p(f"**The reference run** (`{args.reference}/`, the core profile at the paper's settings, its own report.md says "
+              "the machine, the commit and the wall time): its verdicts and cells are shown beside ours."
+              if reference is not None else
+              f"**The reference run** (`{args.reference}/`): not yet run; `make report PROFILE=core` then `make results-core` makes it.")
     headline_section(doc, args, checked)
-    claims_section(doc, args, checked)
+    claims_section(doc, args, checked, reference)
 
     doc.h(2, "Tables", "tables")
     doc.p("Each cell: our mean ± sample std (number of runs), then the paper's value and our difference to it (Δ; percentage points for percentages).")
     for arg in args.table:
         name, _, path = arg.partition("=")
         if os.path.exists(path):
-            table_section(doc, name, path)
+            table_section(doc, name, path, reference_tables.get(name))
     if args.search and os.path.exists(args.search):
         doc.h(3, "Appendix: the bi-level random search", "search")
         with open(args.search, encoding="utf-8") as f:

@@ -100,6 +100,20 @@ report() {
     [ "$(grep -c '^miss dar-fit' "$R_CACHE/log")" -eq "$misses" ]
 }
 
+@test "a reference run (results/core/) is shown beside the profile's own verdicts and cells; without one the report says so" {
+    [ -f "$R_OUT/report/report.md" ] || skip "the first test did not run"
+    grep -q '^\*\*The reference run\*\* (`results/core/`): not yet run' "$R_OUT/report/report.md"
+    mkdir -p "$T/ref"
+    cp "$R_OUT/report/verdicts.tsv" "$R_OUT/report/table1.tsv" "$T/ref/"
+    [ "$(head -1 "$T/ref/verdicts.tsv")" = $'id\tverdict\ton the means alone\tmargins\tpaper' ]
+    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" \
+        REPORT_REFERENCE="$T/ref" report > /dev/null
+    md="$R_OUT/report/report.md"
+    grep -q '^| id | claim | where | verdict (this profile) | margin \[interval\] | cells: ours (paper) | the rule on the paper'"'"'s values | the reference run (results/core/) |$' "$md"
+    grep '^| PGN-max (dual) |' "$md" | head -1 | grep -q 'results/core [0-9.]*'
+    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" report > /dev/null
+}
+
 # A hand-made score stream: metric records of two models on both families.
 scores() { # dual-2comm primal-2comm dual-bip primal-bip
     local v names=(dual primal dual primal) fams=(2-community 2-community bipartite bipartite) i=0
