@@ -6,11 +6,12 @@
 #include "die.h"
 #include "io.h"
 #include "dar_fit.h"
+#include "dar_fit_checkpoint.h"
 #include "workers.h"
 #include <string.h>
 
 static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd";
-static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0;
+static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0, checkpoint_every = 500;
 static double lr = -1, weight_decay = -1, tf_decay = 0.999;
 static bool tf_per_step, leak_cut, no_cache, verbose, force, quiet, progress;
 static const char *val_path, *log_path, *resume_path, *input = "-", *output = "-";
@@ -32,6 +33,8 @@ static const struct cli_option options[] = {
     CLI_FLAG_KEY("leak-cut", 0, leak_cut, "dual: feed the true min cut, as the authors' code"),
     CLI_STRING("val", 0, val_path, "FILE", "validation graphs (traced); without it the last parameters are kept"),
     CLI_STRING("resume", 0, resume_path, "FILE", "continue training a model record written by dar-fit"),
+    CLI_INT("checkpoint-every", 0, checkpoint_every, "N", "keep the training's state beside its cache entry every N iterations; "
+     "the same command run again resumes from it (0: never)", 0, 1e12),
     CLI_STRING("log", 0, log_path, "FILE", "write the training curve as TSV (iteration, losses, validation score, seconds)"),
     CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
     CLI_STRING("input", 'i', input, "FILE", "read training graphs from FILE instead of stdin"),
@@ -90,9 +93,22 @@ int main(int argc, char **argv)
     val = val ? cached_run_input(&run, val, val_path) : NULL;
     resume = resume ? cached_run_input(&run, resume, resume_path) : NULL;
     FILE *dest = cached_run_lookup(&run, out);
+    struct checkpoint checkpoint;
+    if (dest && checkpoint_open(&checkpoint, &run.cache, checkpoint_every)) {
+        o.checkpoint = &checkpoint;
+        if (checkpoint.resume) {
+            resume = checkpoint.resume, resume_path = checkpoint.path;
+            if (verbose)
+                fprintf(stderr, "dar-fit: resuming from the checkpoint '%s'\n", checkpoint.path);
+        }
+    }
     if (dest)
         dar_fit_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
     cached_run_end(&run);
+    if (o.checkpoint) {
+        checkpoint_done(&checkpoint);
+        checkpoint_close(&checkpoint);
+    }
     io_close_output(out);
     workers_stop();
     return 0;

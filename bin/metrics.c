@@ -9,7 +9,7 @@
 static bool force;
 static const char *input = "-", *output = "-", *split = "test", *quantities = "",
                   *fit = "", *edges = "auto", *table = "", *rows = "model", *cols = "name",
-                  *title = "", *paper = "",
+                  *title = "", *paper = "", *per_graph = "",
                   *percent = "cut_accuracy,accuracy,balanced_accuracy,roc_auc,roc_hard";
 static int64_t digits = 3;
 static struct cli_repeat labels;
@@ -21,6 +21,8 @@ static const struct cli_option options[] = {
      "mae_flow mae_hint_flow cut_accuracy maxflow_error conservation_before conservation_after fixed_value_ratio "
      "accuracy balanced_accuracy roc_auc roc_hard r2", 0, 0),
     CLI_STRING("fit", 0, fit, "FILE", "r2: fit the linear map from max-pooled embeddings to maxflow on FILE's graphs"),
+    CLI_STRING("per-graph", 0, per_graph, "FILE", "also write each graph's sum and count of every mean quantity to FILE "
+     "(graph_metric records, for a bootstrap over the graphs)"),
     CLI_CHOICE("edges", 0, edges, "WHICH", "classification: score the edges whose 'split' is train (0), val (1) or test (2), or all; "
      "auto: test when the record has 'split', else all", "auto|all|train|val|test"),
     CLI_CHOICE("table", 0, table, "FORMAT", "read metric records and print a table instead", "md|tsv"),
@@ -72,8 +74,8 @@ int main(int argc, char **argv)
     FILE *in = io_open_input(input);
     const char *in_name = io_input_name(input);
     if (table[0]) {
-        if (labels.count || fit[0] || strcmp(edges, "auto"))
-            cli_usage_error(&spec, "--table reads metric records: --label, --fit and --edges do not apply");
+        if (labels.count || fit[0] || per_graph[0] || strcmp(edges, "auto"))
+            cli_usage_error(&spec, "--table reads metric records: --label, --fit, --per-graph and --edges do not apply");
         struct metrics_table_options t = {strcmp(table, "md") == 0 ? TABLE_MD : TABLE_TSV, rows, cols,
                                           title[0] ? title : NULL, paper[0] ? io_open_input(paper) : NULL, paper,
                                           percent, (int)digits, quantities};
@@ -92,7 +94,10 @@ int main(int argc, char **argv)
             cli_usage_error(&spec, "quantity 'r2' needs --fit FILE (the embeddings the linear map is fitted on)");
         o.fit = fit[0] ? io_open_input(fit) : NULL;
         FILE *out = io_open_output(output, 1, force);
+        o.per_graph = per_graph[0] ? io_open_output(per_graph, 1, force) : NULL;
         metrics_run(in, in_name, out, &o);
+        if (o.per_graph)
+            io_close_output(o.per_graph);
         if (o.fit)
             fclose(o.fit);
         io_close_output(out);

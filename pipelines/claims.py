@@ -23,6 +23,13 @@ near(x, target, tolerance).  The claim holds if every instance holds; it does
 not hold if any instance with all its cells measured fails; it is "not
 measured at this profile" otherwise.  The same rule is evaluated on the
 paper's own values (pipelines/paper/NAME.tsv) where the paper has them.
+
+With `--units NAME=FILE` (pipelines/bootstrap.py units) every comparison is
+decided with its uncertainty instead: a paired bootstrap over the test graphs
+and the seeds gives each comparison's margin an interval, and an instance
+holds, does not hold, or is "not resolved at this profile" (bootstrap.py
+says how).  A cell without units is taken as exact.  The verdict on the
+means alone stays in the output beside it.
 """
 import argparse
 import ast
@@ -31,7 +38,14 @@ import os
 import re
 import sys
 
+import numpy as np
+
+sys.dont_write_bytecode = True        # no __pycache__ in the work tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bootstrap  # noqa: E402
+
 HOLDS, FAILS, MISSING = "holds", "does not hold", "not measured at this profile"
+UNRESOLVED = bootstrap.UNRESOLVED
 CELL = re.compile(r"([A-Za-z0-9_-]+)\[([^\]|]+)\|([^\]]+)\]")
 
 
@@ -155,16 +169,20 @@ def fill(text, instance):
     return text
 
 
-def check(claim, sets, tables, papers):
-    """The verdict of one claim: a dict with verdict, paper_verdict, cells
-    [(table, row, column, ours (mean, std, n) or None, paper (mean, std) or None)]
-    and notes (instances that fail or lack a cell)."""
-    result = {"verdict": None, "paper_verdict": None, "cells": [], "notes": []}
+def check(claim, sets, tables, papers, units=None):
+    """The verdict of one claim: a dict with verdict, paper_verdict,
+    mean_verdict (the rule on the means alone), cells [(table, row, column,
+    ours (mean, std, n) or None, paper (mean, std) or None)], notes
+    (instances that fail, are not resolved or lack a cell) and margins
+    [(instance, bootstrap.Margin, cell names)], paper_margins the same on the
+    paper's values."""
+    units = units or {}
+    result = {"verdict": None, "paper_verdict": None, "cells": [], "notes": [], "margins": [], "paper_margins": []}
     seen = set()
-    outcomes, paper_outcomes = [], []
+    outcomes, paper_outcomes, mean_outcomes = [], [], []
     for instance in instances(claim["over"], sets):
         rule = fill(claim["rule"], instance)
-        ours, paper = {}, {}
+        ours, paper, where = {}, {}, {}
 
         def cell(match):
             table, row, column = match.group(1), match.group(2).strip(), match.group(3).strip()
@@ -172,7 +190,8 @@ def check(claim, sets, tables, papers):
             our = tables.get(table, {}).get((row, column))
             pap = papers.get(table, {}).get((row, column))
             ours[name] = our[0] if our else None
-            paper[name] = pap[0] if pap else None
+            paper[name] = pap
+            where[name] = (table, row, column)
             if (table, row, column) not in seen:
                 seen.add((table, row, column))
                 result["cells"].append((table, row, column, our, pap))
@@ -182,24 +201,46 @@ def check(claim, sets, tables, papers):
         label = ", ".join(instance.values()) or "the rule"
         if any(v is None for v in ours.values()):
             outcomes.append(None)
+            mean_outcomes.append(None)
             result["notes"].append(f"{label}: not measured")
         else:
-            ok = evaluate(expression, ours)
-            outcomes.append(ok)
-            if not ok:
-                result["notes"].append(f"{label}: fails")
-        paper_outcomes.append(None if any(v is None for v in paper.values()) else evaluate(expression, paper))
+            mean_outcomes.append(evaluate(expression, ours))
+            draws = bootstrap.Draws(bootstrap.generator(claim["id"], label), bootstrap.RESAMPLES)
+            samples = {}
+            for name, (table, row, column) in where.items():
+                runs = units.get(table, {}).get((row, column))
+                samples[name] = bootstrap.cell_resamples(runs, draws) if runs else np.full(draws.B, ours[name])
+            verdict, margins = bootstrap.decide(expression, ours, samples)
+            outcomes.append(verdict)
+            result["margins"] += [(label, m, where) for m in margins]
+            if verdict != HOLDS:
+                result["notes"].append(f"{label}: " + ("fails" if verdict == FAILS else "not resolved"))
+        if any(v is None for v in paper.values()):
+            paper_outcomes.append(None)
+        else:
+            draws = bootstrap.Draws(bootstrap.generator(claim["id"], label, "paper"), bootstrap.RESAMPLES)
+            point = {name: p[0] for name, p in paper.items()}
+            evaluate(expression, point)       # the rule's checks, before the bootstrap reads it
+            samples = {name: bootstrap.paper_resamples(p[0], p[1], draws) for name, p in paper.items()}
+            verdict, margins = bootstrap.decide(expression, point, samples)
+            paper_outcomes.append(verdict)
+            result["paper_margins"] += [(label, m, where) for m in margins]
     result["verdict"] = verdict_of(outcomes)
+    result["mean_verdict"] = verdict_of([None if o is None else (HOLDS if o else FAILS) for o in mean_outcomes])
     result["paper_verdict"] = verdict_of(paper_outcomes) if any(o is not None for o in paper_outcomes) else "no values in the paper"
     return result
 
 
 def verdict_of(outcomes):
-    if any(o is False for o in outcomes):
+    """A claim's verdict from its instances': any failure decides; then a
+    missing cell; then an instance inside the noise."""
+    if any(o == FAILS for o in outcomes):
         return FAILS
-    if outcomes and all(o is True for o in outcomes):
+    if outcomes and all(o == HOLDS for o in outcomes):
         return HOLDS
-    return MISSING
+    if any(o is None for o in outcomes):
+        return MISSING
+    return UNRESOLVED
 
 
 def number(x, percent):
@@ -217,12 +258,38 @@ def is_percent(column):
     return column.split(" ")[-1] in PERCENT
 
 
-def check_or_die(claim, sets, tables, papers, path):
+def check_or_die(claim, sets, tables, papers, path, units=None):
     """check(), with a bad rule reported as one line naming the claim."""
     try:
-        return check(claim, sets, tables, papers)
+        return check(claim, sets, tables, papers, units)
     except (ValueError, SyntaxError, KeyError) as e:
         sys.exit(f"claims.py: {path}: line {claim['line']}: claim '{claim['id']}': {e}")
+
+
+def load_units(unit_args):
+    """{table: bootstrap.read_units(FILE)} from NAME=FILE arguments."""
+    units = {}
+    for arg in unit_args:
+        name, _, path = arg.partition("=")
+        units[name] = bootstrap.read_units(path)
+    return units
+
+
+def margin_text(margin, where, percent_of):
+    """A comparison with its cells named, its margin and interval:
+    `dual · 2-community mae_flow < primal · ...: +0.018 [+0.004, +0.031]`."""
+    text = margin.text
+    for name in sorted(where, key=lambda n: -int(n[1:])):
+        text = text.replace(name, f"{where[name][1]} · {where[name][2]}")
+    percent = percent_of(margin, where)
+    show = (lambda x: f"{100 * x:+.1f} pt") if percent else (lambda x: f"{x:+.3g}")
+    return f"{text}: {show(margin.point)} [{show(margin.low)}, {show(margin.high)}]"
+
+
+def is_percent_margin(margin, where):
+    """A margin is in percentage points when every cell it names is a percentage."""
+    names = [n for n in where if n in margin.text]
+    return bool(names) and all(is_percent(where[n][2]) for n in names)
 
 
 def load(claims_path, paper_dir, table_args):
@@ -243,14 +310,23 @@ def main():
     parser.add_argument("--claims", required=True)
     parser.add_argument("--paper-dir", required=True)
     parser.add_argument("--table", action="append", default=[], metavar="NAME=FILE")
+    parser.add_argument("--units", action="append", default=[], metavar="NAME=FILE",
+                        help="a table's resampling units (bootstrap.py units): decide with intervals")
+    parser.add_argument("--margins", action="store_true", help="print each comparison's margin and interval after the claim's line")
     args = parser.parse_args()
     claims, sets, tables, papers = load(args.claims, args.paper_dir, args.table)
+    units = load_units(args.units)
     for claim in claims:
-        r = check_or_die(claim, sets, tables, papers, args.claims)
+        r = check_or_die(claim, sets, tables, papers, args.claims, units)
         cells = "; ".join(f"{t}[{row} | {col}] = {number(o[0] if o else None, is_percent(col))}"
                           f" (paper {number(p[0] if p else None, is_percent(col))})"
                           for t, row, col, o, p in r["cells"])
         print("\t".join([claim["id"], r["verdict"], r["paper_verdict"], cells, "; ".join(r["notes"])]))
+        if args.margins:
+            for label, margin, where in r["margins"]:
+                print(f"  {label}: {margin_text(margin, where, is_percent_margin)} {margin.verdict()}")
+            for label, margin, where in r["paper_margins"]:
+                print(f"  paper, {label}: {margin_text(margin, where, is_percent_margin)} {margin.verdict()}")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ SIZE_SEEDS := $(firstword $(SEEDS))
 ifeq ($(PROFILE),smoke)
   CUTSHARE_COUNT := 40
   SIZE_COUNT := 2
+else ifeq ($(PROFILE),core)
+  # the quick profile's count: 128 graphs of 128 nodes would be hours a model
+  SIZE_COUNT := 8
 else ifeq ($(PROFILE),paper)
   SIZE_SEEDS := $(SEEDS)
 endif
@@ -71,6 +74,33 @@ $(REPORT)/recon.tsv: $(VESSEL)/recon-primal.mp $(VESSEL)/recon-dual.mp
 	for v in primal dual; do awk -F'\t' -v v=$$v 'NR == 1 { for (i = 1; i <= NF; i++) if ($$i == "total") c = i; next } \
 	  NR == 2 { first = $$c } { last = $$c } END { printf "%s\t%.17g\t\t1\n", v, last / first }' $(OUT)/logs/recon-$$v.tsv; \
 	done | (printf 'model\tfinal_loss\tfinal_loss std\tfinal_loss n\n'; cat) > $@.tmp && mv $@.tmp $@
+
+# ---- each table's resampling units: the bootstrap of the claims' verdicts ------------
+# pipelines/bootstrap.py units: per cell and run, each test graph's sum and count
+# (the study's graphs/ files, metrics --per-graph), or the run's value where
+# there is none (R^2, the vessel rows: over seeds and trials only).
+units_scores_table1 := $(TABLE1_SCORES)
+units_args_table1 := --rows model --cols family,name --quantity mae_flow,mae_hint_flow,cut_accuracy
+units_graphs_table1 := $(call graphs_of,$(TABLE1_SCORES))
+units_scores_corrective := $(TABLE1_SCORES)
+units_args_corrective := --rows model --cols family,name --quantity conservation_before,conservation_after
+units_graphs_corrective := $(call graphs_of,$(TABLE1_SCORES))
+units_scores_table2 := $(QUAL_SCORES)
+units_args_table2 := --rows name --cols model --quantity maxflow_error
+units_graphs_table2 := $(call graphs_of,$(QUAL_SCORES))
+units_scores_table-val := $(VAL_SCORES)
+units_args_table-val := --rows model --cols name --quantity mae_flow,mae_hint_flow,cut_accuracy
+units_graphs_table-val := $(call graphs_of,$(VAL_SCORES))
+units_scores_table-r2 := $(R2_SCORES)
+units_args_table-r2 := --rows family --cols model --quantity r2
+units_scores_table3 := $(TABLE3_SCORES)
+units_args_table3 := --rows model --cols graph,name --quantity balanced_accuracy,roc_hard
+units_scores_table3-n2v-dual := $(TABLE3_N2V_DUAL_SCORES)
+units_args_table3-n2v-dual := --rows model --cols graph,name --quantity balanced_accuracy,roc_hard
+REPORT_UNITS = $(foreach t,$(REPORT_TABLES),$(if $(value units_args_$(t)),$(t)))
+$(REPORT)/%.units.tsv: $$(units_scores_$$*) $$(units_graphs_$$*) pipelines/bootstrap.py
+	@mkdir -p $(@D)
+	$(REPORT_PY) pipelines/bootstrap.py units $(units_args_$*) $(units_scores_$*) > $@.tmp && mv $@.tmp $@
 
 # ---- findings: each departure trained (or traced) the other way ----------------------
 # A run is <finding>-<config>-s<seed>, e.g. leak-dual-pgn-max-s0; its model and
@@ -172,19 +202,32 @@ REPORT_RECON_FIGURE := $(if $(wildcard pipelines/fig-reconstruction.gp),$(OUT)/f
 REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE),table3 $(if $(TABLE3_N2V_DUAL_SCORES),table3-n2v-dual) recon)
 REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png) $(OUT)/fig-corrective.png \
   $(if $(VESSEL_NOTE),$(REPORT_RECON_FIGURE) $(if $(FIG_VALID_BVG_SCORES),$(OUT)/fig-valid-bvg.png)) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
-REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(REPORT)/residual.tsv \
+REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_UNITS:%=$(REPORT)/%.units.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(REPORT)/residual.tsv \
   $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
-  pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/report.py
+  pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/bootstrap.py pipelines/report.py
 
 $(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
 
-.PHONY: report
+# the committed reference run, shown beside any profile's own numbers
+REPORT_REFERENCE ?= results/core
+.PHONY: report results-core
 report: $(REPORT_INPUTS)
 	$(REPORT_PY) pipelines/report.py --out $(REPORT) --profile $(PROFILE) --note "$(PROFILE_NOTE)" --vessel-note "$(VESSEL_NOTE)" \
 	  --trained "$(ITERS) iterations (validation every $(EVAL_EVERY)), seeds $(SEEDS), $(TRAIN_COUNT) training graphs of $(TRAIN_NODES) nodes, $(VAL_COUNT) validation graphs, $(TEST_COUNT) test graphs of $(TEST_NODES) nodes per family$(if $(FIT_EXTRA), (dar-fit $(FIT_EXTRA)))" \
 	  --version $(VERSION) --start "$(REPORT_START)" --train-nodes $(TRAIN_NODES) --test-nodes $(TEST_NODES) --claims pipelines/claims.tsv --paper-dir pipelines/paper --findings pipelines/findings.tsv \
-	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) \
+	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) $(foreach t,$(REPORT_UNITS),--units $(t)=$(REPORT)/$(t).units.tsv) \
 	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search "$(REPORT_SEARCH)" --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
-	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores
+	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores \
+	  --reference "$(REPORT_REFERENCE)"
 	@echo "$(REPORT)/report.md"
 	@echo "$(REPORT)/report.html"
+
+# results-core: keep the core profile's report as the project's reference run
+# (tables, verdicts with intervals, report.md with the machine, the commit and
+# the wall time; no models, no figures), after `make report PROFILE=core`.
+results-core:
+	@test "$(PROFILE)" = core || { echo "results-core: run it with PROFILE=core" >&2; exit 64; }
+	@test -f $(REPORT)/report.md || { echo "results-core: no $(REPORT)/report.md: run make report PROFILE=core first" >&2; exit 66; }
+	mkdir -p results/core
+	cp $(REPORT)/report.md $(REPORT)/verdicts.tsv $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT)/sizes.tsv results/core/
+	@echo "results/core/: $$(ls results/core | tr '\n' ' ')"

@@ -42,7 +42,8 @@ FIGURE_CAPTIONS = {
     "fig-size": "Masked MAE of F and min-cut accuracy against the size of the test graphs (8 to 128 nodes), dual and primal PGN-max of the study and the dual trained with the authors' cut leak (--leak-cut); mean over seeds.",
     "fig-cutshare": "Share of graphs whose minimum cut has s alone on the source side, t alone on the sink side, or lies elsewhere, by size and family (ff-trace --no-hints).",
 }
-VERDICT_CLASS = {claimlib.HOLDS: "holds", claimlib.FAILS: "fails", claimlib.MISSING: "missing"}
+VERDICT_CLASS = {claimlib.HOLDS: "holds", claimlib.FAILS: "fails", claimlib.MISSING: "missing", claimlib.UNRESOLVED: "unresolved"}
+bootstrap = claimlib.bootstrap
 
 
 # ---- small document model rendered both as Markdown and HTML --------------------------
@@ -92,7 +93,7 @@ class Doc:
         style = """body{font-family:sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:13px}
 td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left}
-th{background:#eee} .holds{background:#d9f2d9} .fails{background:#f8d7d7} .missing{background:#eee;color:#555}
+th{background:#eee} .holds{background:#d9f2d9} .fails{background:#f8d7d7} .missing{background:#eee;color:#555} .unresolved{background:#fdf3d0}
 .small{font-size:11px;color:#444} table.claims td:nth-child(2){max-width:330px}
 table.claims td:nth-child(5){min-width:380px} code,pre{font-size:12px;background:#f6f6f6} pre{white-space:pre-wrap}
 figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd} figcaption{font-size:13px;color:#333}"""
@@ -222,14 +223,37 @@ def duration(seconds):
 
 def check_claims(args, tables):
     claims, sets, _, papers = claimlib.load(args.claims, args.paper_dir, [])
-    return [(c, claimlib.check_or_die(c, sets, tables, papers, args.claims)) for c in claims]
+    units = claimlib.load_units(args.units)
+    return [(c, claimlib.check_or_die(c, sets, tables, papers, args.claims, units)) for c in claims]
 
 
-def claims_section(doc, args, checked):
-    verdicts = {claimlib.HOLDS: 0, claimlib.FAILS: 0, claimlib.MISSING: 0}
+def margins_text(margins, verdict, limit=4):
+    """The intervals beside a verdict: those that decide it first (a failing
+    or unresolved comparison), at most `limit` of them."""
+    ranked = sorted(margins, key=lambda m: {bootstrap.FAILS: 0, bootstrap.UNRESOLVED: 1}.get(m[1].verdict(), 2)
+                    if verdict != claimlib.HOLDS else 0)
+    lines = [f"{label}: {claimlib.margin_text(m, where, claimlib.is_percent_margin)}" if label != "the rule"
+             else claimlib.margin_text(m, where, claimlib.is_percent_margin) for label, m, where in ranked[:limit]]
+    if len(margins) > limit:
+        lines.append(f"… {len(margins) - limit} more comparisons")
+    return "\n".join(lines)
+
+
+VERDICT_ORDER = (claimlib.HOLDS, claimlib.FAILS, claimlib.UNRESOLVED, claimlib.MISSING)
+
+
+def verdict_counts(checked, key="verdict"):
+    counts = {v: 0 for v in VERDICT_ORDER}
+    for _, r in checked:
+        if r[key] in counts:
+            counts[r[key]] += 1
+    return counts
+
+
+def claims_section(doc, args, checked, reference=None):
+    verdicts = verdict_counts(checked)
     rows, classes, rules = [], [], []
     for c, r in checked:
-        verdicts[r["verdict"]] += 1
         shown = r["cells"][:8]
         numbers = "\n".join(f"{row} · {col}: {fmt(o[0] if o else None, claimlib.is_percent(col))} "
                             f"(paper {fmt(p[0] if p else None, claimlib.is_percent(col))})"
@@ -238,19 +262,70 @@ def claims_section(doc, args, checked):
             numbers += f"\n… {len(r['cells']) - len(shown)} more cells (tables below)"
         notes = [n for n in r["notes"] if n.endswith("fails")] or [n for n in r["notes"]][:6]
         verdict = r["verdict"] + ("\n" + "\n".join(notes[:6]) if notes and r["verdict"] != claimlib.HOLDS else "")
-        rows.append([c["id"], c["claim"], c["where"], verdict, numbers, r["paper_verdict"]])
-        classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small",
+        if r["verdict"] != r["mean_verdict"] and r["verdict"] != claimlib.MISSING:
+            verdict += f"\n(on the means alone: {r['mean_verdict']})"
+        intervals = margins_text(r["margins"], r["verdict"]) or "-"
+        paper = r["paper_verdict"] + ("\n" + margins_text(r["paper_margins"], r["paper_verdict"], 2) if r["paper_margins"] else "")
+        rows.append([c["id"], c["claim"], c["where"], verdict, intervals, numbers, paper])
+        classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small", "small",
                         VERDICT_CLASS.get(r["paper_verdict"])])
+        if reference is not None:
+            ref = reference.get(c["id"])
+            rows[-1].append(ref["verdict"] + ("\n" + ref["margins"].replace("; ", "\n") if ref.get("margins") else "")
+                            if ref else "-")
+            classes[-1].append(VERDICT_CLASS.get(ref["verdict"]) if ref else None)
         rules.append(f"`{c['id']}`: `{c['rule']}`" + (f" over `{c['over']}`" if c["over"].strip() not in ("", "-") else ""))
     doc.h(2, "Claims", "claims")
     doc.p(f"{len(checked)} quantitative claims of the paper, each written once in `pipelines/claims.tsv` with the table cells it rests on "
           f"and its rule, checked by `pipelines/claims.py` on this profile's tables: **{verdicts[claimlib.HOLDS]} hold, "
-          f"{verdicts[claimlib.FAILS]} do not hold, {verdicts[claimlib.MISSING]} not measured at this profile.** "
+          f"{verdicts[claimlib.FAILS]} do not hold, {verdicts[claimlib.UNRESOLVED]} not resolved at this profile, "
+          f"{verdicts[claimlib.MISSING]} not measured at this profile.** "
           "The same rule is evaluated on the paper's own values (last column): where the paper's table does not satisfy its "
           "own words, the claim says so there.")
-    doc.table(["id", "claim", "where", "verdict (this profile)", "cells: ours (paper)", "the rule on the paper's values"], rows, classes, "claims")
+    doc.p(f"**Method.** Every comparison of a rule is decided with its uncertainty (`pipelines/bootstrap.py`): a paired bootstrap "
+          f"of {bootstrap.RESAMPLES} resamples draws the test graphs of each test set with replacement, the same draw for every "
+          "model scored on them, and each model's seeds (trials, for Table 3) with replacement; a cell is recomputed from the drawn "
+          "graphs' sums and counts as `metrics` pools them (`metrics --per-graph`), averaged over the drawn seeds. Each comparison "
+          "becomes a margin, positive on the claim's side (for a < b, b - a; for near(x, t, tol), tol - |x - t|), and its "
+          f"{100 * bootstrap.LEVEL:.0f}% percentile interval decides: **holds** when the interval lies on the claim's side, "
+          "**does not hold** when it lies on the other side, **not resolved at this profile** when it contains the tie. A claim "
+          "holds when all its comparisons hold, does not hold when one does not. Cells with nothing to resample (one run and no "
+          "per-graph scores: R², the reconstruction, the vessel rows' single trials) count as exact. The paper's values are "
+          f"resampled as normal draws around each mean with sd = the paper's std / √{bootstrap.PAPER_SEEDS} (its 5 seeds). "
+          "The resamples are seeded by the claim and instance: the intervals are the same on every run. Shown beside each verdict: "
+          "the margin at the measured means and its interval, the deciding comparisons first; no correction for the many "
+          "comparisons of a claim is made.")
+    doc.table(["id", "claim", "where", "verdict (this profile)", "margin [interval]", "cells: ours (paper)",
+               "the rule on the paper's values"] + (["the reference run (results/core/)"] if reference is not None else []),
+              rows, classes, "claims")
     doc.h(3, "The rules")
     doc.ul(rules)
+
+
+def write_verdicts(path, checked):
+    """The claims' verdicts with their intervals, one a line: what
+    results/core/ keeps and a later report shows beside its own."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("id\tverdict\ton the means alone\tmargins\tpaper\n")
+        for c, r in checked:
+            margins = "; ".join(f"{label}: {claimlib.margin_text(m, where, claimlib.is_percent_margin)}" if label != "the rule"
+                                else claimlib.margin_text(m, where, claimlib.is_percent_margin) for label, m, where in r["margins"])
+            f.write("\t".join([c["id"], r["verdict"], r["mean_verdict"], margins.replace("\t", " "), r["paper_verdict"]]) + "\n")
+
+
+def read_reference(directory):
+    """results/core/: {claim id: {verdict, margins}} and {table: cells}, or
+    (None, {}) when it holds no run."""
+    path = os.path.join(directory, "verdicts.tsv") if directory else ""
+    if not path or not os.path.exists(path):
+        return None, {}
+    verdicts = {r["id"]: r for r in read_rows(path)}
+    tables = {}
+    for table in glob.glob(os.path.join(directory, "*.tsv")):
+        name = os.path.basename(table)[:-4]
+        if name != "verdicts" and not name.endswith(".units"):
+            tables[name] = claimlib.read_table(table)
+    return verdicts, tables
 
 
 def read_rows(path):
@@ -264,10 +339,13 @@ def headline_section(doc, args, checked):
     claims, the size sweep and the cut positions."""
     count = lambda v: sum(r["verdict"] == v for _, r in checked)  # noqa: E731
     paper_fails = [c["id"] for c, r in checked if r["paper_verdict"] == claimlib.FAILS]
+    paper_unresolved = [c["id"] for c, r in checked if r["paper_verdict"] == claimlib.UNRESOLVED]
     items = [f"Of the paper's {len(checked)} quantitative claims, {count(claimlib.HOLDS)} hold on this profile, "
-             f"{count(claimlib.FAILS)} do not hold and {count(claimlib.MISSING)} are not measured at this profile. "
+             f"{count(claimlib.FAILS)} do not hold, {count(claimlib.UNRESOLVED)} are not resolved at this profile (the "
+             f"interval holds the tie) and {count(claimlib.MISSING)} are not measured at this profile. "
              f"{len(paper_fails)} of the rules do not hold on the paper's own table values either "
-             f"({', '.join(paper_fails)}): its words go further than its numbers there."]
+             f"({', '.join(paper_fails) or 'none'}), and {len(paper_unresolved)} are inside the paper's own noise "
+             f"({', '.join(paper_unresolved) or 'none'}): its words go further than its numbers there."]
     train, test = args.train_nodes, args.test_nodes
     sizes = {(r["model"], r["family"], r["nodes"]): r for r in read_rows(args.sizes)}
 
@@ -294,7 +372,7 @@ def headline_section(doc, args, checked):
     doc.ul(items)
 
 
-def table_section(doc, name, path):
+def table_section(doc, name, path, reference=None):
     with open(path, encoding="utf-8") as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     header = lines[0]
@@ -321,6 +399,9 @@ def table_section(doc, name, path):
             paper = values.get(col + " paper", "")
             if paper != "":
                 text += f"\npaper {fmt(float(paper), percent, digits)}; Δ {fmt_delta(float(mean) - float(paper), percent, digits)}"
+            ref = (reference or {}).get((row[0], col))
+            if ref:
+                text += f"\nresults/core {fmt(ref[0], percent, digits)}"
             row.append(text)
         rows.append(row)
     doc.h(3, TABLE_TITLES.get(name, name), name)
@@ -425,6 +506,8 @@ def main():
                    "findings", "search", "sizes", "sizes-note", "cutshare", "train-nodes", "test-nodes", "residual", "logs", "study-scores", "finding-scores"):
         parser.add_argument("--" + option, default="")
     parser.add_argument("--table", action="append", default=[])
+    parser.add_argument("--units", action="append", default=[])
+    parser.add_argument("--reference", default="", help="a committed report's directory (results/core/) to show beside")
     parser.add_argument("--figure", action="append", default=[])
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -447,15 +530,22 @@ def main():
     doc.p("Every number below comes from the study's outputs for this profile (`make report` builds whatever is missing; "
           "every step is cached); the paper's values come from `pipelines/paper/`.")
     checked = check_claims(args, tables)
+    write_verdicts(os.path.join(args.out, "verdicts.tsv"), checked)
+    reference, reference_tables = read_reference(args.reference)
+    if args.reference:
+        doc.p(f"**The reference run** (`{args.reference}/`, the core profile at the paper's settings, its own report.md says "
+              "the machine, the commit and the wall time): its verdicts and cells are shown beside ours."
+              if reference is not None else
+              f"**The reference run** (`{args.reference}/`): not yet run; `make report PROFILE=core` then `make results-core` makes it.")
     headline_section(doc, args, checked)
-    claims_section(doc, args, checked)
+    claims_section(doc, args, checked, reference)
 
     doc.h(2, "Tables", "tables")
     doc.p("Each cell: our mean ± sample std (number of runs), then the paper's value and our difference to it (Δ; percentage points for percentages).")
     for arg in args.table:
         name, _, path = arg.partition("=")
         if os.path.exists(path):
-            table_section(doc, name, path)
+            table_section(doc, name, path, reference_tables.get(name))
     if args.search and os.path.exists(args.search):
         doc.h(3, "Appendix: the bi-level random search", "search")
         with open(args.search, encoding="utf-8") as f:

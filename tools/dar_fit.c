@@ -11,6 +11,7 @@
 #include "dar_fit.h"
 #include "cache.h"
 #include "curve.h"
+#include "dar_fit_checkpoint.h"
 #include "die.h"
 #include "io.h"
 #include "optim.h"
@@ -367,6 +368,11 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
             }
         }
         curve_add_losses(&curve, alg, k + 1, &losses, score, now_seconds() - start);
+        if (checkpoint_due(o->checkpoint, k + 1, o->iters)) {
+            memcpy(st.current, model.values, bytes);
+            struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, st.best_score, st.best_iteration, &curve};
+            checkpoint_save(o->checkpoint, &model, st.current, 3, write_extra, &ctx);
+        }
         if (!isnan(score))
             last_score = score;
         if (isnan(last_score))

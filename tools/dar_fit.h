@@ -10,6 +10,8 @@
 #include "dar.h"
 #include "progress.h"
 
+struct checkpoint;
+
 struct dar_fit_options {
     struct dar_config config;  /* its algorithm is the training records' (config.algorithm unread) */
     double lr, weight_decay;
@@ -21,6 +23,7 @@ struct dar_fit_options {
     const char *log_path;      /* NULL: no log */
     enum progress_mode progress;
     const char *canonical_args;/* for the provenance */
+    struct checkpoint *checkpoint;  /* or NULL: the run's state kept every few iterations */
 };
 
 /* Train on the records of train (all loaded), validate on val (may be NULL:

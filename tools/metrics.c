@@ -361,11 +361,49 @@ static double r2_score(const struct accumulators *fit, const struct accumulators
     return r2;
 }
 
+/* --per-graph: a record's own (sum, count) of every quantity that is a mean
+ * over edges, nodes or graphs, so a bootstrap over the test graphs can pool
+ * any resample of them (formats/metric.md).  The record is accumulated a
+ * second time, into its own accumulators, so the pooled sums keep their
+ * order and the metric records their bytes. */
+static void write_per_graph(struct writer *w, const struct metrics_options *o, const int *order, int n_order,
+                            const struct record *rec, long index)
+{
+    struct accumulators one = {.d = -1};
+    bool sel[Q_COUNT] = {false};
+    for (int i = 0; i < n_order; i++)
+        sel[order[i]] = order[i] <= Q_FIXED_VALUE_RATIO;
+    accumulate(&one, sel, rec, o);
+    const struct metric_mean *means[] = {
+        [Q_MAE_FLOW] = &one.mae_flow, [Q_MAE_HINT_FLOW] = &one.hint_graphs, [Q_CUT_ACCURACY] = &one.cut,
+        [Q_MAXFLOW_ERROR] = &one.maxflow_error, [Q_CONSERVATION_BEFORE] = &one.cons_before,
+        [Q_CONSERVATION_AFTER] = &one.cons_after, [Q_FIXED_VALUE_RATIO] = &one.fixed_ratio};
+    for (int i = 0; i < n_order; i++) {
+        int q = order[i];
+        if (!sel[q])
+            continue;
+        mp_map(w, 8);
+        mp_key(w, "kind");   mp_str(w, "graph_metric");
+        mp_key(w, "name");   mp_str(w, quantity[q].name);
+        mp_key(w, "graph");  mp_int(w, index);
+        mp_key(w, "sum");    mp_double(w, means[q]->sum);
+        mp_key(w, "count");  mp_int(w, means[q]->count);
+        mp_key(w, "value");  mp_double(w, metric_mean_value(means[q]));
+        mp_key(w, "split");  mp_str(w, o->split);
+        mp_key(w, "labels");
+        mp_map(w, (uint32_t)o->n_labels);
+        for (int k = 0; k < o->n_labels; k++) {
+            mp_key(w, o->label_keys[k]);
+            mp_str(w, o->label_values[k]);
+        }
+    }
+}
+
 void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_options *o)
 {
     struct reader rd;
     struct record rec;
-    struct writer w;
+    struct writer w, per_graph;
     struct accumulators acc = {.d = -1}, fit = {.d = -1};
     if (o->fit) {
         read_fit(o, &fit);
@@ -380,6 +418,8 @@ void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_
     }
     reader_init(&rd, in, in_name);
     writer_init(&w, out);
+    if (o->per_graph)
+        writer_init(&per_graph, o->per_graph);
     long records = 0;
     while (reader_next(&rd, &rec)) {
         check_kind(&rec, "graph");
@@ -395,6 +435,8 @@ void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_
         for (int i = 0; i < n_order; i++)
             require_keys(&rec, order[i]);
         accumulate(&acc, sel, &rec, o);
+        if (o->per_graph)
+            write_per_graph(&per_graph, o, order, n_order, &rec, records);
         records++;
     }
     reader_free(&rd);

@@ -27,6 +27,7 @@ struct metrics_options {
     enum metric_edges edges;           /* classification: which edges are scored */
     FILE *fit;                         /* r2: the stream the linear map is fitted on, or NULL */
     const char *fit_name;
+    FILE *per_graph;                   /* or NULL: one graph_metric record per graph and quantity */
 };
 
 /* Graph records from in -> one metric record per quantity on out. */

@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$F"
 for h in record tensor graph-fftrace graph-flowfix graph-metrics graph-darstep traced-darfit \
-         model-load model-resume metric-table jsonl vesselgraph-csv cache-entry; do
+         model-load model-resume checkpoint metric-table jsonl vesselgraph-csv cache-entry; do
     mkdir -p "$C/$h"
 done
 
@@ -113,6 +113,8 @@ put traced-darfit traced.mp solved.mp two-community.mp bad-truncated bad-short-s
 put model-load model-dual.mp model-primal.mp model-pipeline.mp model-no-algo.mp bad-model-twice \
     bad-model-no-params bad-truncated bad-not-a-map empty two-community.mp
 put model-resume model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice bad-model-no-params empty
+# checkpoints: model records, which the harness also tries sealed for its key
+put checkpoint model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice empty
 put metric-table metrics.mp metrics-labelled.mp bad-not-a-map empty fixed.mp
 for f in graphs.mp metrics.mp classes.mp model-dual.mp; do
     mpcat < "$tmp/$f" | head -c 6000 > "$C/jsonl/${f%.mp}.jsonl"
@@ -144,4 +146,5 @@ if [ -n "$key_entry" ]; then
 fi
 cp "$tmp/empty" "$C/cache-entry/empty"
 printf 'DARCACH1' > "$C/cache-entry/bad-magic-only"
+printf 'DARCKPT1' > "$C/checkpoint/bad-magic-only"
 echo "corpus: $(find "$C" -type f | wc -l) files, $(du -sh "$C" | cut -f1)"

@@ -1,6 +1,6 @@
 /* graph-metrics: graph records as metrics reads them (metrics_run with
  * the defaults: every quantity the first record has inputs for, and once
- * with the classification edges of the training split). */
+ * with the classification edges of the training split and --per-graph). */
 #include "harness.h"
 #include "metrics_tool.h"
 
@@ -17,6 +17,7 @@ static void run(void *ctx)
     struct metrics_options o = {0};
     o.split = "test";
     o.edges = p->edges;
+    o.per_graph = p->edges == EDGES_TRAIN ? harness_sink() : NULL;
     metrics_run(in, "<fuzz>", harness_sink(), &o);
     fclose(in);
 }

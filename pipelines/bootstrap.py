@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""bootstrap.py - the uncertainty of a claim's verdict (pipelines/claims.py).
+
+    bootstrap.py units --rows model --cols family,name [--quantity LIST] SCORES... > table1.units.tsv
+
+writes a table's resampling units: for every cell (row, column as
+`metrics --table` names them) and every run in it (a metric record: one
+seed, one trial), each test graph's sum and count of the quantity, read from
+the per-graph file beside the scores (`metrics --per-graph`: scores/X.mp ->
+graphs/X.mp); a run without one is a single unit, its value.
+
+A claim is then decided by a paired bootstrap: each resample draws the test
+graphs of every test set with replacement, once for all the cells (the same
+graphs score every model), and each model's seeds with replacement, once for
+all the cells of that model; a cell is the mean over the drawn seeds of each
+seed's pooled sum over the drawn graphs divided by its pooled count, as
+metrics pools them.  Every comparison of a rule becomes a margin, positive
+on the claim's side (a < b: b - a; near(x, t, tol): tol - |x - t|), and its
+percentile interval at LEVEL decides: holds when the interval lies on the
+claim's side, does not hold when it lies on the other side, not resolved
+when it holds the tie.  The paper's values are resampled the same way as
+normal draws around each mean with the paper's std over n = 5 seeds
+(sd = std / sqrt(5)).  The generator is numpy's PCG64 seeded from the claim
+and instance, so the intervals are the same bits on every run.
+"""
+import argparse
+import ast
+import math
+import os
+import sys
+import zlib
+
+import numpy as np
+
+RESAMPLES = 2000
+LEVEL = 0.95
+PAPER_SEEDS = 5
+HOLDS, FAILS, UNRESOLVED = "holds", "does not hold", "not resolved at this profile"
+SEED_KEYS = ("seed", "trial")
+NOT_GRAPHSET = ("model",) + SEED_KEYS
+
+
+# ---- units ---------------------------------------------------------------------------
+def key_of(record, keys):
+    parts = []
+    for k in keys:
+        if k == "name":
+            parts.append(record["name"])
+        elif k == "split":
+            parts.append(record["split"])
+        else:
+            parts.append(str(record["labels"].get(k, "-")))
+    return " ".join(parts)
+
+
+def read_records(path, kind):
+    import msgpack
+    with open(path, "rb") as f:
+        return [r for r in msgpack.Unpacker(f, raw=False) if isinstance(r, dict) and r.get("kind") == kind]
+
+
+def graphs_path(path):
+    head, tail = os.path.split(os.path.abspath(path))
+    return os.path.join(os.path.dirname(head), "graphs", tail) if os.path.basename(head) == "scores" else None
+
+
+def units_lines(paths, rows, cols, quantities):
+    """The lines of a units file: row, column, model, seed, graph set, graph, sum, count."""
+    def identity(r):
+        labels = r["labels"]
+        seed = next((str(labels[k]) for k in SEED_KEYS if k in labels), "-")
+        graphset = " ".join([r["split"]] + [f"{k}={v}" for k, v in sorted(labels.items()) if k not in NOT_GRAPHSET])
+        return str(labels.get("model", "-")), seed, graphset
+
+    out = [("row", "column", "model", "seed", "graphset", "graph", "sum", "count")]
+    for path in paths:
+        per_graph = {}
+        gpath = graphs_path(path)
+        if gpath and os.path.exists(gpath):
+            for g in read_records(gpath, "graph_metric"):
+                per_graph.setdefault((g["name"], g["split"], tuple(g["labels"].items())), []).append(g)
+        for r in read_records(path, "metric"):
+            if quantities and r["name"] not in quantities:
+                continue
+            row, col = key_of(r, rows), key_of(r, cols)
+            model, seed, graphset = identity(r)
+            graphs = per_graph.get((r["name"], r["split"], tuple(r["labels"].items())))
+            if graphs:
+                for g in graphs:
+                    out.append((row, col, model, seed, graphset, str(g["graph"]), repr(float(g["sum"])), str(g["count"])))
+            elif not math.isnan(r["value"]):
+                out.append((row, col, model, seed, graphset, "-", repr(float(r["value"])), "1"))
+    return out
+
+
+def read_units(path):
+    """{(row, column): {seed: (model, graphset, {graph: (sum, count)} or None, value)}}."""
+    cells = {}
+    if not path or not os.path.exists(path):
+        return cells
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+    for row, col, model, seed, graphset, graph, s, c in lines[1:]:
+        runs = cells.setdefault((row, col), {})
+        if graph == "-":
+            runs[seed] = (model, graphset, None, float(s))
+        else:
+            run = runs.setdefault(seed, (model, graphset, {}, None))
+            run[2][int(graph)] = (float(s), int(c))
+    return cells
+
+
+# ---- resampling ------------------------------------------------------------------------
+def generator(*names):
+    return np.random.Generator(np.random.PCG64(zlib.crc32("\x1f".join(names).encode())))
+
+
+class Draws:
+    """One claim instance's resamples: graph indices per graph set and seed
+    picks per model, drawn in the order the cells ask for them."""
+
+    def __init__(self, rng, resamples):
+        self.rng, self.B, self.graphs, self.seeds = rng, resamples, {}, {}
+
+    def graph_indices(self, graphset, n):
+        if (graphset, n) not in self.graphs:
+            self.graphs[(graphset, n)] = self.rng.integers(0, n, size=(self.B, n))
+        return self.graphs[(graphset, n)]
+
+    def seed_picks(self, model, seeds):
+        key = (model, tuple(seeds))
+        if key not in self.seeds:
+            self.seeds[key] = self.rng.integers(0, len(seeds), size=(self.B, len(seeds)))
+        return self.seeds[key]
+
+
+def cell_resamples(runs, draws):
+    """A cell's B resampled values from its runs (read_units' dict)."""
+    seeds = sorted(runs)
+    per_seed = []
+    for seed in seeds:
+        model, graphset, graphs, value = runs[seed]
+        if graphs is None:
+            per_seed.append(np.full(draws.B, value))
+            continue
+        order = sorted(graphs)
+        sums = np.array([graphs[g][0] for g in order])
+        counts = np.array([graphs[g][1] for g in order], dtype=np.float64)
+        idx = draws.graph_indices(graphset, len(order))
+        total = counts[idx].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_seed.append(np.where(total > 0, sums[idx].sum(axis=1) / np.where(total > 0, total, 1), np.nan))
+    values = np.stack(per_seed, axis=1)                        # B x seeds
+    if len(seeds) == 1:
+        return values[:, 0]
+    picks = draws.seed_picks(runs[seeds[0]][0], seeds)
+    return np.take_along_axis(values, picks, axis=1).mean(axis=1)
+
+
+def paper_resamples(mean, std, draws):
+    if not std:
+        return np.full(draws.B, mean)
+    return mean + draws.rng.standard_normal(draws.B) * (std / math.sqrt(PAPER_SEEDS))
+
+
+# ---- a rule over resampled cells ---------------------------------------------------------
+class Margin:
+    """One comparison: its margin (positive on the claim's side) at the
+    point values and over the resamples; strict for < and >."""
+
+    def __init__(self, text, point, samples, strict):
+        self.text, self.point, self.samples, self.strict = text, point, samples, strict
+        finite = samples[np.isfinite(samples)]
+        if finite.size == 0:
+            self.low = self.high = float("nan")
+        else:
+            tail = (1 - LEVEL) / 2
+            self.low, self.high = (float(x) for x in np.quantile(finite, [tail, 1 - tail]))
+
+    def verdict(self):
+        if math.isnan(self.low):
+            return UNRESOLVED
+        if (self.low > 0) if self.strict else (self.low >= 0):
+            return HOLDS
+        if (self.high <= 0) if self.strict else (self.high < 0):
+            return FAILS
+        return UNRESOLVED
+
+
+def combine(verdicts, all_of):
+    """and (all_of) / or of sub-verdicts."""
+    if all_of:
+        if FAILS in verdicts:
+            return FAILS
+        return HOLDS if all(v == HOLDS for v in verdicts) else UNRESOLVED
+    if HOLDS in verdicts:
+        return HOLDS
+    return FAILS if all(v == FAILS for v in verdicts) else UNRESOLVED
+
+
+def negate(verdict):
+    return {HOLDS: FAILS, FAILS: HOLDS}.get(verdict, UNRESOLVED)
+
+
+OPS = {ast.Lt: (True, 1), ast.LtE: (False, 1), ast.Gt: (True, -1), ast.GtE: (False, -1)}
+
+
+def decide(expression, point, samples):
+    """(verdict, [Margin]) of a rule whose cells are the names c0, c1, ...:
+    point maps each to its value, samples to its B resamples."""
+    margins = []
+
+    def value(node, env):
+        if isinstance(node, ast.Constant):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            return env[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand, env)
+        if isinstance(node, ast.BinOp):
+            a, b = value(node.left, env), value(node.right, env)
+            return {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.Div: lambda: a / b}[type(node.op)]()
+        if isinstance(node, ast.Call):
+            args = [value(a, env) for a in node.args]
+            name = node.func.id
+            if name == "abs":
+                return np.abs(args[0])
+            if name == "mean":
+                return sum(args) / len(args)
+            if name in ("min", "max"):
+                out = args[0]
+                for a in args[1:]:
+                    out = (np.minimum if name == "min" else np.maximum)(out, a)
+                return out
+        raise ValueError(f"'{ast.unparse(node)}' is not a number in a rule")
+
+    def truth(node):
+        if isinstance(node, ast.BoolOp):
+            return combine([truth(v) for v in node.values], isinstance(node.op, ast.And))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return negate(truth(node.operand))
+        if isinstance(node, ast.Call) and node.func.id == "near":
+            x, target, tolerance = node.args
+            m = lambda env: value(tolerance, env) - np.abs(value(x, env) - value(target, env))  # noqa: E731
+            margins.append(Margin(ast.unparse(node), float(m(point)), m(samples), False))
+            return margins[-1].verdict()
+        if isinstance(node, ast.Compare):
+            verdicts, left = [], node.left
+            for op, right in zip(node.ops, node.comparators):
+                if type(op) not in OPS:
+                    raise ValueError(f"'{type(op).__name__}' cannot be decided with an interval")
+                strict, sign = OPS[type(op)]
+                m = lambda env, l=left, r=right, s=sign: s * (value(r, env) - value(l, env))  # noqa: E731
+                margins.append(Margin(ast.unparse(ast.Compare(left, [op], [right])), float(m(point)), m(samples), strict))
+                verdicts.append(margins[-1].verdict())
+                left = right
+            return combine(verdicts, True)
+        raise ValueError(f"'{ast.unparse(node)}' is not a comparison")
+
+    tree = ast.parse(expression, mode="eval")
+    return truth(tree.body), margins
+
+
+def main():
+    parser = argparse.ArgumentParser(description="A table's resampling units (see the module's help).")
+    parser.add_argument("command", choices=["units"])
+    parser.add_argument("--rows", default="model")
+    parser.add_argument("--cols", default="name")
+    parser.add_argument("--quantity", default="")
+    parser.add_argument("scores", nargs="*")
+    args = parser.parse_intermixed_args()
+    quantities = [q for q in args.quantity.split(",") if q]
+    for line in units_lines(args.scores, args.rows.split(","), args.cols.split(","), quantities):
+        sys.stdout.write("\t".join(line) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# dar-fit's checkpoint (tools/dar_fit_checkpoint.h): a training interrupted by
+# SIGTERM or kill -9 at several points, then run again with the same command,
+# resumes from the checkpoint beside its cache entry and writes the bytes of
+# an uninterrupted run.
+load test_helper
+
+setup() {
+    gen-graphs --nodes 8 --count 40 --seed 1 | ff-trace > "$T/train.mp"
+    gen-graphs --nodes 8 --count 8 --seed 2 | ff-trace > "$T/val.mp"
+}
+
+# exec: a training started in the background is then the process the signal reaches
+exec_fit() { exec dar-fit --hidden 8 --batch 8 --eval-every 5 --iters 300 --threads 1 --val "$T/val.mp" -q "$@" < "$T/train.mp"; }
+fit() { (exec_fit "$@"); }
+checkpoints() { find "$DAR_CACHE/v1" -name '*.ckpt' 2>/dev/null; }
+
+# interrupt SIGNAL N: start a training, wait until it has written N
+# checkpoints (as many inodes seen), send SIGNAL; it must not have finished
+interrupt() {
+    exec_fit --checkpoint-every 5 > "$T/part.mp" 2> "$T/part.err" &
+    local pid=$! i seen=" " inode
+    for i in $(seq 1 6000); do
+        inode=$(stat -c %i "$DAR_CACHE"/v1/*/*.ckpt 2>/dev/null || true)
+        if [ -n "$inode" ] && [[ "$seen" != *" $inode "* ]]; then seen="$seen$inode "; fi
+        if [ "$(wc -w <<<"$seen")" -ge "$2" ] || ! kill -0 $pid 2>/dev/null; then break; fi
+        sleep 0.002
+    done
+    kill -"$1" $pid || true
+    local status=0
+    wait $pid || status=$?
+    [ "$status" -gt 128 ] || fail "the training ended ($status) before SIGNAL $1 after $2 checkpoints"
+    [ -n "$(checkpoints)" ] || fail "no checkpoint after SIGNAL $1"
+}
+
+@test "interrupted by SIGTERM and kill -9 at several points, the rerun resumes and writes an uninterrupted run's bytes" {
+    fit --no-cache > "$T/reference.mp"
+    for point in TERM:1 TERM:3 TERM:8 KILL:1 KILL:5; do
+        rm -rf "$DAR_CACHE"
+        interrupt "${point%:*}" "${point#*:}"
+        # nothing was cached: the rerun misses, finds the checkpoint and resumes
+        run --separate-stderr fit --checkpoint-every 5 -v -o "$T/resumed.mp"
+        assert_success
+        [[ "$stderr" == *"cache miss"* ]] || fail "$point: $stderr"
+        [[ "$stderr" == *"resuming from the checkpoint '$DAR_CACHE/v1/"*".ckpt'"* ]] || fail "$point: $stderr"
+        cmp "$T/reference.mp" "$T/resumed.mp" || fail "$point: the resumed model differs"
+        # success removes the checkpoint; the entry serves the next run
+        [ -z "$(checkpoints)" ] || fail "$point: the checkpoint is still there"
+        fit --checkpoint-every 5 -o "$T/hit.mp" -v 2> "$T/hit.err"
+        grep -q "cache hit" "$T/hit.err"
+        cmp "$T/reference.mp" "$T/hit.mp"
+    done
+}
+
+@test "interrupted twice, with another checkpoint interval the second time: still the same bytes" {
+    fit --no-cache > "$T/reference.mp"
+    interrupt TERM 2
+    exec_fit --checkpoint-every 7 > "$T/second.mp" &
+    local pid=$!
+    sleep 0.2
+    kill -TERM $pid || true
+    wait $pid || true
+    fit --checkpoint-every 3 > "$T/resumed.mp"
+    cmp "$T/reference.mp" "$T/resumed.mp"
+}
+
+@test "a corrupt or foreign checkpoint is ignored with a warning, not an error" {
+    fit --no-cache > "$T/reference.mp"
+    interrupt TERM 2
+    ck=$(checkpoints)
+    # one byte of the payload changed: the checksum fails
+    printf '\x00' | dd of="$ck" bs=1 seek=100 conv=notrunc status=none
+    run --separate-stderr fit --checkpoint-every 5 -o "$T/a.mp"
+    assert_success
+    [ "$stderr" = "dar-fit: warning: checkpoint: ignoring '${ck#$DAR_CACHE/v1/}': not a complete checkpoint of this run" ] || fail "$stderr"
+    cmp "$T/reference.mp" "$T/a.mp"
+    # cut short, empty, and another key's checkpoint under this key's name
+    for how in cut empty foreign; do
+        rm -rf "$DAR_CACHE"
+        interrupt TERM 2
+        ck=$(checkpoints)
+        case $how in
+            cut) truncate -s -20 "$ck" ;;
+            empty) : > "$ck" ;;
+            foreign) python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-32] ^= 1; open(sys.argv[1], "wb").write(b)' "$ck" ;;
+        esac
+        run --separate-stderr fit --checkpoint-every 5 -o "$T/b.mp"
+        assert_success
+        [[ "$stderr" == *"checkpoint: ignoring"* ]] || fail "$how: $stderr"
+        cmp "$T/reference.mp" "$T/b.mp" || fail "$how"
+    done
+}
+
+@test "no checkpoint without the cache or with --checkpoint-every 0; a failed training leaves no entry" {
+    DAR_CACHE=off fit --checkpoint-every 5 > "$T/a.mp"
+    exec_fit --checkpoint-every 0 > "$T/b.mp" &
+    local pid=$!
+    sleep 0.3
+    [ -z "$(checkpoints)" ]
+    wait $pid
+    cmp "$T/a.mp" "$T/b.mp"
+    # a training that dies (its validation file is not traced graphs) stores nothing
+    rm -rf "$DAR_CACHE"
+    printf 'x' > "$T/bad.mp"
+    run -65 dar-fit --hidden 8 --iters 3 --val "$T/bad.mp" -q < "$T/train.mp"
+    [ -z "$(find "$DAR_CACHE/v1" -type f 2>/dev/null)" ]
+}
