@@ -13,11 +13,11 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # common/ is grouped by layer (ARCHITECTURE.md §2) and tools/ holds the tools'
 # bodies; every folder is on the include path so includes name only the file.
-SRC_DIRS := common/base common/records common/graphs common/flow common/nn common/dar common/eval tools
+SRC_DIRS := common/base common/records common/graphs common/flow common/algos common/nn common/dar common/eval tools
 HEADERS  := $(wildcard $(SRC_DIRS:%=%/*.h))
 CPPFLAGS += $(SRC_DIRS:%=-I%) $(PKG_CFLAGS) -DDAR_VERSION='"$(VERSION)"'
 LDFLAGS  += -Wl,--as-needed
-LDLIBS   += $(PKG_LIBS) -lmetis -lpthread -lm
+LDLIBS   += $(PKG_LIBS) -lmetis -lglpk -lpthread -lm
 
 # BUILD is where objects go; bin/ holds the normal tools, $(BUILD)/bin the
 # sanitizer ones, so the two builds never mix.
@@ -101,6 +101,7 @@ DEB_PACKAGES := \
   munge \
   procps \
   libmetis-dev \
+  libglpk-dev \
   python3-gensim \
   clang \
   libclang-rt-14-dev \

@@ -8,13 +8,17 @@
 #include <string.h>
 
 static const char *family = "two-community", *capacity = "max-of-two", *output = "-";
-static const char *from_vesselgraph = "";
+static const char *from_vesselgraph = "", *instance = "max-flow", *probability = "", *sides = "";
+static const char *node_weights = "uniform";
 static int64_t nodes = 16, count = 1, seed = 0, edges = 0;
 static double density = 0.75, inter_density = 0.05;
 static bool directed, force, no_cache, verbose, quiet, progress;
 
 static const struct cli_option options[] = {
-    CLI_CHOICE_KEY("family", 0, family, "NAME", "graph family", "two-community|bipartite|erdos-renyi|vessel"),
+    CLI_CHOICE_KEY("family", 0, family, "NAME", "graph family", GRAPHGEN_FAMILY_CHOICES),
+    CLI_CHOICE_KEY("instance", 0, instance, "KIND", "the problem the records are instances of, which decides their keys: "
+     "max-flow (s t cap w), shortest-paths (s w), matching (side), vertex-cover (node_w; side on bipartite-sides)",
+     GRAPHGEN_INSTANCE_CHOICES),
     CLI_INT_KEY("nodes", 'n', nodes, "N", "nodes per graph (two-community: even; not vessel)", 2, 46340),
     CLI_INT_KEY("edges", 'e', edges, "E", "vessel: exactly E edges (3234: the benchmark's synthetic graph; 5791309, 2150326, 3130650: "
      "CD1-E-1/2/3); one record (formats/vessel.md)", 0, 1e8),
@@ -24,6 +28,12 @@ static const struct cli_option options[] = {
     CLI_INT_KEY("seed", 's', seed, "S", "random seed; graph k depends only on (options, S, k)", 0, 9.2e18),
     CLI_DOUBLE_KEY("density", 0, density, "P", "community pair density ({i,j} iff U_ij<=P or U_ji<=P); erdos-renyi edge probability; "
      "bipartite: A-B probability ~ U(P,1) per graph", 0, 1),
+    CLI_STRING_KEY("p", 0, probability, "P|LO:HI", "erdos-renyi and bipartite-sides: edge probability, fixed or U(LO,HI) "
+     "per graph (default: --density for max-flow, 0.25 for shortest-paths and bipartite-sides, 0.2:0.8 for vertex-cover)"),
+    CLI_STRING_KEY("sides", 0, sides, "A,B", "bipartite-sides: A nodes on side A and B on side B (default: --nodes split in "
+     "half; --sides sets the node count)"),
+    CLI_CHOICE_KEY("node-weights", 0, node_weights, "LAW", "vertex-cover: node_w U(0,1] per node (uniform) or 1 (unit)",
+     GRAPHGEN_NODE_WEIGHT_CHOICES),
     CLI_DOUBLE_KEY("inter-density", 0, inter_density, "P", "two-community: probability of each C1-C2 pair (+0.01 per redraw until one)", 0, 1),
     CLI_FLAG_KEY("directed", 0, directed, "directed arcs, ordered pairs drawn independently (else undirected, src<dst)"),
     CLI_CHOICE_KEY("capacity", 0, capacity, "LAW", "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
@@ -44,6 +54,9 @@ static const struct cli_spec spec = {
     "(s=0, t=n-1, unit capacities; the paper's out-of-family test) and Erdos-Renyi\n"
     "graphs.  Record k depends only on the options, the seed and k, so --count 10\n"
     "is a prefix of --count 1000.  Bellman-Ford weights are U[0,1) per edge.\n"
+    "--instance shortest-paths|matching|vertex-cover writes the instances of other\n"
+    "problems, with only the keys they need; bipartite-sides (side A and side B),\n"
+    "barabasi-albert, star and lobster are their families.\n"
     "--family vessel --edges E makes one brain-vessel-like graph of exactly E edges\n"
     "with the VesselGraph edge columns, positions and labels; --from-vesselgraph DIR\n"
     "reads a real one (formats/vessel.md).",
@@ -62,6 +75,16 @@ int main(int argc, char **argv)
         .quiet = quiet, .progress = progress, .spec = &spec,
     };
     char err[256];
+    if (!graphgen_instance(instance, &o.graph.instance) || !graphgen_node_weight_law(node_weights, &o.graph.node_weights))
+        cli_usage_error(&spec, "unknown instance kind or node weight law");
+    if (probability[0] && !graphgen_parse_probability(probability, &o.graph.p_lo, &o.graph.p_hi, err, sizeof err))
+        cli_usage_error(&spec, "%s", err);
+    o.graph.p_given = probability[0];
+    if (sides[0]) {
+        if (!graphgen_parse_sides(sides, &o.graph.side_a, &o.graph.side_b, err, sizeof err))
+            cli_usage_error(&spec, "%s", err);
+        o.graph.nodes = o.graph.side_a + o.graph.side_b;
+    }
     if (!graphgen_capacity_law(capacity, &o.graph.capacity))
         cli_usage_error(&spec, "unknown capacity law '%s'", capacity);
     if (!from_vesselgraph[0] && !graphgen_check(&o.graph, err, sizeof err))

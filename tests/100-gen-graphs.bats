@@ -219,3 +219,57 @@ PYEOF
     assert_file_empty "$T/err2"
     cmp "$T/a.mp" "$T/b.mp"
 }
+
+@test "--instance: each problem's records hold exactly its keys, decode in Python, and --count 10 is a prefix of 100" {
+    for args in "--instance shortest-paths --family erdos-renyi" "--instance shortest-paths --family barabasi-albert" \
+                "--instance matching --family bipartite-sides --sides 3,13 --p 0.1:0.9" \
+                "--instance vertex-cover --family barabasi-albert" "--instance vertex-cover --family star" \
+                "--instance vertex-cover --family lobster" "--instance vertex-cover --family erdos-renyi" \
+                "--instance vertex-cover --family bipartite-sides --node-weights unit"; do
+        gen-graphs $args --count 10 --seed 3 > "$T/10.mp"
+        gen-graphs $args --count 100 --seed 3 > "$T/100.mp"
+        size=$(stat -c %s "$T/10.mp")
+        head -c "$size" "$T/100.mp" | cmp - "$T/10.mp" || fail "$args: not a prefix"
+        run py_stream "$T/100.mp" '
+keys = {"shortest-paths": ["s", "src", "dst", "w"], "matching": ["src", "dst", "side"],
+        "vertex-cover": ["src", "dst", "node_w"]}
+inst = sys.argv[1] if len(sys.argv) > 1 else None
+for r in recs:
+    extra = [k for k in r if k not in ("kind", "id", "family", "n", "m", "directed")]
+    if "node_w" in r:
+        want = keys["vertex-cover"] + (["side"] if r["family"] == "bipartite-sides" else [])
+        assert r["node_w"].dtype == np.float32 and r["node_w"].shape == (r["n"],) and (r["node_w"] > 0).all()
+    elif "side" in r:
+        want = keys["matching"]
+        assert r["side"].dtype == np.uint8 and r["side"].shape == (r["n"],)
+        assert (r["side"][r["src"]] == 0).all() and (r["side"][r["dst"]] == 1).all()
+    else:
+        want = keys["shortest-paths"]
+        assert r["w"].dtype == np.float32 and 0 <= r["s"] < r["n"]
+    assert extra == want, (extra, want)
+    assert r["src"].shape == (r["m"],) and r["directed"] is False
+print(len(recs))'
+        assert_success
+        assert_output 100
+    done
+}
+
+@test "--instance, --p, --sides: what a family cannot make is a usage error naming why" {
+    run --separate-stderr gen-graphs --family star -o "$T/x.mp"
+    assert_failure 64
+    [[ "$stderr" == "gen-graphs: family 'star' has no s and t"* ]] || fail "$stderr"
+    run --separate-stderr gen-graphs --instance matching --family erdos-renyi -o "$T/x.mp"
+    assert_failure 64
+    [[ "$stderr" == "gen-graphs: matching instances need sides"* ]] || fail "$stderr"
+    run --separate-stderr gen-graphs --family two-community --p 0.3 -o "$T/x.mp"
+    assert_failure 64
+    [[ "$stderr" == "gen-graphs: '--p' is for families erdos-renyi and bipartite-sides"* ]] || fail "$stderr"
+    run --separate-stderr gen-graphs --instance matching --family bipartite-sides --sides 0,4 -o "$T/x.mp"
+    assert_failure 64
+    run --separate-stderr gen-graphs --instance shortest-paths --family erdos-renyi --p 0.9:0.1 -o "$T/x.mp"
+    assert_failure 64
+    run --separate-stderr gen-graphs --instance vertex-cover --family lobster --directed -o "$T/x.mp"
+    assert_failure 64
+    # --sides sets the node count
+    gen-graphs --instance matching --family bipartite-sides --sides 2,5 --count 1 | mpcat | jq -e '.n == 7'
+}

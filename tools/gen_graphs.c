@@ -78,8 +78,13 @@ void gen_graphs_run(const struct gen_graphs_options *o, FILE *out)
             struct graph g;
             if (!graphgen(&o->graph, k, &g, err, sizeof err))
                 die(EX_SOFTWARE, "record %lld: %s", (long long)k, err);
-            mp_map(&w, GRAPH_CORE_KEYS);
-            graph_write_core(&w, &g);
+            if (o->graph.instance == INSTANCE_MAX_FLOW) {
+                mp_map(&w, GRAPH_CORE_KEYS);
+                graph_write_core(&w, &g);
+            } else {
+                mp_map(&w, (uint32_t)graph_instance_keys(&g));
+                graph_write_instance(&w, &g);
+            }
             graph_free(&g);
             progress_update(&p, k + 1);
         }

@@ -3,6 +3,7 @@
 #include "die.h"
 #include "tensor.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,7 +80,10 @@ static void check_edges(const struct graph *g, const struct record *rec)
         check_duplicates_sorted(g, rec);
 }
 
-void graph_read(struct graph *g, const struct record *rec)
+/* The reader behind graph_read and graph_read_instance.  A key in needs is
+ * read with the getters that die "missing key" (graph_read's messages); any
+ * other optional key only when present.  fill_w: an absent w reads as 1. */
+static void read_graph(struct graph *g, const struct record *rec, unsigned needs, bool fill_w)
 {
     memset(g, 0, sizeof *g);
     long r = rec->index;
@@ -96,32 +100,117 @@ void graph_read(struct graph *g, const struct record *rec)
     g->n = (int)n;
     g->m = (int)m;
     g->directed = record_bool_or(rec, "directed", false);
-    int64_t s = record_int(rec, "s"), t = record_int(rec, "t");
-    if (s < 0 || s >= n)
+    bool has_s = (needs & GRAPH_NEED_S) || record_has(rec, "s");
+    bool has_t = (needs & GRAPH_NEED_T) || record_has(rec, "t");
+    int64_t s = has_s ? record_int(rec, "s") : -1, t = has_t ? record_int(rec, "t") : -1;
+    if (has_s && (s < 0 || s >= n))
         record_die(rec, "'s' is %lld, outside 0..%lld", (long long)s, (long long)n - 1);
-    if (t < 0 || t >= n)
+    if (has_t && (t < 0 || t >= n))
         record_die(rec, "'t' is %lld, outside 0..%lld", (long long)t, (long long)n - 1);
-    if (s == t)
+    if ((needs & GRAPH_NEED_T) && s == t)
         record_die(rec, "'s' and 't' are both %lld", (long long)s);
     g->s = (int)s;
     g->t = (int)t;
     g->src = record_vector(rec, "src", DT_I32, m);
     g->dst = record_vector(rec, "dst", DT_I32, m);
-    g->cap = record_vector(rec, "cap", DT_F32, m);
-    g->w = record_has(rec, "w") ? record_vector(rec, "w", DT_F32, m) : NULL;
+    bool has_cap = (needs & GRAPH_NEED_CAP) || record_has(rec, "cap");
+    g->cap = has_cap ? record_vector(rec, "cap", DT_F32, m) : NULL;
+    bool has_w = (needs & GRAPH_NEED_W) || record_has(rec, "w");
+    g->w = has_w ? record_vector(rec, "w", DT_F32, m) : NULL;
     g->cap_scale = record_int_or(rec, "cap_scale", 0);
     if (g->cap_scale < 0)
         record_die(rec, "'cap_scale' is negative");
     for (int e = 0; e < g->m; e++) {
-        if (!isfinite(g->cap[e]) || g->cap[e] < 0)
+        if (g->cap && (!isfinite(g->cap[e]) || g->cap[e] < 0))
             record_die(rec, "'cap' entry %d is %g, expected a finite number >= 0", e, g->cap[e]);
         if (g->w && !(g->w[e] >= 0 && g->w[e] <= 1))
             record_die(rec, "'w' entry %d is %g, expected a number in [0,1]", e, g->w[e]);
     }
-    if (!g->w)   /* no weights given: Bellman-Ford on hop counts */
+    if (!g->w && fill_w)   /* no weights given: Bellman-Ford on hop counts */
         for (g->w = xmalloc(sizeof *g->w * (size_t)(m ? m : 1)); m-- > 0;)
             g->w[m] = 1.0f;
+    if ((needs & GRAPH_NEED_NODE_W) || record_has(rec, "node_w")) {
+        g->node_w = record_vector(rec, "node_w", DT_F32, n);
+        for (int v = 0; v < g->n; v++)
+            if (!isfinite(g->node_w[v]) || g->node_w[v] < 0)
+                record_die(rec, "'node_w' entry %d is %g, expected a finite number >= 0", v, g->node_w[v]);
+    }
+    if ((needs & GRAPH_NEED_SIDE) || record_has(rec, "side")) {
+        g->side = record_vector(rec, "side", DT_U8, n);
+        for (int v = 0; v < g->n; v++)
+            if (g->side[v] > 1)
+                record_die(rec, "'side' entry %d is %d, expected 0 (side A) or 1 (side B)", v, g->side[v]);
+    }
     check_edges(g, rec);
+}
+
+void graph_read(struct graph *g, const struct record *rec)
+{
+    read_graph(g, rec, GRAPH_NEEDS_MAX_FLOW, true);
+}
+
+/* A missing key dies from graph_require with the algorithm's name, so the
+ * reader is asked for the needs only once the key is known to be there. */
+void graph_read_instance(struct graph *g, const struct record *rec, unsigned needs, const char *algorithm)
+{
+    read_graph(g, rec, 0, false);
+    graph_require(g, needs, algorithm, rec);
+}
+
+bool graph_check_needs(const struct graph *g, unsigned needs, const char *algorithm, char *err, size_t errlen)
+{
+    const char *who = algorithm ? algorithm : "the algorithm";
+    if ((needs & GRAPH_NEED_S) && g->s < 0) {
+        snprintf(err, errlen, "'s' is missing (%s needs a source)", who);
+        return false;
+    }
+    if ((needs & GRAPH_NEED_T) && g->t < 0) {
+        snprintf(err, errlen, "'t' is missing (%s needs a sink)", who);
+        return false;
+    }
+    if ((needs & GRAPH_NEED_T) && (needs & GRAPH_NEED_S) && g->s == g->t) {
+        snprintf(err, errlen, "'s' and 't' are both %d", g->s);
+        return false;
+    }
+    if ((needs & GRAPH_NEED_CAP) && !g->cap) {
+        snprintf(err, errlen, "'cap' is missing (%s needs capacities)", who);
+        return false;
+    }
+    if ((needs & GRAPH_NEED_W) && !g->w) {
+        snprintf(err, errlen, "'w' is missing (%s needs edge weights)", who);
+        return false;
+    }
+    if ((needs & GRAPH_NEED_NODE_W) && !g->node_w) {
+        snprintf(err, errlen, "'node_w' is missing (%s needs node weights)", who);
+        return false;
+    }
+    if (needs & GRAPH_NEED_SIDE) {
+        if (!g->side) {
+            snprintf(err, errlen, "'side' is missing (%s needs a side per node)", who);
+            return false;
+        }
+        for (int e = 0; e < g->m; e++) {
+            int u = g->src[e], v = g->dst[e];
+            if (g->side[u] == g->side[v]) {
+                snprintf(err, errlen, "edge %d joins nodes %d and %d, both on side %c (%s needs every edge "
+                         "between A and B)", e, u, v, g->side[u] ? 'B' : 'A', who);
+                return false;
+            }
+            if (g->directed && g->side[u] == 1) {
+                snprintf(err, errlen, "arc %d runs from node %d on side B to node %d on side A (%s needs arcs "
+                         "A->B)", e, u, v, who);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void graph_require(const struct graph *g, unsigned needs, const char *algorithm, const struct record *rec)
+{
+    char err[256];
+    if (!graph_check_needs(g, needs, algorithm, err, sizeof err))
+        record_die(rec, "%s", err);
 }
 
 void graph_free(struct graph *g)
@@ -130,6 +219,8 @@ void graph_free(struct graph *g)
     free(g->dst);
     free(g->cap);
     free(g->w);
+    free(g->node_w);
+    free(g->side);
     memset(g, 0, sizeof *g);
 }
 
@@ -148,6 +239,31 @@ void graph_write_core(struct writer *w, const struct graph *g)
     mp_key(w, "cap");      mp_vector(w, DT_F32, g->m, g->cap);
     mp_key(w, "w");        mp_vector(w, DT_F32, g->m, g->w);
     mp_key(w, "cap_scale"); mp_int(w, g->cap_scale);
+}
+
+int graph_instance_keys(const struct graph *g)
+{
+    return 8 + (g->s >= 0) + (g->t >= 0) + 2 * (g->cap != NULL) + (g->w != NULL) + (g->node_w != NULL) +
+           (g->side != NULL);
+}
+
+void graph_write_instance(struct writer *w, const struct graph *g)
+{
+    mp_key(w, "kind");     mp_str(w, "graph");
+    mp_key(w, "id");       mp_int(w, g->id);
+    mp_key(w, "family");   mp_str(w, g->family);
+    mp_key(w, "n");        mp_int(w, g->n);
+    mp_key(w, "m");        mp_int(w, g->m);
+    mp_key(w, "directed"); mp_bool(w, g->directed);
+    if (g->s >= 0) { mp_key(w, "s"); mp_int(w, g->s); }
+    if (g->t >= 0) { mp_key(w, "t"); mp_int(w, g->t); }
+    mp_key(w, "src");      mp_vector(w, DT_I32, g->m, g->src);
+    mp_key(w, "dst");      mp_vector(w, DT_I32, g->m, g->dst);
+    if (g->cap) { mp_key(w, "cap"); mp_vector(w, DT_F32, g->m, g->cap); }
+    if (g->w) { mp_key(w, "w"); mp_vector(w, DT_F32, g->m, g->w); }
+    if (g->cap) { mp_key(w, "cap_scale"); mp_int(w, g->cap_scale); }
+    if (g->node_w) { mp_key(w, "node_w"); mp_vector(w, DT_F32, g->n, g->node_w); }
+    if (g->side) { mp_key(w, "side"); mp_vector(w, DT_U8, g->n, g->side); }
 }
 
 static bool scale_fits(const struct graph *g, int64_t scale, int64_t *k)

@@ -35,9 +35,10 @@
 /* n(n-1) must fit the int edge count. */
 #define GRAPHGEN_MAX_NODES 46340
 
-enum family { FAM_TWO_COMMUNITY, FAM_BIPARTITE, FAM_ERDOS_RENYI, FAM_VESSEL, FAM_UNKNOWN };
-
-static const char *const families[FAM_UNKNOWN] = { "two-community", "bipartite", "erdos-renyi", "vessel" };
+#define FAMILY_NAME_(id, name) name,
+enum family { GRAPHGEN_FAMILIES(GRAPHGEN_ENUM_) FAM_UNKNOWN };
+static const char *const families[FAM_UNKNOWN] = { GRAPHGEN_FAMILIES(FAMILY_NAME_) };
+static const char *const instances[INSTANCE_COUNT] = { GRAPHGEN_INSTANCES(FAMILY_NAME_) };
 
 static enum family family_of(const char *name)
 {
@@ -45,12 +46,55 @@ static enum family family_of(const char *name)
     return i >= 0 ? (enum family)i : FAM_UNKNOWN;
 }
 
+/* Side A of bipartite-sides: --sides, or half the nodes. */
+static int side_a(const struct graphgen_options *o)
+{
+    return o->side_a || o->side_b ? o->side_a : o->nodes / 2;
+}
+
+/* Which instances a family can make: max-flow needs the s and t that only
+ * the flow families choose, matching needs sides. */
+static bool instance_check(const struct graphgen_options *o, enum family fam, char *err, size_t errlen)
+{
+    bool flow_family = fam == FAM_TWO_COMMUNITY || fam == FAM_BIPARTITE || fam == FAM_ERDOS_RENYI;
+    if (o->instance == INSTANCE_MAX_FLOW && !flow_family) {
+        snprintf(err, errlen, "family '%s' has no s and t: it makes shortest-paths or vertex-cover instances%s",
+                 o->family, fam == FAM_BIPARTITE_SIDES ? " or matching ones" : "");
+        return false;
+    }
+    if (o->instance == INSTANCE_MATCHING && fam != FAM_BIPARTITE_SIDES) {
+        snprintf(err, errlen, "matching instances need sides: family 'bipartite-sides', not '%s'", o->family);
+        return false;
+    }
+    if (o->instance != INSTANCE_MAX_FLOW && o->directed) {
+        snprintf(err, errlen, "'--directed' is for max-flow instances (%s instances are undirected)",
+                 instances[o->instance]);
+        return false;
+    }
+    if (o->p_given && fam != FAM_ERDOS_RENYI && fam != FAM_BIPARTITE_SIDES) {
+        snprintf(err, errlen, "'--p' is for families erdos-renyi and bipartite-sides, not '%s'", o->family);
+        return false;
+    }
+    if (o->p_given && !(o->p_lo >= 0 && o->p_lo <= o->p_hi && o->p_hi <= 1)) {
+        snprintf(err, errlen, "'--p' must be in [0,1] with LO <= HI, got %g:%g", o->p_lo, o->p_hi);
+        return false;
+    }
+    if ((o->side_a || o->side_b) && fam != FAM_BIPARTITE_SIDES) {
+        snprintf(err, errlen, "'--sides' is for family bipartite-sides, not '%s'", o->family);
+        return false;
+    }
+    return true;
+}
+
 bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen)
 {
     enum family fam = family_of(o->family);
     if (fam == FAM_UNKNOWN) {
-        snprintf(err, errlen, "unknown family '%s' (two-community, bipartite, erdos-renyi, vessel)",
-                 o->family ? o->family : "");
+        snprintf(err, errlen, "unknown family '%s' (%s)", o->family ? o->family : "", GRAPHGEN_FAMILY_CHOICES);
+        return false;
+    }
+    if ((unsigned)o->instance >= INSTANCE_COUNT) {
+        snprintf(err, errlen, "unknown instance kind %d", (int)o->instance);
         return false;
     }
     if (!(o->density >= 0 && o->density <= 1)) {
@@ -69,6 +113,8 @@ bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen)
         }
         return true;
     }
+    if (!instance_check(o, fam, err, errlen))
+        return false;
     if (o->nodes > GRAPHGEN_MAX_NODES) {
         snprintf(err, errlen, "'--nodes' %d is too large (at most %d)", o->nodes, GRAPHGEN_MAX_NODES);
         return false;
@@ -87,9 +133,17 @@ bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen)
             return false;
         }
         break;
+    case FAM_BIPARTITE_SIDES:
+        if (o->side_a < 0 || o->side_b < 0 || (o->side_a || o->side_b ? o->side_a + o->side_b != o->nodes
+                                                                       : o->nodes < 2)) {
+            snprintf(err, errlen, "family 'bipartite-sides' needs at least one node per side, got %d,%d",
+                     side_a(o), o->nodes - side_a(o));
+            return false;
+        }
+        break;
     default:
         if (o->nodes < 2) {
-            snprintf(err, errlen, "family 'erdos-renyi' needs at least 2 nodes, got %d", o->nodes);
+            snprintf(err, errlen, "family '%s' needs at least 2 nodes, got %d", o->family, o->nodes);
             return false;
         }
         break;
@@ -212,6 +266,142 @@ static void erdos_renyi(struct rng *r, uint8_t *adj, const struct graphgen_optio
                 set_edge(adj, n, o->directed, i, j);
 }
 
+/* The edge probability range of erdos-renyi and bipartite-sides: --p, or
+ * the default of the instance (formats/graph.md): --density for max-flow,
+ * CLRS's effective 0.25 for shortest paths (its p = 0.5 applied to both
+ * B_ij and B_ji), PDNAR's U(0.2, 0.8) for vertex cover, Georgiev & Lio's
+ * 1/4 for bipartite-sides. */
+static void probability_range(const struct graphgen_options *o, enum family fam, double *lo, double *hi)
+{
+    if (o->p_given) {
+        *lo = o->p_lo;
+        *hi = o->p_hi;
+    } else if (fam == FAM_BIPARTITE_SIDES || o->instance == INSTANCE_SHORTEST_PATHS || o->instance == INSTANCE_MATCHING) {
+        *lo = *hi = 0.25;
+    } else if (o->instance == INSTANCE_VERTEX_COVER) {
+        *lo = 0.2;
+        *hi = 0.8;
+    } else {
+        *lo = *hi = o->density;
+    }
+}
+
+/* p for one graph: a fixed p takes no draw, so `--p 0.75` makes the same
+ * edges as `--density 0.75`. */
+static double edge_probability(struct rng *density, double lo, double hi)
+{
+    return lo == hi ? lo : lo + (hi - lo) * rng_uniform(density);
+}
+
+/* Side A is 0..a-1, side B a..n-1; each A-B pair with probability p, no
+ * redraw: isolated nodes and imperfect matchings are the point of sparse
+ * and unbalanced sets. */
+static void bipartite_sides(struct rng *r, uint8_t *adj, int n, int a, double p)
+{
+    for (int u = 0; u < a; u++)
+        for (int v = a; v < n; v++)
+            if (bernoulli(r, p))
+                set_edge(adj, n, false, u, v);
+}
+
+/* networkx's barabasi_albert_graph(n, k) as PDNAR draws it: k uniform in
+ * 1..9 per graph (at most n-1), a star on k+1 nodes, then each new node
+ * joins k distinct nodes drawn from the list of edge endpoints (so by
+ * degree). */
+static void barabasi_albert(struct rng *r, uint8_t *adj, int n)
+{
+    int k = 1 + (int)rng_below(r, (uint64_t)(n - 1 < 9 ? n - 1 : 9));
+    int32_t *ends = xmalloc(sizeof *ends * (size_t)2 * ((size_t)k * (size_t)n + 1));
+    int32_t *targets = xmalloc(sizeof *targets * (size_t)k);
+    size_t count = 0;
+    for (int leaf = 1; leaf <= k; leaf++) {
+        set_edge(adj, n, false, 0, leaf);
+        ends[count++] = 0;
+        ends[count++] = leaf;
+    }
+    for (int source = k + 1; source < n; source++) {
+        int chosen = 0;
+        while (chosen < k) {
+            int32_t x = ends[rng_below(r, count)];
+            bool seen = false;
+            for (int i = 0; i < chosen && !seen; i++)
+                seen = targets[i] == x;
+            if (!seen)
+                targets[chosen++] = x;
+        }
+        for (int i = 0; i < k; i++) {
+            set_edge(adj, n, false, source, targets[i]);
+            ends[count++] = targets[i];
+            ends[count++] = source;
+        }
+    }
+    free(targets);
+    free(ends);
+}
+
+static void shuffle(struct rng *r, int32_t *a, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)rng_below(r, (uint64_t)i + 1);
+        int32_t x = a[i]; a[i] = a[j]; a[j] = x;
+    }
+}
+
+/* PDNAR's star family: the nodes, shuffled, fall into 1..5 groups; each
+ * group is a star on its first node; consecutive groups (in a shuffled
+ * order) are joined by one edge between random members: a tree. */
+static void star(struct rng *r, uint8_t *adj, int n)
+{
+    int groups = 1 + (int)rng_below(r, 5);
+    int32_t *order = xmalloc(sizeof *order * (size_t)n), *group = xmalloc(sizeof *group * (size_t)n);
+    int32_t *first = xmalloc(sizeof *first * 5), *size = xcalloc(5, sizeof *size);
+    int32_t *members = xmalloc(sizeof *members * (size_t)n), *start = xmalloc(sizeof *start * 6);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    shuffle(r, order, n);
+    for (int i = 0; i < n; i++) {
+        group[i] = (int32_t)rng_below(r, (uint64_t)groups);
+        size[group[i]]++;
+    }
+    start[0] = 0;
+    for (int g = 0; g < groups; g++)
+        start[g + 1] = start[g] + size[g];
+    int used[5] = {0};
+    for (int i = 0; i < n; i++)   /* members of each group in shuffled order */
+        members[start[group[i]] + used[group[i]]++] = order[i];
+    int live = 0;
+    for (int g = 0; g < groups; g++) {
+        if (!size[g])
+            continue;
+        for (int i = 1; i < size[g]; i++)
+            set_edge(adj, n, false, members[start[g]], members[start[g] + i]);
+        first[live++] = g;
+    }
+    shuffle(r, first, live);
+    for (int i = 0; i + 1 < live; i++) {
+        int a = first[i], b = first[i + 1];
+        int u = members[start[a] + (int)rng_below(r, (uint64_t)size[a])];
+        int v = members[start[b] + (int)rng_below(r, (uint64_t)size[b])];
+        set_edge(adj, n, false, u, v);
+    }
+    free(order); free(group); free(first); free(size); free(members); free(start);
+}
+
+/* PDNAR's lobster family: a backbone path 0..b-1 (b uniform in 1..n-1),
+ * branch nodes b..c-1 (c uniform in b+1..n) each joined to a random
+ * backbone node, the rest each joined to a random branch node: a tree. */
+static void lobster(struct rng *r, uint8_t *adj, int n)
+{
+    int b = 1 + (int)rng_below(r, (uint64_t)(n - 1));
+    int c = b + 1 + (int)rng_below(r, (uint64_t)(n - b));
+    for (int i = 1; i < b; i++)
+        set_edge(adj, n, false, i - 1, i);
+    for (int i = b; i < c; i++)
+        set_edge(adj, n, false, i, (int)rng_below(r, (uint64_t)b));
+    for (int i = c; i < n; i++)
+        set_edge(adj, n, false, i, b + (int)rng_below(r, (uint64_t)(c - b)));
+}
+
 static void capacities(struct rng *r, struct graph *g, enum family fam, enum capacity_law law)
 {
     if (fam == FAM_BIPARTITE) {
@@ -251,6 +441,40 @@ static void capacities(struct rng *r, struct graph *g, enum family fam, enum cap
     free(c);
 }
 
+/* The keys of an instance that is not a flow network (formats/graph.md):
+ * shortest paths get s (uniform) and w ~ U[0,1) as CLRS draws them,
+ * vertex cover node_w, matching and the vertex cover of bipartite-sides a
+ * side per node. */
+static void finish_instance(const struct graphgen_options *o, enum family fam, int64_t k, struct graph *g,
+                            struct rng *weight, struct rng *endpoints)
+{
+    int n = g->n;
+    g->s = g->t = -1;
+    if (o->instance == INSTANCE_SHORTEST_PATHS) {
+        g->s = (int)rng_below(endpoints, (uint64_t)n);
+        g->w = xmalloc(sizeof *g->w * (size_t)(g->m ? g->m : 1));
+        for (int e = 0; e < g->m; e++)
+            g->w[e] = rng_uniform_f32(weight);
+    } else {
+        free(g->w);
+        g->w = NULL;
+    }
+    free(g->cap);
+    g->cap = NULL;
+    if (o->instance == INSTANCE_VERTEX_COVER) {
+        struct rng node_weight;
+        purpose_rng(&node_weight, o, k, "node-weight");
+        g->node_w = xmalloc(sizeof *g->node_w * (size_t)n);
+        for (int v = 0; v < n; v++)   /* 1 - U[0,1) is in (0,1] */
+            g->node_w[v] = o->node_weights == NODE_W_UNIT ? 1.0f : (float)(1.0 - rng_uniform(&node_weight));
+    }
+    if (fam == FAM_BIPARTITE_SIDES && o->instance != INSTANCE_SHORTEST_PATHS) {
+        g->side = xmalloc((size_t)n);
+        for (int v = 0; v < n; v++)
+            g->side[v] = v >= side_a(o);
+    }
+}
+
 bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
@@ -269,11 +493,27 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
     purpose_rng(&weight, o, k, "weight");
     purpose_rng(&endpoints, o, k, "endpoints");
 
+    double p_lo, p_hi;
+    probability_range(o, fam, &p_lo, &p_hi);
     uint8_t *adj = xcalloc((size_t)n * n, 1);
-    switch (fam) {
-    case FAM_TWO_COMMUNITY: two_community(&structure, adj, o); break;
-    case FAM_BIPARTITE:     bipartite(&structure, adj, o); break;
-    default:                erdos_renyi(&structure, adj, o); break;
+    if (fam == FAM_ERDOS_RENYI || fam == FAM_BIPARTITE_SIDES) {
+        struct rng density;
+        purpose_rng(&density, o, k, "density");
+        double p = edge_probability(&density, p_lo, p_hi);
+        struct graphgen_options er = *o;
+        er.density = p;
+        if (fam == FAM_BIPARTITE_SIDES)
+            bipartite_sides(&structure, adj, n, side_a(o), p);
+        else
+            erdos_renyi(&structure, adj, &er);
+    } else {
+        switch (fam) {
+        case FAM_TWO_COMMUNITY:   two_community(&structure, adj, o); break;
+        case FAM_BIPARTITE:       bipartite(&structure, adj, o); break;
+        case FAM_BARABASI_ALBERT: barabasi_albert(&structure, adj, n); break;
+        case FAM_STAR:            star(&structure, adj, n); break;
+        default:                  lobster(&structure, adj, n); break;
+        }
     }
 
     /* Row-major scan of adj lists edges sorted by (src, dst). */
@@ -298,6 +538,10 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
                 e++;
             }
     free(adj);
+    if (o->instance != INSTANCE_MAX_FLOW) {
+        finish_instance(o, fam, k, g, &weight, &endpoints);
+        return true;
+    }
 
     capacities(&capacity, g, fam, o->capacity);
     for (size_t i = 0; i < m; i++)
@@ -329,4 +573,58 @@ bool graphgen_capacity_law(const char *name, enum capacity_law *law)
     int i = name_index(name, laws, 2);
     if (i >= 0) *law = (enum capacity_law)i;
     return i >= 0;
+}
+
+bool graphgen_instance(const char *name, enum graph_instance *instance)
+{
+    int i = name_index(name, instances, INSTANCE_COUNT);
+    if (i >= 0) *instance = (enum graph_instance)i;
+    return i >= 0;
+}
+
+bool graphgen_node_weight_law(const char *name, enum node_weight_law *law)
+{
+    static const char *const laws[] = {[NODE_W_UNIFORM] = "uniform", [NODE_W_UNIT] = "unit"};
+    int i = name_index(name, laws, 2);
+    if (i >= 0) *law = (enum node_weight_law)i;
+    return i >= 0;
+}
+
+/* One probability in [0,1], the whole of text. */
+static bool parse_unit(const char *text, const char *end, double *x)
+{
+    char *stop;
+    *x = strtod(text, &stop);
+    return stop == end && stop != text && *x >= 0 && *x <= 1;
+}
+
+bool graphgen_parse_probability(const char *text, double *lo, double *hi, char *err, size_t errlen)
+{
+    const char *colon = strchr(text, ':'), *end = text + strlen(text);
+    bool ok = colon ? parse_unit(text, colon, lo) && parse_unit(colon + 1, end, hi) && *lo <= *hi
+                    : parse_unit(text, end, lo);
+    if (!colon)
+        *hi = *lo;
+    if (!ok)
+        snprintf(err, errlen, "'--p' wants P or LO:HI with 0 <= LO <= HI <= 1, got '%s'", text);
+    return ok;
+}
+
+bool graphgen_parse_sides(const char *text, int *a, int *b, char *err, size_t errlen)
+{
+    char *stop;
+    long x = strtol(text, &stop, 10), y = 0;
+    bool ok = stop != text && *stop == ',';
+    if (ok) {
+        const char *second = stop + 1;
+        y = strtol(second, &stop, 10);
+        ok = stop != second && !*stop && x >= 1 && y >= 1 && x + y <= GRAPHGEN_MAX_NODES;
+    }
+    if (!ok) {
+        snprintf(err, errlen, "'--sides' wants A,B with A, B >= 1 and A+B <= %d, got '%s'", GRAPHGEN_MAX_NODES, text);
+        return false;
+    }
+    *a = (int)x;
+    *b = (int)y;
+    return true;
 }

@@ -322,6 +322,180 @@ static void test_errors(void)
           !graphgen_capacity_law("gauss", &law), "capacity law names");
 }
 
+/* Edges sorted, undirected, no self-loop, no pair twice. */
+static bool simple_sorted(const struct graph *g)
+{
+    for (int e = 0; e < g->m; e++) {
+        if (g->src[e] < 0 || g->dst[e] >= g->n || g->src[e] >= g->dst[e]) return false;
+        if (e > 0 && (g->src[e - 1] > g->src[e] || (g->src[e - 1] == g->src[e] && g->dst[e - 1] >= g->dst[e])))
+            return false;
+    }
+    return true;
+}
+
+/* Connected and m = n-1: a tree. */
+static bool is_tree(const struct graph *g)
+{
+    if (g->m != g->n - 1) return false;
+    int *root = malloc(sizeof *root * (size_t)g->n);
+    for (int v = 0; v < g->n; v++) root[v] = v;
+    int joins = 0;
+    for (int e = 0; e < g->m; e++) {
+        int a = g->src[e], b = g->dst[e];
+        while (root[a] != a) a = root[a];
+        while (root[b] != b) b = root[b];
+        if (a != b) { root[a] = b; joins++; }
+    }
+    free(root);
+    return joins == g->n - 1;
+}
+
+static void test_shortest_path_instances(void)
+{
+    struct graphgen_options o = opts("erdos-renyi", 40);
+    o.instance = INSTANCE_SHORTEST_PATHS;
+    long pairs = 0, edges = 0;
+    int bad = 0, s_seen[40] = {0};
+    double w_sum = 0;
+    for (int k = 0; k < 400; k++) {
+        struct graph g;
+        gen(&o, k, &g);
+        bad += !simple_sorted(&g) || g.t != -1 || g.cap || !g.w || g.node_w || g.side || g.s < 0 || g.s >= 40;
+        s_seen[g.s < 0 ? 0 : g.s]++;
+        pairs += 40 * 39 / 2;
+        edges += g.m;
+        for (int e = 0; e < g.m; e++)
+            w_sum += g.w[e], bad += !(g.w[e] >= 0 && g.w[e] < 1);
+        graph_free(&g);
+    }
+    int unseen = 0;
+    for (int v = 0; v < 40; v++) unseen += !s_seen[v];
+    CHECK(bad == 0, "shortest-paths: s and w only (no t, cap), w in [0,1), edges simple and sorted");
+    CHECK(fabs((double)edges / pairs - 0.25) < 0.005, "shortest-paths: default pair density %.4f ~ 0.25 (CLRS's p^2)",
+          (double)edges / pairs);
+    CHECK(fabs(w_sum / edges - 0.5) < 0.01, "shortest-paths: mean w %.4f ~ 0.5 (uniform, not max-of-two)", w_sum / edges);
+    CHECK(unseen == 0, "shortest-paths: every node is some graph's source");
+
+    /* a fixed --p makes the edges of --density */
+    struct graphgen_options flow = opts("erdos-renyi", 20), sp = flow;
+    flow.density = 0.4;
+    sp.instance = INSTANCE_SHORTEST_PATHS;
+    sp.p_given = true;
+    sp.p_lo = sp.p_hi = 0.4;
+    struct graph a, b;
+    gen(&flow, 3, &a);
+    gen(&sp, 3, &b);
+    CHECK(a.m == b.m && !memcmp(a.src, b.src, sizeof *a.src * a.m) && !memcmp(a.dst, b.dst, sizeof *a.dst * a.m),
+          "--p 0.4 and --density 0.4 give the same edges");
+    graph_free(&a);
+    graph_free(&b);
+
+    /* --p LO:HI draws p per graph: the densities spread */
+    sp.nodes = 60;
+    sp.p_lo = 0.1;
+    sp.p_hi = 0.9;
+    double lo = 1, hi = 0;
+    for (int k = 0; k < 100; k++) {
+        gen(&sp, k, &a);
+        double density = a.m / (60.0 * 59 / 2);
+        lo = fmin(lo, density);
+        hi = fmax(hi, density);
+        graph_free(&a);
+    }
+    CHECK(lo < 0.2 && hi > 0.8, "--p 0.1:0.9: per-graph densities span %.3f..%.3f", lo, hi);
+}
+
+static void test_bipartite_sides(void)
+{
+    struct graphgen_options o = opts("bipartite-sides", 12);
+    o.instance = INSTANCE_MATCHING;
+    o.side_a = 3;
+    o.side_b = 9;
+    long edges = 0;
+    int bad = 0;
+    for (int k = 0; k < 300; k++) {
+        struct graph g;
+        gen(&o, k, &g);
+        bad += !simple_sorted(&g) || !g.side || g.s != -1 || g.t != -1 || g.w || g.cap || g.node_w;
+        for (int v = 0; g.side && v < 12; v++) bad += g.side[v] != (v >= 3);
+        for (int e = 0; e < g.m; e++) bad += !(g.src[e] < 3 && g.dst[e] >= 3);
+        edges += g.m;
+        graph_free(&g);
+    }
+    CHECK(bad == 0, "bipartite-sides 3,9: side 0 on 0..2, 1 on 3..11, every edge A-B, no s, t, w, cap");
+    CHECK(fabs(edges / (300.0 * 27) - 0.25) < 0.02, "bipartite-sides: default A-B density %.4f ~ 0.25",
+          edges / (300.0 * 27));
+    o.instance = INSTANCE_VERTEX_COVER;
+    struct graph g;
+    gen(&o, 0, &g);
+    CHECK(g.side && g.node_w, "bipartite-sides vertex-cover instances keep their sides and get node_w");
+    graph_free(&g);
+}
+
+static void test_vertex_cover_families(void)
+{
+    const char *const fams[] = {"barabasi-albert", "star", "lobster", "erdos-renyi"};
+    for (int f = 0; f < 4; f++) {
+        struct graphgen_options o = opts(fams[f], 16);
+        o.instance = INSTANCE_VERTEX_COVER;
+        int bad = 0, trees = 0, attach[10] = {0};
+        double w_min = 1, w_max = 0;
+        for (int k = 0; k < 300; k++) {
+            struct graph g;
+            gen(&o, k, &g);
+            bad += !simple_sorted(&g) || !g.node_w || g.w || g.cap || g.side || g.s != -1;
+            for (int v = 0; v < 16; v++) {
+                bad += !(g.node_w[v] > 0 && g.node_w[v] <= 1);
+                w_min = fmin(w_min, g.node_w[v]);
+                w_max = fmax(w_max, g.node_w[v]);
+            }
+            trees += is_tree(&g);
+            /* BA with attachment k has k + (n-k-1)k edges: m determines k */
+            for (int a = 1; a <= 9 && f == 0; a++)
+                attach[a] += g.m == a + (16 - a - 1) * a;
+            graph_free(&g);
+        }
+        CHECK(bad == 0 && w_min < 0.01 && w_max > 0.99, "%s: node_w in (0,1] spread %.4f..%.4f, simple graphs",
+              fams[f], w_min, w_max);
+        if (f == 0) {
+            int all = 1;
+            for (int a = 1; a <= 9; a++) all &= attach[a] > 15;
+            CHECK(all, "barabasi-albert: every attachment 1..9 drawn (m = k(n-k))");
+        } else if (f < 3) {
+            CHECK(trees == 300, "%s: every graph is a tree", fams[f]);
+        }
+    }
+    struct graphgen_options o = opts("star", 8);
+    o.instance = INSTANCE_VERTEX_COVER;
+    o.node_weights = NODE_W_UNIT;
+    struct graph g;
+    gen(&o, 0, &g);
+    bool unit = true;
+    for (int v = 0; v < 8; v++) unit &= g.node_w[v] == 1.0f;
+    CHECK(unit, "--node-weights unit: 1 on every node");
+    graph_free(&g);
+}
+
+static void test_instance_errors(void)
+{
+    char err[256];
+    struct graphgen_options o = opts("star", 8);
+    CHECK(!graphgen_check(&o, err, sizeof err) && strstr(err, "no s and t"), "star max-flow refused: %s", err);
+    o = opts("erdos-renyi", 8);
+    o.instance = INSTANCE_MATCHING;
+    CHECK(!graphgen_check(&o, err, sizeof err) && strstr(err, "need sides"), "erdos-renyi matching refused: %s", err);
+    double lo, hi;
+    CHECK(graphgen_parse_probability("0.2:0.8", &lo, &hi, err, sizeof err) && lo == 0.2 && hi == 0.8, "--p 0.2:0.8");
+    CHECK(graphgen_parse_probability("0.3", &lo, &hi, err, sizeof err) && lo == 0.3 && hi == 0.3, "--p 0.3");
+    CHECK(!graphgen_parse_probability("0.8:0.2", &lo, &hi, err, sizeof err) &&
+          !graphgen_parse_probability("1.5", &lo, &hi, err, sizeof err) &&
+          !graphgen_parse_probability("0.2:", &lo, &hi, err, sizeof err), "--p refuses HI < LO, > 1, a missing end");
+    int a, b;
+    CHECK(graphgen_parse_sides("8,24", &a, &b, err, sizeof err) && a == 8 && b == 24, "--sides 8,24");
+    CHECK(!graphgen_parse_sides("0,3", &a, &b, err, sizeof err) && !graphgen_parse_sides("3", &a, &b, err, sizeof err) &&
+          !graphgen_parse_sides("3,4x", &a, &b, err, sizeof err), "--sides refuses 0, one number, trailing text");
+}
+
 int main(void)
 {
     check_file_name = "graphgen";
@@ -332,5 +506,9 @@ int main(void)
     test_uniform_minmax();
     test_determinism();
     test_errors();
+    test_shortest_path_instances();
+    test_bipartite_sides();
+    test_vertex_cover_families();
+    test_instance_errors();
     return check_done();
 }
