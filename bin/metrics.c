@@ -19,7 +19,7 @@ static const struct cli_option options[] = {
     CLI_REPEAT("label", 'l', labels, "KEY=VALUE", "a label for every metric record (repeat for more: model=dual, seed=3, ...)"),
     CLI_LIST("quantity", 0, quantities, "LIST", "comma-separated quantities (default: every one whose inputs the first record has; with --table: the metrics to keep): "
      "mae_flow mae_hint_flow cut_accuracy maxflow_error conservation_before conservation_after fixed_value_ratio "
-     "accuracy balanced_accuracy roc_auc roc_hard r2", 0, 0),
+     "accuracy balanced_accuracy roc_auc roc_hard r2 pointer_accuracy mae_d feasible_edges path_optimal path_gap", 0, 0),
     CLI_STRING("fit", 0, fit, "FILE", "r2: fit the linear map from max-pooled embeddings to maxflow on FILE's graphs"),
     CLI_CHOICE("edges", 0, edges, "WHICH", "classification: score the edges whose 'split' is train (0), val (1) or test (2), or all; "
      "auto: test when the record has 'split', else all", "auto|all|train|val|test"),
