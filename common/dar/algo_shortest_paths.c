@@ -293,28 +293,30 @@ static void random_baseline(struct writer *w, const struct record *rec, uint64_t
     read_instance(&g, rec);
     struct rng r;
     rng_init(&r, seed, rng_stream_id("random-baseline"), (uint64_t)rec->index);
-    int32_t *degree = xcalloc((size_t)g.n + 1, sizeof *degree), *pi = xmalloc(sizeof *pi * ((size_t)g.n + 1));
+    /* each node's neighbours in edge order (first[v]..first[v+1] of nbr) */
+    int64_t *first = xcalloc((size_t)g.n + 2, sizeof *first);
+    int32_t *nbr = xmalloc(sizeof *nbr * (2 * (size_t)g.m + 1)), *pi = xmalloc(sizeof *pi * ((size_t)g.n + 1));
     float *d = xmalloc(sizeof *d * ((size_t)g.n + 1));
     for (int e = 0; e < g.m; e++) {
-        degree[g.src[e]]++;
-        degree[g.dst[e]]++;
+        first[g.src[e] + 2]++;
+        first[g.dst[e] + 2]++;
+    }
+    for (int v = 0; v < g.n; v++)
+        first[v + 2] += first[v + 1];
+    for (int e = 0; e < g.m; e++) {
+        nbr[first[g.src[e] + 1]++] = g.dst[e];
+        nbr[first[g.dst[e] + 1]++] = g.src[e];
     }
     for (int v = 0; v < g.n; v++) {
-        pi[v] = v;
-        if (v != g.s && degree[v]) {
-            int64_t k = (int64_t)rng_below(&r, (uint64_t)degree[v]);
-            for (int e = 0; e < g.m; e++)
-                if ((g.src[e] == v || g.dst[e] == v) && k-- == 0) {
-                    pi[v] = g.src[e] == v ? g.dst[e] : g.src[e];
-                    break;
-                }
-        }
+        int64_t degree = first[v + 1] - first[v];
+        pi[v] = v != g.s && degree ? nbr[first[v] + (int64_t)rng_below(&r, (uint64_t)degree)] : v;
         d[v] = v == g.s ? 0.0f : rng_uniform_f32(&r);
     }
     writer_begin_enriched(w, rec, keys, 2);
     mp_key(w, "pred_pi"); mp_vector(w, DT_I32, g.n, pi);
     mp_key(w, "pred_d");  mp_vector(w, DT_F32, g.n, d);
-    free(degree);
+    free(first);
+    free(nbr);
     free(pi);
     free(d);
     graph_free(&g);
