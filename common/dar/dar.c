@@ -24,7 +24,7 @@ struct dar_workspace {
     float *heads;               /* per network: the fused decoders' Wᵀ then biases */
     int64_t heads_room;
     enum dar_hprev_mode hprev_mode;
-    float *hprev;               /* recorded h_prev of P_F, in call order */
+    float *hprev;               /* recorded h_prev of the hooked runs, in call order */
     int64_t hprev_count, hprev_room, hprev_cursor;
 };
 
