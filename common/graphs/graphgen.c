@@ -452,7 +452,7 @@ static void finish_instance(const struct graphgen_options *o, enum family fam, i
     g->s = g->t = -1;
     if (o->instance == INSTANCE_SHORTEST_PATHS) {
         g->s = (int)rng_below(endpoints, (uint64_t)n);
-        g->w = xmalloc(sizeof *g->w * (size_t)(g->m ? g->m : 1));
+        /* g->w already holds m entries (graphgen allocates it for every instance) */
         for (int e = 0; e < g->m; e++)
             g->w[e] = rng_uniform_f32(weight);
     } else {
