@@ -160,4 +160,7 @@ dump('huge', r)
     run -64 --separate-stderr dar-fit --variant pipeline --hidden 4 --iters 1 -q --no-cache -i "$T/train.mp"
     assert_one_line_error dar-fit
     [[ "$stderr" == *"no pipeline variant"* ]]
+    run -64 --separate-stderr dar-fit --variant dual --leak-cut --hidden 4 --iters 1 -q --no-cache -i "$T/train.mp"
+    assert_one_line_error dar-fit
+    [[ "$stderr" == *"--leak-cut feeds max-flow's true min cut"* ]]
 }
