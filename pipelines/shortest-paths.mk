@@ -102,13 +102,17 @@ $(SP_OUT)/scores/random-%.mp: $(SP_DATA)/test.mp | all
 # appended after ours; their other columns have no published value.
 SP_QUANTITIES := pointer_accuracy,mae_d,feasible_edges,path_optimal,path_gap
 SP_CLRS := MPNN (CLRS, published; Ibarz et al. 2022)|92.01%|Triplet-GMPNN (CLRS, published; Ibarz et al. 2022)|97.39%
-$(SP_OUT)/table-sp.md: $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
-	cat $^ | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
+# Under the table, issue 23's two claims about it with their verdicts on
+# this profile's numbers (pipelines/shortest-paths-claims.awk).
+$(SP_OUT)/table-sp.md: $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp) pipelines/shortest-paths-claims.awk
+	cat $(filter %.mp,$^) | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
 	  --percent pointer_accuracy,feasible_edges,path_optimal --digits 3 \
 	  --title "Shortest paths (Bellman-Ford), trained at $(SP_TRAIN_NODES) nodes, tested at $(SP_TEST_NODES) — $(SP_NOTE); CLRS's rows: their published 64-node scores" \
 	  | awk -F'|' -v clrs='$(SP_CLRS)' '{ print } /^\| model \|/ { cols = NF - 3 } \
 	    END { n = split(clrs, c, "|"); for (i = 1; i < n; i += 2) { line = "| " c[i] " | " c[i + 1] " |"; \
-	          for (k = 1; k < cols; k++) line = line " - |"; print line } }' > $@.tmp && mv $@.tmp $@
+	          for (k = 1; k < cols; k++) line = line " - |"; print line } }' > $@.tmp \
+	  && cat $(filter %.mp,$^) | metrics --table tsv --rows model --cols name --quantity pointer_accuracy \
+	  | awk -F'\t' -f pipelines/shortest-paths-claims.awk >> $@.tmp && mv $@.tmp $@
 
 .PHONY: table-sp
 table-sp: $(SP_OUT)/table-sp.md

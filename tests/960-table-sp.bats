@@ -24,6 +24,9 @@ table_sp() {
     done
     assert_line "| MPNN (CLRS, published; Ibarz et al. 2022) | 92.01% | - | - | - | - |"
     assert_line "| Triplet-GMPNN (CLRS, published; Ibarz et al. 2022) | 97.39% | - | - | - | - |"
+    # issue 23's two claims, each with a verdict on these numbers
+    assert_line --regexp '^- "The dual.s potentials improve out-of-distribution pointer accuracy": \*\*(holds|does not hold)\*\* \(dual [0-9.]+%, primal [0-9.]+%\)\.$'
+    assert_line --regexp '^- "No-algo is worse than both": \*\*(holds|does not hold)\*\* '
     # the primal and no-algo predict no potentials
     assert_line --regexp '^\| PGN-max \(primal\) \| [^|]* \| - \| - \| [^|]* \| [^|]* \|$'
 }
