@@ -138,3 +138,32 @@ PYEOF
     assert_failure
     assert_output --partial "BAD  flow.proc.o2.weight"
 }
+
+# Shortest paths (tests/twin/sp_twin.py): the pointer heads (hint and
+# output), the node-scalar heads (the dual's potentials) and the mask head,
+# with h carried and differentiated through the rounds; several graphs of
+# different sizes and numbers of rounds in one batch, isolated nodes among them.
+@test "twin, shortest paths: primal, dual and no-algo, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
+    local B="$ROOT/bin" i=0 c args=()
+    {
+        "$B/gen-graphs" --instance shortest-paths --family erdos-renyi --nodes 7 --p 0.4 --count 4 --seed 5
+        "$B/gen-graphs" --instance shortest-paths --family erdos-renyi --nodes 5 --p 0.2 --count 3 --seed 6
+    } | "$B/ff-trace" --algorithm shortest-paths > "$T/sp.mp"
+    for c in "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual pgn mean none" \
+             "dual mpnn sum 0101" "no-algo pgn max none" "primal mpnn max none" "no-algo mpnn mean none"; do
+        set -- $c
+        "$DAR_TOOLS/dar_dump" --init --algorithm shortest-paths --variant $1 --processor $2 --agg $3 --hidden 8 \
+            --seed 3 > "$T/sm$i.mp"
+        "$DAR_TOOLS/dar_dump" --model "$T/sm$i.mp" --teacher $4 < "$T/sp.mp" > "$T/sc$i.mp"
+        args+=("$T/sm$i.mp:$4:$T/sc$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$ROOT/tests/twin/sp_twin.py" check --batch "$T/sp.mp" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "8 of 8 cases agree"
+    # the comparison sees a change of schedule: C's teacher-forced gradients against the twin unforced
+    run "$PY" "$ROOT/tests/twin/sp_twin.py" check --batch "$T/sp.mp" "$T/sm1.mp:none:$T/sc1.mp"
+    assert_failure
+    assert_output --partial "DIFFERS"
+}

@@ -13,7 +13,7 @@
 /* Inputs of each quantity: all of these keys must be in a record. */
 static const struct {
     const char *name;
-    const char *keys[9];
+    const char *keys[10];
 } quantity[Q_COUNT] = {
     [Q_MAE_FLOW] = {"mae_flow", {"m", "pred_flow", "flow"}},
     [Q_MAE_HINT_FLOW] = {"mae_hint_flow", {"m", "steps", "pred_hint_flow", "hint_flow", "hint_phase"}},
@@ -27,6 +27,11 @@ static const struct {
     [Q_ROC_AUC] = {"roc_auc", {"m", "label", "pred_proba"}},
     [Q_ROC_HARD] = {"roc_hard", {"m", "label", "pred_label"}},
     [Q_R2] = {"r2", {"n", "embed", "maxflow"}},
+    [Q_POINTER_ACCURACY] = {"pointer_accuracy", {"n", "pred_pi", "pi"}},
+    [Q_MAE_D] = {"mae_d", {"n", "pred_d", "d", "reached"}},
+    [Q_FEASIBLE_EDGES] = {"feasible_edges", {"n", "m", "src", "dst", "w", "pred_d", "reached"}},
+    [Q_PATH_OPTIMAL] = {"path_optimal", {"n", "m", "s", "src", "dst", "w", "pred_pi", "d", "reached"}},
+    [Q_PATH_GAP] = {"path_gap", {"n", "m", "s", "src", "dst", "w", "pred_pi", "d", "reached"}},
 };
 
 const char *metric_quantity_name(enum metric_quantity q)
@@ -127,6 +132,7 @@ static int64_t node_index(const struct record *rec, const char *key, int64_t n)
 
 struct accumulators {
     struct metric_mean mae_flow, hint_graphs, cut, maxflow_error, cons_before, cons_after, fixed_ratio;
+    struct metric_mean pointer, mae_d, feasible, path_optimal, path_gap;
     int64_t *confusion;
     int64_t class_entries;
     /* roc_auc: the kept labels and probability rows of every record */
@@ -187,6 +193,75 @@ static void add_embedding_row(struct accumulators *acc, bool from_fit, const str
             g[j] = fmax(g[j], (double)e[v * d + j]);
     acc->y[acc->rows++] = maxflow_of(rec);
     tensor_free(&t);
+}
+
+/* A node vector of a shortest-path record, checked. */
+static void *node_vector(const struct record *rec, const char *key, enum dtype dt, int64_t n)
+{
+    void *a = record_vector(rec, key, dt, n);
+    if (dt == DT_F32)
+        check_finite_f32(rec, key, a, n);
+    if (dt == DT_F64)
+        check_finite_f64(rec, key, a, n);
+    if (dt == DT_I32)
+        for (int64_t v = 0; v < n; v++)
+            if (((int32_t *)a)[v] < 0 || ((int32_t *)a)[v] >= n)
+                record_die(rec, "'%s' entry %lld is %d, outside 0..%lld", key, (long long)v, ((int32_t *)a)[v],
+                           (long long)n - 1);
+    if (dt == DT_U8)
+        for (int64_t v = 0; v < n; v++)
+            if (((uint8_t *)a)[v] > 1)
+                record_die(rec, "'%s' entry %lld is %d, expected 0 or 1", key, (long long)v, ((uint8_t *)a)[v]);
+    return a;
+}
+
+/* The shortest-path quantities of one record. */
+static void accumulate_paths(struct accumulators *acc, const bool *sel, const struct record *rec)
+{
+    bool edges = sel[Q_FEASIBLE_EDGES] || sel[Q_PATH_OPTIMAL] || sel[Q_PATH_GAP];
+    bool tree = sel[Q_PATH_OPTIMAL] || sel[Q_PATH_GAP];
+    if (!sel[Q_POINTER_ACCURACY] && !sel[Q_MAE_D] && !edges)
+        return;
+    int64_t n = count_key(rec, "n"), m = edges ? count_key(rec, "m") : 0;
+    if (sel[Q_POINTER_ACCURACY]) {
+        int32_t *pred = node_vector(rec, "pred_pi", DT_I32, n), *pi = node_vector(rec, "pi", DT_I32, n);
+        metric_pointer_correct(&acc->pointer, pred, pi, n);
+        free(pred);
+        free(pi);
+    }
+    uint8_t *reached = sel[Q_MAE_D] || edges ? node_vector(rec, "reached", DT_U8, n) : NULL;
+    if (sel[Q_MAE_D]) {
+        float *pred = node_vector(rec, "pred_d", DT_F32, n);
+        double *d = node_vector(rec, "d", DT_F64, n);
+        metric_distance_abs_error(&acc->mae_d, pred, d, reached, n);
+        free(pred);
+        free(d);
+    }
+    if (edges) {
+        int32_t *a = record_vector(rec, "src", DT_I32, m), *b = record_vector(rec, "dst", DT_I32, m);
+        float *w = f32_vector(rec, "w", m);
+        for (int64_t e = 0; e < m; e++)
+            if (a[e] < 0 || a[e] >= n || b[e] < 0 || b[e] >= n)
+                record_die(rec, "edge %lld joins nodes %d and %d, outside 0..%lld", (long long)e, a[e], b[e],
+                           (long long)n - 1);
+        if (sel[Q_FEASIBLE_EDGES]) {
+            float *pred = node_vector(rec, "pred_d", DT_F32, n);
+            metric_feasible_edges(&acc->feasible, pred, a, b, w, reached, m, METRIC_FEASIBLE_TOL);
+            free(pred);
+        }
+        if (tree) {
+            int s = (int)node_index(rec, "s", n);
+            int32_t *pred = node_vector(rec, "pred_pi", DT_I32, n);
+            double *d = node_vector(rec, "d", DT_F64, n);
+            metric_tree_paths(&acc->path_gap, &acc->path_optimal, pred, d, reached, a, b, w, n, m, s);
+            free(pred);
+            free(d);
+        }
+        free(a);
+        free(b);
+        free(w);
+    }
+    free(reached);
 }
 
 static void accumulate(struct accumulators *acc, const bool *sel, const struct record *rec,
@@ -297,6 +372,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
     }
     if (sel[Q_R2])
         add_embedding_row(acc, false, rec);
+    accumulate_paths(acc, sel, rec);
 }
 
 static void check_kind(const struct record *rec, const char *want)
@@ -457,6 +533,11 @@ void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_
         case Q_CONSERVATION_BEFORE: mean = &acc.cons_before; break;
         case Q_CONSERVATION_AFTER: mean = &acc.cons_after; break;
         case Q_FIXED_VALUE_RATIO: mean = &acc.fixed_ratio; break;
+        case Q_POINTER_ACCURACY: mean = &acc.pointer; break;
+        case Q_MAE_D: mean = &acc.mae_d; break;
+        case Q_FEASIBLE_EDGES: mean = &acc.feasible; break;
+        case Q_PATH_OPTIMAL: mean = &acc.path_optimal; break;
+        case Q_PATH_GAP: mean = &acc.path_gap; break;
         case Q_ACCURACY:
             value = metric_accuracy(acc.confusion);
             break;

@@ -10,6 +10,9 @@ enum metric_quantity {
     Q_MAE_FLOW, Q_MAE_HINT_FLOW, Q_CUT_ACCURACY, Q_MAXFLOW_ERROR,
     Q_CONSERVATION_BEFORE, Q_CONSERVATION_AFTER, Q_FIXED_VALUE_RATIO,
     Q_ACCURACY, Q_BALANCED_ACCURACY, Q_ROC_AUC, Q_ROC_HARD, Q_R2,
+    /* shortest paths (after the others: a max-flow record has none of
+       their inputs, so its metrics come out as before) */
+    Q_POINTER_ACCURACY, Q_MAE_D, Q_FEASIBLE_EDGES, Q_PATH_OPTIMAL, Q_PATH_GAP,
     Q_COUNT
 };
 const char *metric_quantity_name(enum metric_quantity q);

@@ -3,11 +3,13 @@
  * here and nothing else outside its own files (ARCHITECTURE.md §6). */
 #include "algorithm.h"
 #include "algo_maxflow.h"
+#include "algo_shortest_paths.h"
 #include <stdio.h>
 #include <string.h>
 
 const struct dar_algorithm *const dar_algorithms[] = {
     &dar_algorithm_maxflow,
+    &dar_algorithm_shortest_paths,
 };
 const int dar_algorithm_count = sizeof dar_algorithms / sizeof *dar_algorithms;
 

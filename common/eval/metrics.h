@@ -59,6 +59,35 @@ double metric_flow_value(const float *flow, const int32_t *src, const int32_t *d
 /* Conservation error: adds |c[v]| for every node v other than s and t. */
 void metric_conservation(struct metric_mean *acc, const double *c, int64_t n, int s, int t);
 
+/* ---- shortest paths (metrics_paths.c) ------------------------------------ */
+
+/* The tolerance of metric_feasible_edges: an absolute slack on weights in
+ * [0,1], above float32 round-off of sums of a few dozen weights, far below
+ * one weight. */
+#define METRIC_FEASIBLE_TOL 1e-3
+
+/* Pointer accuracy (CLRS's score for Bellman-Ford): adds, for each of the n
+ * nodes, 1 if pred[v] == truth[v], else 0 (s and unreached nodes, whose
+ * pointer is themselves, included). */
+void metric_pointer_correct(struct metric_mean *acc, const int32_t *pred, const int32_t *truth, int64_t n);
+/* Adds |pred_d[v] - d[v]| for every reached node (s included). */
+void metric_distance_abs_error(struct metric_mean *acc, const float *pred_d, const double *d,
+                               const uint8_t *reached, int64_t n);
+/* Adds, for each edge whose ends are reached, 1 if the predicted potentials
+ * are feasible on it both ways (d_v <= d_u + w_uv + tol and d_u <= d_v +
+ * w_uv + tol), else 0. */
+void metric_feasible_edges(struct metric_mean *acc, const float *pred_d, const int32_t *src, const int32_t *dst,
+                           const float *w, const uint8_t *reached, int64_t m, double tol);
+/* The predicted tree's paths: for every reached node v != s, pred_pi is
+ * followed from v (each step along an edge of the graph, at most n steps);
+ * when it arrives at s, its length L (the sum of the weights, in float64)
+ * adds L - d[v] to gap; optimal gets 1 when the path arrives at s with L
+ * within 1e-9 (1 + d[v]) of d[v], else 0 (also when it does not arrive:
+ * a pointer off the graph's edges, a cycle). */
+void metric_tree_paths(struct metric_mean *gap, struct metric_mean *optimal, const int32_t *pred_pi,
+                       const double *d, const uint8_t *reached, const int32_t *src, const int32_t *dst,
+                       const float *w, int64_t n, int64_t m, int s);
+
 /* ---- classification ----------------------------------------------------- */
 
 /* Labels are bytes, so a confusion matrix is METRIC_CLASSES x METRIC_CLASSES

@@ -5,7 +5,8 @@
 # BLAS call, so no OpenBLAS core is named.
 #  1. shortest paths: CLRS's distribution (erdos-renyi p = 0.25, w U[0,1)),
 #     1000 graphs of 16 nodes and 100 of 64, every frame written, against a
-#     numpy tracer of the same frames;
+#     numpy tracer of the same frames; algo_trace, then ff-trace --algorithm
+#     shortest-paths (one thread);
 #  2. matching: 1000 graphs 8+8 at p = 1/4 (Georgiev & Lio) and 100 of
 #     32+32, traced and written, against networkx's hopcroft_karp_matching
 #     + to_vertex_cover (no hints);
@@ -55,6 +56,17 @@ compare shortest-paths "-a shortest-paths" shortest-paths "n=16 (numpy tracer of
     --instance shortest-paths --family erdos-renyi --nodes 16
 compare shortest-paths "-a shortest-paths" shortest-paths "n=64 (numpy tracer of the same frames)" 100 \
     --instance shortest-paths --family erdos-renyi --nodes 64
+# ff-trace --algorithm shortest-paths: the same tracer behind the tool (its
+# record reader, checks and writer), one thread, against the same peer
+run_algo() { ff-trace --algorithm shortest-paths --threads 1 -q "$@" > /dev/null; }
+start_algo=$start
+start=$(best 5 run_algo -i "$w/empty.mp")
+compare "ff-trace --algorithm shortest-paths" "" shortest-paths "n=16 (numpy tracer of the same frames)" 1000 \
+    --instance shortest-paths --family erdos-renyi --nodes 16
+compare "ff-trace --algorithm shortest-paths" "" shortest-paths "n=64 (numpy tracer of the same frames)" 100 \
+    --instance shortest-paths --family erdos-renyi --nodes 64
+run_algo() { "$ALGO" "$@" > /dev/null; }
+start=$start_algo
 compare matching "-a matching --no-second" matching "8+8 p=1/4 (networkx hopcroft_karp + to_vertex_cover)" 1000 \
     --instance matching --family bipartite-sides --sides 8,8
 compare matching "-a matching --no-second" matching "32+32 p=1/4 (networkx hopcroft_karp + to_vertex_cover)" 100 \

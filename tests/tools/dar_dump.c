@@ -1,13 +1,15 @@
 /* dar_dump - a test helper around common/dar/dar.c, for comparing the C model
  * with its PyTorch twin (tests/twin/).
  *
- *   dar_dump --init --variant V --processor P --agg A --hidden H --seed S [--leak-cut] > model.mp
- *       an initialised model record (formats/model.md §5, §7);
+ *   dar_dump --init [--algorithm NAME] --variant V --processor P --agg A --hidden H --seed S [--leak-cut]
+ *       > model.mp: an initialised model record (formats/model.md §5, §7);
  *   dar_dump --model model.mp [--teacher all|none|0110...] < batch.mp > grads.mp
  *       reads every traced graph record of stdin as ONE batch and writes one
- *       record {"kind": "gradients", "loss": f64, "losses": {"mask", "pi",
- *       "flow_hint", "cut_hint", "flow", "cut": f64}, "grads": {name: f32
- *       tensor shaped as the parameter}} (§6 order).
+ *       record {"kind": "gradients", "loss": f64, "losses": {the model's
+ *       algorithm's loss names (max-flow: "mask", "pi", "flow_hint",
+ *       "cut_hint", "flow", "cut"): f64}, "grads": {name: f32 tensor shaped
+ *       as the parameter}} (§6 order); the records are read as the model's
+ *       algorithm reads them.
  *
  * --teacher: "all" forces every step, "none" (default) none, otherwise
  * character i (0 or 1) is step i; steps past the end of the string are not
@@ -23,12 +25,13 @@
 #include <string.h>
 
 static bool init, leak_cut;
-static const char *variant = "dual", *processor = "pgn", *agg = "max", *model_path = NULL;
+static const char *algorithm = "max-flow", *variant = "dual", *processor = "pgn", *agg = "max", *model_path = NULL;
 static const char *teacher = "none";
 static int64_t hidden = 8, seed = 0;
 
 static const struct cli_option options[] = {
     CLI_FLAG("init", 0, init, "write an initialised model record"),
+    CLI_CHOICE("algorithm", 0, algorithm, "NAME", "the algorithm the model learns", DAR_ALGORITHM_NAMES),
     CLI_CHOICE("variant", 0, variant, "V", "model variant", "primal|dual|pipeline|no-algo"),
     CLI_CHOICE("processor", 0, processor, "P", "processor", "pgn|mpnn"),
     CLI_CHOICE("agg", 0, agg, "A", "aggregation", "max|mean|sum"),
@@ -78,6 +81,7 @@ int main(int argc, char **argv)
         dar_agg_parse(agg, &c.agg);
         c.hidden = (int)hidden;
         c.leak_cut = leak_cut;
+        c.algorithm = dar_algorithm_find(algorithm);
         init_seed = seed;
         dar_model_init(&model, &c, (uint64_t)seed);
         dar_model_write(&w, &model, NULL, 1, write_provenance, NULL);
@@ -101,7 +105,7 @@ int main(int argc, char **argv)
             graphs = xrealloc(graphs, sizeof *graphs * (size_t)room);
         }
         graphs[B] = xmalloc(sizeof **graphs);
-        dar_graph_read(graphs[B], &rec, DAR_NEED_TRAINING);
+        model.config.algorithm->read_graph(graphs[B], &rec, DAR_NEED_TRAINING);
         B++;
     }
     reader_free(&rd);

@@ -1,0 +1,35 @@
+/* algo_shortest_paths.h - the shortest-paths entry of the algorithm registry
+ * (algorithm.h): synchronous Bellman-Ford rounds from s (common/algos/
+ * bellman_ford.h); the primal is the shortest-path tree pi, the dual the LP
+ * potentials d.  Its probes by index, for its own files and the tests. */
+#ifndef DAR_ALGO_SHORTEST_PATHS_H
+#define DAR_ALGO_SHORTEST_PATHS_H
+#include "dar.h"
+
+/* The probes, in the order of the encoders' parameters. */
+enum sp_probe {
+    SP_POS,         /* input, node scalar v/n */
+    SP_S,           /* input s: node mask_one */
+    SP_W,           /* input w: edge scalar, the weights */
+    SP_REACHED,     /* hint_reached: node mask */
+    SP_D,           /* hint_d: node scalar (the dual's hint) */
+    SP_PI,          /* hint_pi: node pointer */
+    SP_PI_OUT,      /* output pi: node pointer, the tree (primal) */
+    SP_D_OUT,       /* output d: node scalar, the potentials (dual) */
+    SP_PROBES
+};
+
+/* The loss terms, in struct dar_losses and the training curve. */
+enum sp_loss { SP_LOSS_REACHED, SP_LOSS_PI_HINT, SP_LOSS_D_HINT, SP_LOSS_PI, SP_LOSS_D, SP_LOSSES };
+
+extern const struct dar_algorithm dar_algorithm_shortest_paths;
+
+/* The schedule (algo_shortest_paths_model.c), for the entry's table. */
+void sp_run_group(struct dar_group *c);
+struct dar_scales sp_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
+                                  bool embed_first);
+double sp_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
+                     double *terms);
+void sp_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed);
+
+#endif

@@ -1,0 +1,335 @@
+/* algo_shortest_paths_model.c - shortest paths' schedule on the DAR
+ * processor: one network per Bellman-Ford round on every graph still
+ * running, its hidden state carried from round to round (with its
+ * gradient), the decoded hints fed to the next round (the binarised
+ * reached set, the argmax pointers, the dual's potentials as values), the
+ * tree and the potentials decoded at a graph's last round; no-algo's one
+ * recurrent network on the inputs.  algo_shortest_paths.c holds the
+ * entry's tables and its tools' operations. */
+#include "algo_shortest_paths.h"
+#include "dar_processor.h"
+#include "die.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The loss normalisers of the whole batch, in struct dar_scales. */
+struct scales {
+    double n_hints;             /* hint terms averaged over: primal 2, dual 3 */
+    double count_steps;         /* (graph, round) pairs scored */
+    double sum_nodes;           /* Σ_b n */
+};
+_Static_assert(sizeof(struct scales) <= sizeof(struct dar_scales), "struct dar_scales is too small");
+
+/* Per-graph state carried across rounds, and the graph's constant inputs. */
+struct graph_state {
+    float *pos;                 /* [n] v/n */
+    uint8_t *is_s;              /* [n] */
+    uint8_t *reached;           /* [n] the last reached prediction, binarised */
+    int32_t *pi;                /* [n] the last pointers, argmax */
+    float *d;                   /* [n] the last potentials (dual) */
+};
+
+/* The group as shortest paths sees it. */
+struct sp {
+    struct dar_group *c;
+    struct scales sc;
+    bool dual;
+    struct graph_state *st;     /* [B] */
+};
+
+static struct dar_head_out *head_of(const struct dar_run *r, int probe)
+{
+    return (struct dar_head_out *)&r->head[r->net->head_of[probe]];
+}
+
+static const void *frame(const struct dar_graph *dg, int probe, int i, size_t size)
+{
+    return (const char *)dg->probe[probe] + (size_t)i * (size_t)dg->g.n * size;
+}
+
+static void state_init(struct sp *f)
+{
+    struct dar_group *c = f->c;
+    for (int b = 0; b < c->B; b++) {
+        const struct dar_graph *dg = c->gd[b].dg;
+        struct graph_state *st = &f->st[b];
+        int n = c->gd[b].n;
+        st->pos = arena_floats(c->arena, n);
+        st->is_s = arena_zero(c->arena, (size_t)n);
+        st->reached = arena_zero(c->arena, (size_t)n);
+        st->pi = arena_zero(c->arena, sizeof(int32_t) * (size_t)n);
+        st->d = arena_zero_floats(c->arena, n);
+        for (int v = 0; v < n; v++) {
+            st->pos[v] = (float)v / (float)n;
+            st->pi[v] = v;
+        }
+        st->is_s[dg->g.s] = 1;
+        st->reached[dg->g.s] = 1;
+    }
+}
+
+static void constant_inputs(const struct graph_state *st, struct dar_inputs *in)
+{
+    in->probe[SP_POS] = st->pos;
+    in->probe[SP_S] = st->is_s;
+}
+
+/* ---- no-algo: one recurrent network on the inputs ------------------------------- */
+
+static void recurrent_inputs(struct dar_group *c, int b, struct dar_inputs *in, void *ctx)
+{
+    const struct sp *f = ctx;
+    constant_inputs(&f->st[b], in);
+}
+
+/* The tree's loss and prediction at graph k's last step of run r. */
+static void output_pointers(struct sp *f, const struct dar_run *r, int k)
+{
+    struct dar_group *c = f->c;
+    int b = r->graph[k], n = c->gd[b].n;
+    const struct dar_graph *dg = c->gd[b].dg;
+    const struct dar_head_out *pi = head_of(r, SP_PI_OUT);
+    int64_t logits = r->pointer_offset[k];
+    if (c->training)
+        c->sum[SP_LOSS_PI] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, c->backward ? pi->grad + logits : NULL,
+                                             pi->value + logits, dg->probe[SP_PI_OUT],
+                                             (float)(1.0 / f->sc.sum_nodes), n);
+    if (c->pred && c->pred[b].probe[SP_PI_OUT]) {
+        int32_t *out = c->pred[b].probe[SP_PI_OUT];
+        for (int u = 0; u < n; u++)
+            out[u] = dar_argmax_row(pi->value + logits + (int64_t)u * n, n);
+    }
+}
+
+static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int k, void *ctx)
+{
+    output_pointers(ctx, r, k);
+}
+
+/* ---- the rounds ------------------------------------------------------------------ */
+
+/* The graphs at round i (frame i to frame i + 1) and the run on them. */
+struct step {
+    int i;
+    bool teacher_forced;        /* the hint inputs are the trace's frame i */
+    int running;
+    int *list;                  /* [B] batch indices of the graphs running */
+    struct dar_run *run;
+};
+
+static void step_run(struct sp *f, struct step *s)
+{
+    struct dar_group *c = f->c;
+    int i = s->i;
+    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
+    s->running = 0;
+    for (int b = 0; b < c->B; b++)
+        if (i + 1 < c->gd[b].T)
+            s->list[s->running++] = b;
+    s->run = dar_run_new(c, &c->model->nets[0], s->list, s->running);
+    for (int k = 0; k < s->running; k++) {
+        int b = s->list[k];
+        const struct dar_graph *dg = c->gd[b].dg;
+        const struct graph_state *st = &f->st[b];
+        bool forced = s->teacher_forced && dg->probe[SP_PI];
+        struct dar_inputs in = {0};
+        constant_inputs(st, &in);
+        in.probe[SP_REACHED] = forced ? frame(dg, SP_REACHED, i, 1) : st->reached;
+        in.probe[SP_PI] = forced ? frame(dg, SP_PI, i, sizeof(int32_t)) : st->pi;
+        if (f->dual)
+            in.probe[SP_D] = forced ? frame(dg, SP_D, i, sizeof(float)) : st->d;
+        dar_run_set_inputs(c, s->run, k, &in);
+    }
+    dar_run_forward(c, s->run, dar_carry_hprev(c, s->run));
+}
+
+/* The hints of frame i + 1 for every running graph and, at its last
+ * round, the outputs. */
+static void step_losses(struct sp *f, const struct step *s)
+{
+    struct dar_group *c = f->c;
+    const struct dar_run *r = s->run;
+    bool bw = c->backward;
+    int i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = r->graph[k], n = c->gd[b].n;
+        const struct dar_graph *dg = c->gd[b].dg;
+        int64_t nodes = r->node_offset[k], logits = r->pointer_offset[k];
+        float hint_scale = (float)(1.0 / (n * f->sc.count_steps * f->sc.n_hints));
+        const struct dar_head_out *reached = head_of(r, SP_REACHED), *pi = head_of(r, SP_PI);
+        c->sum[SP_LOSS_REACHED] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? reached->grad + nodes : NULL,
+                                                  reached->value + nodes, frame(dg, SP_REACHED, i + 1, 1),
+                                                  hint_scale, n);
+        c->sum[SP_LOSS_PI_HINT] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, bw ? pi->grad + logits : NULL,
+                                                  pi->value + logits, frame(dg, SP_PI, i + 1, sizeof(int32_t)),
+                                                  hint_scale, n);
+        if (f->dual) {
+            const struct dar_head_out *d = head_of(r, SP_D);
+            c->sum[SP_LOSS_D_HINT] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + nodes : NULL,
+                                                     d->value + nodes, frame(dg, SP_D, i + 1, sizeof(float)),
+                                                     hint_scale, n);
+        }
+        if (i + 2 != c->gd[b].T)
+            continue;
+        output_pointers(f, r, k);
+        if (f->dual) {
+            const struct dar_head_out *d = head_of(r, SP_D_OUT);
+            c->sum[SP_LOSS_D] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + nodes : NULL,
+                                                d->value + nodes, dg->probe[SP_D_OUT],
+                                                (float)(1.0 / f->sc.sum_nodes), n);
+        }
+    }
+}
+
+/* What the next round reads, h carried; predictions of frame i + 1 and, at
+ * a graph's last round, its outputs. */
+static void step_update(struct sp *f, const struct step *s)
+{
+    struct dar_group *c = f->c;
+    const struct dar_run *r = s->run;
+    int i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = r->graph[k], n = c->gd[b].n;
+        struct graph_state *st = &f->st[b];
+        int64_t nodes = r->node_offset[k], logits = r->pointer_offset[k];
+        const float *reached = head_of(r, SP_REACHED)->value + nodes;
+        const float *pi = head_of(r, SP_PI)->value + logits;
+        for (int v = 0; v < n; v++) {
+            st->reached[v] = reached[v] > 0.0f;
+            st->pi[v] = dar_argmax_row(pi + (int64_t)v * n, n);
+        }
+        if (f->dual)
+            memcpy(st->d, head_of(r, SP_D)->value + nodes, sizeof(float) * (size_t)n);
+        dar_carry_from_run(c, r, k);
+        if (!c->pred)
+            continue;
+        struct dar_prediction *p = &c->pred[b];
+        int64_t at = (int64_t)(i + 1) * n;
+        if (p->probe[SP_REACHED]) memcpy((uint8_t *)p->probe[SP_REACHED] + at, st->reached, (size_t)n);
+        if (p->probe[SP_PI]) memcpy((int32_t *)p->probe[SP_PI] + at, st->pi, sizeof(int32_t) * (size_t)n);
+        if (p->probe[SP_D]) memcpy((float *)p->probe[SP_D] + at, st->d, sizeof(float) * (size_t)n);
+        if (i + 2 == c->gd[b].T && !c->training) {
+            output_pointers(f, r, k);
+            if (p->probe[SP_D_OUT])
+                memcpy(p->probe[SP_D_OUT], head_of(r, SP_D_OUT)->value + nodes, sizeof(float) * (size_t)n);
+        }
+    }
+}
+
+/* Frame 0 of the predicted hints: the initial state. */
+static void record_first_frame(struct sp *f)
+{
+    struct dar_group *c = f->c;
+    for (int b = 0; b < c->B; b++) {
+        const struct graph_state *st = &f->st[b];
+        struct dar_prediction *p = &c->pred[b];
+        int n = c->gd[b].n;
+        if (p->probe[SP_REACHED]) memcpy(p->probe[SP_REACHED], st->reached, (size_t)n);
+        if (p->probe[SP_PI]) memcpy(p->probe[SP_PI], st->pi, sizeof(int32_t) * (size_t)n);
+        if (p->probe[SP_D]) memcpy(p->probe[SP_D], st->d, sizeof(float) * (size_t)n);
+    }
+}
+
+static void rounds(struct sp *f)
+{
+    struct dar_group *c = f->c;
+    int B = c->B, most = 0;
+    for (int b = 0; b < B; b++)
+        if (c->gd[b].T > most) most = c->gd[b].T;
+    int nsteps = most > 1 ? most - 1 : 0;
+    struct dar_run **runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
+    struct step s = {0};
+    s.list = arena_zero(c->arena, sizeof(int) * (size_t)(B ? B : 1));
+    if (c->pred)
+        record_first_frame(f);
+    for (int i = 0; i < nsteps; i++) {
+        struct arena_mark mark = arena_mark(c->arena);
+        s.i = i;
+        step_run(f, &s);
+        if (c->training)
+            step_losses(f, &s);
+        step_update(f, &s);
+        if (c->backward)
+            runs[i] = s.run;
+        else
+            arena_release(c->arena, mark);
+    }
+    for (int b = 0; b < B; b++)
+        c->carry[b].h_valid = false;
+    if (!c->backward)
+        return;
+    for (int b = 0; b < B; b++)
+        c->carry[b].dh_pending = false;
+    for (int i = nsteps - 1; i >= 0; i--)
+        dar_run_backward(c, runs[i], true, true);
+}
+
+void sp_run_group(struct dar_group *c)
+{
+    struct sp f = {.c = c, .dual = c->variant == DAR_DUAL};
+    memcpy(&f.sc, &c->scales, sizeof f.sc);
+    f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
+    state_init(&f);
+    if (c->variant != DAR_NO_ALGO) {
+        rounds(&f);
+        return;
+    }
+    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
+    for (int b = 0; b < c->B; b++)
+        steps[b] = c->gd[b].T - 1;
+    int nsteps = 0;
+    struct dar_run **runs = dar_recurrent_forward(c, &c->model->nets[0], steps, &nsteps, recurrent_inputs,
+                                                  no_algo_last_step, &f);
+    if (c->backward)
+        dar_recurrent_backward(c, runs, nsteps);
+}
+
+struct dar_scales sp_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
+                                  bool embed_first)
+{
+    struct scales sc = {0};
+    sc.n_hints = model->config.variant == DAR_DUAL ? 3 : 2;
+    for (int b = 0; b < B; b++) {
+        sc.sum_nodes += graphs[b]->g.n;
+        sc.count_steps += graphs[b]->steps - 1;
+    }
+    struct dar_scales out = {{0}};
+    memcpy(&out, &sc, sizeof sc);
+    return out;
+}
+
+double sp_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
+                     double *terms)
+{
+    struct scales sc;
+    memcpy(&sc, scales, sizeof sc);
+    double total = 0;
+    for (int t = 0; t < SP_LOSSES; t++) {
+        bool hint = t == SP_LOSS_REACHED || t == SP_LOSS_PI_HINT || t == SP_LOSS_D_HINT;
+        terms[t] = hint ? sum[t] * sc.n_hints : sum[t];
+        total += sum[t];
+    }
+    return total;
+}
+
+void sp_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
+{
+    enum dar_variant variant = model->config.variant;
+    if (embed == DAR_EMBED_FIRST)
+        die(EX_USAGE, "the shortest-paths model has no first-step embedding");
+    if (model->config.leak_cut)
+        die(EX_USAGE, "--leak-cut feeds max-flow's true min cut; the shortest-paths model has none");
+    for (int b = 0; b < B; b++) {
+        const struct dar_graph *g = graphs[b];
+        if (training) {
+            if (!g->probe[SP_PI_OUT] || !g->probe[SP_D_OUT] || (variant != DAR_NO_ALGO && !g->probe[SP_PI]) ||
+                !g->phase)
+                die(EX_SOFTWARE, "BUG: graph of record %ld loaded without its trace", g->record);
+            continue;
+        }
+        if (!g->phase)
+            die_record_in(g->source, g->record, "missing key 'steps' (the model runs the trace's number of "
+                          "rounds; run ff-trace --algorithm shortest-paths first)");
+    }
+}

@@ -1,0 +1,119 @@
+# pipelines/shortest-paths.mk - shortest paths (Bellman-Ford with its LP
+# dual), the registry's second entry, as a table (included by the top-level
+# Makefile, before study.mk, whose `heavy` and `light` it uses).
+#
+#   make table-sp [PROFILE=smoke|quick|paper]
+#
+# PGN-max dual (the tree pi and the potentials d), primal (pi) and no-algo
+# (inputs to pi, no hints) trained on CLRS's Bellman-Ford distribution at 16
+# nodes (gen-graphs --instance shortest-paths: Erdos-Renyi, effective p =
+# 0.25, U[0,1) weights, a uniform source; formats/graph.md says where it
+# differs from CLRS's sampler) and tested at 64 nodes, with the random
+# baseline, beside CLRS's published out-of-distribution Bellman-Ford scores
+# at 64 nodes.  Same conventions as study.mk: every heavy recipe one `bash
+# -c` line through $(RUN), $@.tmp renamed into place, dar-fit cached by
+# content.  Variables are SP_-prefixed: this file shares make's namespace.
+
+# study.mk sets these too (with ?=), after this file is read; the rules
+# below name their targets at read time, so the defaults are needed here.
+PROFILE ?= quick
+OUT ?= out/$(PROFILE)
+
+ifeq ($(PROFILE),smoke)
+  SP_NOTE := smoke profile: 24 training graphs of 8 nodes, 4 iterations, H=8; tests on 6 graphs of 16 nodes
+  SP_TRAIN_NODES := 8
+  SP_TRAIN_COUNT := 24
+  SP_VAL_COUNT := 8
+  SP_TEST_NODES := 16
+  SP_TEST_COUNT := 6
+  SP_ITERS := 4
+  SP_EVAL_EVERY := 2
+  SP_SEEDS := 0
+  SP_FIT_EXTRA := --hidden 8 --batch 4
+else ifeq ($(PROFILE),paper)
+  SP_NOTE := paper profile: 1000 training graphs of 16 nodes, 10000 iterations, 3 seeds; tests on 128 graphs of 64 nodes
+  SP_TRAIN_NODES := 16
+  SP_TRAIN_COUNT := 1000
+  SP_VAL_COUNT := 128
+  SP_TEST_NODES := 64
+  SP_TEST_COUNT := 128
+  SP_ITERS := 10000
+  SP_EVAL_EVERY := 100
+  SP_SEEDS := 0 1 2
+  SP_FIT_EXTRA :=
+else
+  SP_NOTE := quick profile: 1000 training graphs of 16 nodes, 400 iterations (CLRS 10000 steps), 1 seed; tests on 32 graphs of 64 nodes
+  SP_TRAIN_NODES := 16
+  SP_TRAIN_COUNT := 1000
+  SP_VAL_COUNT := 32
+  SP_TEST_NODES := 64
+  SP_TEST_COUNT := 32
+  SP_ITERS := 400
+  SP_EVAL_EVERY := 50
+  SP_SEEDS := 0
+  SP_FIT_EXTRA :=
+endif
+
+SP_OUT := $(OUT)/shortest-paths
+SP_DATA := $(SP_OUT)/data
+# CLRS's optimiser (Adam, learning rate 1e-3, no weight decay), not the
+# max-flow reference's SGD: these rows are compared with CLRS's.
+SP_OPTIM := --optim adam --lr 0.001 --weight-decay 0
+SP_CONFIGS := dual primal noalgo
+sp_variant = $(if $(filter noalgo,$(1)),no-algo,$(1))
+sp_label = $(if $(filter random,$(1)),Random,PGN-max ($(call sp_variant,$(1))))
+SP_RUNS := $(foreach c,$(SP_CONFIGS) random,$(foreach s,$(SP_SEEDS),$(c)-s$(s)))
+sp_config = $(word 1,$(subst -s, ,$(1)))
+sp_seed = $(word 2,$(subst -s, ,$(1)))
+sp_metrics = metrics --split test -l "model=$(call sp_label,$(call sp_config,$(1)))" -l seed=$(call sp_seed,$(1))
+.PRECIOUS: $(SP_DATA)/%.mp $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp
+
+sp_gen = gen-graphs --instance shortest-paths --family erdos-renyi --nodes $(1) --count $(2) --seed $(3) \
+  | ff-trace --algorithm shortest-paths -q
+$(SP_DATA)/train.mp: | all
+	@mkdir -p $(@D)
+	$(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_TRAIN_COUNT),201) > $@.tmp) && mv $@.tmp $@
+$(SP_DATA)/val.mp: | all
+	@mkdir -p $(@D)
+	$(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_VAL_COUNT),202) > $@.tmp) && mv $@.tmp $@
+$(SP_DATA)/test.mp: | all
+	@mkdir -p $(@D)
+	$(call light, $(call sp_gen,$(SP_TEST_NODES),$(SP_TEST_COUNT),203) > $@.tmp) && mv $@.tmp $@
+
+# A model and its test score in one heavy recipe, as study.mk's.
+$(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp: $(SP_DATA)/train.mp $(SP_DATA)/val.mp $(SP_DATA)/test.mp | all
+	@mkdir -p $(SP_OUT)/models $(SP_OUT)/scores $(SP_OUT)/logs
+	$(call heavy, dar-fit --variant $(call sp_variant,$(call sp_config,$*)) --processor pgn --agg max \
+	  --seed $(call sp_seed,$*) --iters $(SP_ITERS) --eval-every $(SP_EVAL_EVERY) --threads 1 $(SP_OPTIM) $(SP_FIT_EXTRA) \
+	  --val $(SP_DATA)/val.mp --log $(SP_OUT)/logs/$*.tsv -q < $(SP_DATA)/train.mp > $(SP_OUT)/models/$*.mp.tmp \
+	  && dar-step --no-cache --model $(SP_OUT)/models/$*.mp.tmp < $(SP_DATA)/test.mp \
+	  | $(call sp_metrics,$*) > $(SP_OUT)/scores/$*.mp.tmp) \
+	  && mv $(SP_OUT)/scores/$*.mp.tmp $(SP_OUT)/scores/$*.mp && mv $(SP_OUT)/models/$*.mp.tmp $(SP_OUT)/models/$*.mp
+
+# (the shorter stem wins: this, not the rule above, scores the baseline)
+$(SP_OUT)/scores/random-%.mp: $(SP_DATA)/test.mp | all
+	@mkdir -p $(@D)
+	$(call light, dar-step --baseline random --algorithm shortest-paths --seed $(call sp_seed,random-$*) \
+	  < $(SP_DATA)/test.mp | $(call sp_metrics,random-$*) > $@.tmp) && mv $@.tmp $@
+
+# CLRS's published out-of-distribution pointer accuracy for Bellman-Ford at
+# 64 nodes (Ibarz et al. 2022, "A Generalist Neural Algorithmic Learner",
+# table of per-algorithm scores): rows of their own, in the table's columns,
+# appended after ours; their other columns have no published value.
+SP_QUANTITIES := pointer_accuracy,mae_d,feasible_edges,path_optimal,path_gap
+SP_CLRS := MPNN (CLRS, published; Ibarz et al. 2022)|92.01%|Triplet-GMPNN (CLRS, published; Ibarz et al. 2022)|97.39%
+# Under the table, issue 23's two claims about it with their verdicts on
+# this profile's numbers (pipelines/shortest-paths-claims.awk).
+$(SP_OUT)/table-sp.md: $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp) pipelines/shortest-paths-claims.awk
+	cat $(filter %.mp,$^) | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
+	  --percent pointer_accuracy,feasible_edges,path_optimal --digits 3 \
+	  --title "Shortest paths (Bellman-Ford), trained at $(SP_TRAIN_NODES) nodes, tested at $(SP_TEST_NODES) — $(SP_NOTE); CLRS's rows: their published 64-node scores" \
+	  | awk -F'|' -v clrs='$(SP_CLRS)' '{ print } /^\| model \|/ { cols = NF - 3 } \
+	    END { n = split(clrs, c, "|"); for (i = 1; i < n; i += 2) { line = "| " c[i] " | " c[i + 1] " |"; \
+	          for (k = 1; k < cols; k++) line = line " - |"; print line } }' > $@.tmp \
+	  && cat $(filter %.mp,$^) | metrics --table tsv --rows model --cols name --quantity pointer_accuracy \
+	  | awk -F'\t' -f pipelines/shortest-paths-claims.awk >> $@.tmp && mv $@.tmp $@
+
+.PHONY: table-sp
+table-sp: $(SP_OUT)/table-sp.md
+	@cat $<

@@ -1,0 +1,260 @@
+#!/usr/bin/python3
+"""PyTorch twin of the shortest-paths entry (common/dar/algo_shortest_paths*.c),
+the oracle for its heads and schedule: the pointer heads (hint and output),
+the node-scalar heads (the dual's potentials, hint and output) and the mask
+head (reached), on dar_twin.py's processor (dense padded tensors, autograd).
+
+    sp_twin.py check --batch batch.mp model.mp:teacher:c_grads.mp ...
+
+One network steps through Bellman-Ford's rounds with h carried (and
+differentiated) from round to round; the decoded hints feed the next round
+as constants (reached binarised, pointers by argmax with the lowest index on
+ties, potentials as values); the outputs come from a graph's last round.
+Losses: per (graph, round) the node means of the hint terms, pooled over
+the batch's rounds and averaged over the hint terms (2, the dual 3); the
+outputs summed over nodes over the batch's nodes.  No-algo: one network on
+the inputs for T - 1 steps, the tree from the last.
+
+Use /usr/bin/python3 (Debian's, with python3-torch).
+"""
+import argparse
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dar_twin import Net, argmax_low, read_model, read_stream, teacher_list, BIG  # noqa: E402
+
+LOSS_KEYS = ("reached", "pi_hint", "d_hint", "pi", "d")
+
+
+def network(variant):
+    """(name, node features, arc features, decoders) in parameter order."""
+    if variant == "primal":
+        return "bf", ["pos", "s", "reached"], ["w", "ptr"], ["reached", "pi_hint", "pi"]
+    if variant == "dual":
+        return "bf", ["pos", "s", "reached", "dist"], ["w", "ptr"], ["reached", "pi_hint", "dist_hint", "pi", "d"]
+    if variant == "no-algo":
+        return "net", ["pos", "s"], ["w"], ["pi"]
+    raise ValueError("shortest paths has no %r variant" % variant)
+
+
+def param_names(variant, H):
+    name, nodef, arcf, decs = network(variant)
+    p = name + "."
+    out = [p + "enc." + f for f in ["pos", "s", "w", "reached", "dist", "ptr"] if f in nodef or f in arcf]
+    for lin in ["m1", "m2", "me", "l1", "l2", "o1", "o2"]:
+        out += [p + "proc.%s.weight" % lin, p + "proc.%s.bias" % lin]
+    for d in decs:
+        if d in ("pi_hint", "pi"):
+            for k in ("1", "2"):
+                out += [p + "dec.%s%s.weight" % (d, k), p + "dec.%s%s.bias" % (d, k)]
+        else:
+            out += [p + "dec.%s.weight" % d, p + "dec.%s.bias" % d]
+    return out
+
+
+class Batch:
+    def __init__(self, graphs, processor, dtype):
+        self.B = B = len(graphs)
+        self.N = N = max(int(g["n"]) for g in graphs)
+        self.T = T = max(int(g["steps"]) for g in graphs)
+        self.dtype = dtype
+        n = np.array([int(g["n"]) for g in graphs])
+        nmask = np.zeros((B, N), bool)
+        pos = np.zeros((B, N)); s1 = np.zeros((B, N)); W = np.zeros((B, N, N))
+        adj = np.zeros((B, N, N), bool)
+        arcidx = np.full((B, N, N), BIG, np.int64)
+        hr = np.zeros((B, T, N)); hpi = np.zeros((B, T, N), np.int64); hd = np.zeros((B, T, N))
+        pi = np.zeros((B, N), np.int64); d = np.zeros((B, N))
+        for b, g in enumerate(graphs):
+            nb, mb, Tb = n[b], int(g["m"]), int(g["steps"])
+            src = np.asarray(g["src"], np.int64); dst = np.asarray(g["dst"], np.int64)
+            nmask[b, :nb] = True
+            pos[b, :nb] = np.arange(nb, dtype=np.float32) / np.float32(nb)
+            s1[b, int(g["s"])] = 1
+            w = np.asarray(g["w"], np.float32)
+            W[b, src, dst] = w; W[b, dst, src] = w
+            if processor == "pgn":
+                adj[b, src, dst] = True; adj[b, dst, src] = True
+                adj[b, np.arange(nb), np.arange(nb)] = True
+                arcidx[b, src, dst] = 2 * np.arange(mb)
+                arcidx[b, dst, src] = 2 * np.arange(mb) + 1
+                arcidx[b, np.arange(nb), np.arange(nb)] = 2 * mb + np.arange(nb)
+            else:
+                adj[b, :nb, :nb] = True
+                arcidx[b, :nb, :nb] = np.arange(nb)[:, None] * nb + np.arange(nb)[None, :]
+            adj[b, np.arange(nb, N), np.arange(nb, N)] = True
+            arcidx[b, np.arange(nb, N), np.arange(nb, N)] = 0
+            hr[b, :Tb, :nb] = np.asarray(g["hint_reached"]).reshape(Tb, nb)
+            hpi[b, :Tb, :nb] = np.asarray(g["hint_pi"], np.int64).reshape(Tb, nb)
+            # the model reads the f64 potentials as f32
+            hd[b, :Tb, :nb] = np.asarray(g["hint_d"]).astype(np.float32).reshape(Tb, nb)
+            pi[b, :nb] = np.asarray(g["pi"], np.int64)
+            d[b, :nb] = np.asarray(g["d"]).astype(np.float32)
+        tt = lambda a: torch.tensor(a, dtype=dtype)
+        self.n = torch.tensor(n); self.nf = tt(n.astype(np.float64))
+        self.Ts = torch.tensor([int(g["steps"]) for g in graphs])
+        self.nmask = torch.tensor(nmask)
+        self.pos, self.s1, self.W = tt(pos.astype(np.float32)), tt(s1), tt(W)
+        self.adj = torch.tensor(adj); self.arcidx = torch.tensor(arcidx)
+        self.hr, self.hpi, self.hd = tt(hr), torch.tensor(hpi), tt(hd)
+        self.pi, self.d = torch.tensor(pi), tt(d)
+        self.deg = self.adj.sum(1).to(dtype)
+
+
+def encode(net, g, nodef, arcf, reached=None, dist=None, pi=None):
+    vals = {"pos": g.pos, "s": g.s1, "reached": reached, "dist": dist}
+    x = 0
+    for f in nodef:
+        x = x + vals[f][..., None] * net.w("enc." + f)[:, 0]
+    e = 0
+    for f in arcf:
+        v = g.W if f == "w" else torch.nn.functional.one_hot(pi, g.N).to(g.dtype)
+        e = e + v[..., None] * net.w("enc." + f)[:, 0]
+    return x, e
+
+
+def dec_pointer(net, g, which, hd):
+    a = net.lin("dec.%s1" % which, hd); b = net.lin("dec.%s2" % which, hd)
+    return (a @ b.transpose(1, 2)).masked_fill(~g.nmask[:, None, :], -math.inf)
+
+
+def dec_scalar(net, which, hd):
+    return net.lin("dec." + which, hd)[..., 0]
+
+
+def forward_loss(P, model, g, teacher):
+    variant, H, agg = model["variant"], int(model["hidden"]), model["agg"]
+    name, nodef, arcf, decs = network(variant)
+    net = Net(P, name, nodef, arcf, decs, H, agg)
+    B, N, dt = g.B, g.N, g.dtype
+    nsteps = g.T - 1
+    tf = teacher_list(teacher, nsteps)
+    nm = g.nmask.to(dt)
+    ce = lambda logits, tgt: -torch.log_softmax(logits, -1).gather(-1, tgt[..., None])[..., 0]
+
+    def node_mean(v):
+        return torch.where(g.nmask, v, torch.zeros_like(v)).sum(1) / g.nf
+
+    def node_sum(v):
+        return torch.where(g.nmask, v, torch.zeros_like(v)).sum()
+
+    def safe(logits):
+        return torch.where(g.nmask[:, :, None], logits, torch.zeros_like(logits))
+
+    h = torch.zeros(B, N, H, dtype=dt)
+    losses = {k: None for k in LOSS_KEYS}
+    if variant == "no-algo":
+        x, e = encode(net, g, nodef, arcf)
+        pi_out = torch.zeros(B, N, N, dtype=dt)
+        for i in range(nsteps):
+            h, hd = net.process(g, x, e, h)
+            pi_out = torch.where((i + 2 == g.Ts)[:, None, None], dec_pointer(net, g, "pi", hd), pi_out)
+        losses["pi"] = node_sum(ce(safe(pi_out), g.pi)) / g.nf.sum()
+        return losses["pi"], losses
+
+    dual = variant == "dual"
+    count = (g.Ts - 1).to(dt).sum()
+    sums = {k: torch.zeros((), dtype=dt) for k in ("reached", "pi_hint", "d_hint", "pi", "d")}
+    idx = torch.arange(N).expand(B, N)
+    last_r = (idx == g.s1.argmax(1)[:, None]).to(dt)
+    last_pi, last_d = idx.clone(), torch.zeros(B, N, dtype=dt)
+    for i in range(nsteps):
+        if tf[i]:
+            r, pi, d = g.hr[:, i], g.hpi[:, i], g.hd[:, i]
+        else:
+            r, pi, d = last_r, last_pi, last_d
+        x, e = encode(net, g, nodef, arcf, reached=r, dist=d if dual else None, pi=pi)
+        h, hd = net.process(g, x, e, h)
+        valid = (i + 1 < g.Ts)
+        last = (i + 2 == g.Ts)
+        rl = dec_scalar(net, "reached", hd)
+        pl = dec_pointer(net, g, "pi_hint", hd)
+        sel = lambda v: torch.where(valid, v, torch.zeros_like(v)).sum()
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(rl, g.hr[:, i + 1], reduction="none")
+        sums["reached"] = sums["reached"] + sel(node_mean(bce))
+        sums["pi_hint"] = sums["pi_hint"] + sel(node_mean(ce(safe(pl), g.hpi[:, i + 1])))
+        po = dec_pointer(net, g, "pi", hd)
+        lastsel = lambda v: torch.where(last, v, torch.zeros_like(v)).sum()
+        sums["pi"] = sums["pi"] + lastsel(torch.where(g.nmask, ce(safe(po), g.pi), torch.zeros(B, N, dtype=dt)).sum(1))
+        if dual:
+            dl = dec_scalar(net, "dist_hint", hd)
+            sums["d_hint"] = sums["d_hint"] + sel(node_mean((dl - g.hd[:, i + 1]) ** 2))
+            do = dec_scalar(net, "d", hd)
+            sums["d"] = sums["d"] + lastsel(torch.where(g.nmask, (do - g.d) ** 2, torch.zeros(B, N, dtype=dt)).sum(1))
+            last_d = torch.where(valid[:, None], dl.detach(), last_d)
+        last_r = torch.where(valid[:, None], (rl > 0).to(dt) * nm, last_r)
+        last_pi = torch.where(valid[:, None], argmax_low(pl), last_pi)
+    hints = ("reached", "pi_hint", "d_hint") if dual else ("reached", "pi_hint")
+    for k in hints:
+        losses[k] = sums[k] / count
+    losses["pi"] = sums["pi"] / g.nf.sum()
+    if dual:
+        losses["d"] = sums["d"] / g.nf.sum()
+    total = sum(losses[k] for k in hints) / len(hints) + losses["pi"]
+    if dual:
+        total = total + losses["d"]
+    return total, losses
+
+
+def compute_grads(model, graphs, teacher, dtype=torch.float32):
+    names = param_names(model["variant"], int(model["hidden"]))
+    mp = model["params"]
+    if sorted(names) != sorted(mp):
+        sys.exit("sp_twin: model params %s, expected %s" % (list(mp), names))
+    P = {k: torch.tensor(np.asarray(mp[k]).astype(np.float64), dtype=dtype, requires_grad=True) for k in names}
+    g = Batch(graphs, model["processor"], dtype)
+    total, losses = forward_loss(P, model, g, teacher)
+    total.backward()
+    grads = {k: (P[k].grad if P[k].grad is not None else torch.zeros_like(P[k])).detach().numpy() for k in names}
+    return float(total), {k: (0.0 if v is None else float(v)) for k, v in losses.items()}, grads
+
+
+def cmd_check(a):
+    graphs = read_stream(a.batch)
+    ok = 0
+    for case in a.cases:
+        mpath, teacher, cpath = case.split(":")
+        model = read_model(mpath)
+        c = read_stream(cpath)[0]
+        total, lv, grads = compute_grads(model, graphs, teacher, torch.float64)
+        bad = []
+        if abs(total - c["loss"]) > 1e-5 * max(abs(total), 1e-12):
+            bad.append("loss %r vs C %r" % (total, c["loss"]))
+        for k in LOSS_KEYS:
+            if abs(lv[k] - c["losses"][k]) > 1e-5 * max(abs(lv[k]), 1e-9):
+                bad.append("loss term %s %r vs C %r" % (k, lv[k], c["losses"][k]))
+        if list(c["grads"]) != param_names(model["variant"], int(model["hidden"])):
+            bad.append("gradient names %s" % list(c["grads"]))
+        for k, gt in grads.items():
+            gc = np.asarray(c["grads"][k], np.float64)
+            scale = max(np.abs(gt).max(), np.abs(gc).max())
+            err = np.abs(gt - gc).max()
+            if err > 1e-4 * scale + 1e-7:
+                bad.append("grad %s: max|diff| %.3g of scale %.3g" % (k, err, scale))
+        tag = "%s %s %s teacher=%s" % (model["variant"], model["processor"], model["agg"], teacher)
+        if bad:
+            print("%s: DIFFERS\n  %s" % (tag, "\n  ".join(bad)))
+        else:
+            ok += 1
+            print("%s: agrees (loss %.6g, %d gradients)" % (tag, total, len(grads)))
+    print("%d of %d cases agree" % (ok, len(a.cases)))
+    return 0 if ok == len(a.cases) else 1
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("check", help="compare dar_dump's loss and gradients with the twin's")
+    s.add_argument("--batch", required=True)
+    s.add_argument("cases", nargs="+", help="model.mp:teacher:c_grads.mp")
+    a = ap.parse_args(argv)
+    return cmd_check(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
