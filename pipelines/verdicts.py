@@ -83,9 +83,11 @@ def check_trained(claim, sets, tables, papers, path):
         r = claimlib.check_or_die(one, sets, tables, papers, path)
         if r["verdict"] == claimlib.MISSING:
             continue
-        outcomes.append(r["verdict"] == claimlib.HOLDS)
-        if r["paper_verdict"] in (claimlib.HOLDS, claimlib.FAILS):
-            paper_outcomes.append(r["paper_verdict"] == claimlib.HOLDS)
+        # verdict_of takes each instance's own verdict (holds, does not
+        # hold, or not resolved within the noise)
+        outcomes.append(r["verdict"])
+        if r["paper_verdict"] in (claimlib.HOLDS, claimlib.FAILS, claimlib.UNRESOLVED):
+            paper_outcomes.append(r["paper_verdict"])
         cells += [c for c in r["cells"] if c not in cells]
     verdict = claimlib.verdict_of(outcomes) if outcomes else claimlib.MISSING
     paper = claimlib.verdict_of(paper_outcomes) if paper_outcomes else "no values in the paper"

@@ -11,19 +11,21 @@ setup() {
 }
 
 # exec: a training started in the background is then the process the signal reaches
-exec_fit() { exec dar-fit --hidden 8 --batch 8 --eval-every 5 --iters 300 --threads 1 --val "$T/val.mp" -q "$@" < "$T/train.mp"; }
+exec_fit() { exec dar-fit --hidden 16 --batch 16 --eval-every 5 --iters 300 --threads 1 --val "$T/val.mp" -q "$@" < "$T/train.mp"; }
 fit() { (exec_fit "$@"); }
 checkpoints() { find "$DAR_CACHE/v1" -name '*.ckpt' 2>/dev/null; }
 
 # interrupt SIGNAL N: start a training, wait until it has written N
-# checkpoints (as many inodes seen), send SIGNAL; it must not have finished
+# checkpoints (as many files seen: inode and modification time, since a new
+# file may take the inode number the one it replaced freed), send SIGNAL; it
+# must not have finished
 interrupt() {
     exec_fit --checkpoint-every 5 > "$T/part.mp" 2> "$T/part.err" &
-    local pid=$! i seen=" " inode
+    local pid=$! i seen=" " count=0 file
     for i in $(seq 1 6000); do
-        inode=$(stat -c %i "$DAR_CACHE"/v1/*/*.ckpt 2>/dev/null || true)
-        if [ -n "$inode" ] && [[ "$seen" != *" $inode "* ]]; then seen="$seen$inode "; fi
-        if [ "$(wc -w <<<"$seen")" -ge "$2" ] || ! kill -0 $pid 2>/dev/null; then break; fi
+        file=$(stat -c %i-%.9Y "$DAR_CACHE"/v1/*/*.ckpt 2>/dev/null || true)
+        if [ -n "$file" ] && [[ "$seen" != *" $file "* ]]; then seen="$seen$file "; count=$((count + 1)); fi
+        if [ "$count" -ge "$2" ] || ! kill -0 $pid 2>/dev/null; then break; fi
         sleep 0.002
     done
     kill -"$1" $pid || true
@@ -68,8 +70,9 @@ interrupt() {
     fit --no-cache > "$T/reference.mp"
     interrupt TERM 2
     ck=$(checkpoints)
-    # one byte of the payload changed: the checksum fails
-    printf '\x00' | dd of="$ck" bs=1 seek=100 conv=notrunc status=none
+    # one byte of the payload changed (flipped, so it differs whatever it was): the checksum fails
+    byte=$(dd if="$ck" bs=1 skip=100 count=1 status=none | od -An -tu1 | tr -d ' ')
+    printf "\\x$(printf %02x $((byte ^ 255)))" | dd of="$ck" bs=1 seek=100 conv=notrunc status=none
     run --separate-stderr fit --checkpoint-every 5 -o "$T/a.mp"
     assert_success
     [ "$stderr" = "dar-fit: warning: checkpoint: ignoring '${ck#$DAR_CACHE/v1/}': not a complete checkpoint of this run" ] || fail "$stderr"
