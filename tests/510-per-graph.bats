@@ -38,3 +38,25 @@ for name in names:
     run -64 metrics --table md --per-graph "$T/x.mp" < /dev/null
     assert_output --partial "--per-graph"
 }
+
+@test "metrics --per-graph: shortest paths' quantities, one record a graph each, pool to the metric records" {
+    gen-graphs --instance shortest-paths --family erdos-renyi --nodes 10 --count 4 --seed 5 |
+        ff-trace --algorithm shortest-paths -q | dar-step --baseline random --algorithm shortest-paths --seed 2 > "$T/sp.mp"
+    metrics -l model=r --split test < "$T/sp.mp" > "$T/plain.mp"
+    metrics -l model=r --split test --per-graph "$T/per.mp" < "$T/sp.mp" > "$T/m.mp"
+    cmp "$T/plain.mp" "$T/m.mp"
+    run py_stream "$T/per.mp" '
+names = [r["name"] for r in recs if r["graph"] == 0]
+print(" ".join(names))
+pooled = {m["name"]: m for m in msgpack.Unpacker(open(sys.argv[1].replace("per.mp", "m.mp"), "rb"), raw=False)}
+assert set(names) == set(pooled), (names, list(pooled))
+for name in names:
+    rs = [r for r in recs if r["name"] == name]
+    assert [r["graph"] for r in rs] == [0, 1, 2, 3], name
+    s, c = sum(r["sum"] for r in rs), sum(r["count"] for r in rs)
+    assert c == pooled[name]["count"], (name, c)
+    assert abs(s / c - pooled[name]["value"]) < 1e-12, name
+'
+    assert_success
+    assert_output "pointer_accuracy mae_d feasible_edges path_optimal path_gap"
+}

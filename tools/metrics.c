@@ -437,6 +437,27 @@ static double r2_score(const struct accumulators *fit, const struct accumulators
     return r2;
 }
 
+/* The running mean behind quantity q, or NULL for the quantities that are
+ * not a mean over edges, nodes or graphs (the classification scores, r2). */
+static const struct metric_mean *quantity_mean(const struct accumulators *acc, int q)
+{
+    switch (q) {
+    case Q_MAE_FLOW: return &acc->mae_flow;
+    case Q_MAE_HINT_FLOW: return &acc->hint_graphs;
+    case Q_CUT_ACCURACY: return &acc->cut;
+    case Q_MAXFLOW_ERROR: return &acc->maxflow_error;
+    case Q_CONSERVATION_BEFORE: return &acc->cons_before;
+    case Q_CONSERVATION_AFTER: return &acc->cons_after;
+    case Q_FIXED_VALUE_RATIO: return &acc->fixed_ratio;
+    case Q_POINTER_ACCURACY: return &acc->pointer;
+    case Q_MAE_D: return &acc->mae_d;
+    case Q_FEASIBLE_EDGES: return &acc->feasible;
+    case Q_PATH_OPTIMAL: return &acc->path_optimal;
+    case Q_PATH_GAP: return &acc->path_gap;
+    default: return NULL;
+    }
+}
+
 /* --per-graph: a record's own (sum, count) of every quantity that is a mean
  * over edges, nodes or graphs, so a bootstrap over the test graphs can pool
  * any resample of them (formats/metric.md).  The record is accumulated a
@@ -448,23 +469,20 @@ static void write_per_graph(struct writer *w, const struct metrics_options *o, c
     struct accumulators one = {.d = -1};
     bool sel[Q_COUNT] = {false};
     for (int i = 0; i < n_order; i++)
-        sel[order[i]] = order[i] <= Q_FIXED_VALUE_RATIO;
+        sel[order[i]] = quantity_mean(&one, order[i]) != NULL;
     accumulate(&one, sel, rec, o);
-    const struct metric_mean *means[] = {
-        [Q_MAE_FLOW] = &one.mae_flow, [Q_MAE_HINT_FLOW] = &one.hint_graphs, [Q_CUT_ACCURACY] = &one.cut,
-        [Q_MAXFLOW_ERROR] = &one.maxflow_error, [Q_CONSERVATION_BEFORE] = &one.cons_before,
-        [Q_CONSERVATION_AFTER] = &one.cons_after, [Q_FIXED_VALUE_RATIO] = &one.fixed_ratio};
     for (int i = 0; i < n_order; i++) {
         int q = order[i];
         if (!sel[q])
             continue;
+        const struct metric_mean *mean = quantity_mean(&one, q);
         mp_map(w, 8);
         mp_key(w, "kind");   mp_str(w, "graph_metric");
         mp_key(w, "name");   mp_str(w, quantity[q].name);
         mp_key(w, "graph");  mp_int(w, index);
-        mp_key(w, "sum");    mp_double(w, means[q]->sum);
-        mp_key(w, "count");  mp_int(w, means[q]->count);
-        mp_key(w, "value");  mp_double(w, metric_mean_value(means[q]));
+        mp_key(w, "sum");    mp_double(w, mean->sum);
+        mp_key(w, "count");  mp_int(w, mean->count);
+        mp_key(w, "value");  mp_double(w, metric_mean_value(mean));
         mp_key(w, "split");  mp_str(w, o->split);
         mp_key(w, "labels");
         mp_map(w, (uint32_t)o->n_labels);
@@ -524,20 +542,8 @@ void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_
         int q = order[i];
         double value = NAN;
         int64_t count = 0;
-        const struct metric_mean *mean = NULL;
+        const struct metric_mean *mean = quantity_mean(&acc, q);
         switch (q) {
-        case Q_MAE_FLOW: mean = &acc.mae_flow; break;
-        case Q_MAE_HINT_FLOW: mean = &acc.hint_graphs; break;
-        case Q_CUT_ACCURACY: mean = &acc.cut; break;
-        case Q_MAXFLOW_ERROR: mean = &acc.maxflow_error; break;
-        case Q_CONSERVATION_BEFORE: mean = &acc.cons_before; break;
-        case Q_CONSERVATION_AFTER: mean = &acc.cons_after; break;
-        case Q_FIXED_VALUE_RATIO: mean = &acc.fixed_ratio; break;
-        case Q_POINTER_ACCURACY: mean = &acc.pointer; break;
-        case Q_MAE_D: mean = &acc.mae_d; break;
-        case Q_FEASIBLE_EDGES: mean = &acc.feasible; break;
-        case Q_PATH_OPTIMAL: mean = &acc.path_optimal; break;
-        case Q_PATH_GAP: mean = &acc.path_gap; break;
         case Q_ACCURACY:
             value = metric_accuracy(acc.confusion);
             break;
