@@ -30,7 +30,7 @@ static const struct cli_option options[] = {
     CLI_INT_KEY("seed", 's', seed, "S", "seed of initialisation, batches and teacher forcing", 0, 9e18),
     CLI_DOUBLE_KEY("tf-decay", 0, tf_decay, "D", "teacher forcing probability decays as D^iteration", 0, 1),
     CLI_FLAG_KEY("tf-decay-per-step", 0, tf_per_step, "decay per unrolled step, as the authors' code"),
-    CLI_FLAG_KEY("leak-cut", 0, leak_cut, "dual: feed the true min cut, as the authors' code"),
+    CLI_FLAG_KEY("leak-cut", 0, leak_cut, "max-flow dual: feed the true min cut, as the authors' code"),
     CLI_STRING("val", 0, val_path, "FILE", "validation graphs (traced); without it the last parameters are kept"),
     CLI_STRING("resume", 0, resume_path, "FILE", "continue training a model record written by dar-fit"),
     CLI_INT("checkpoint-every", 0, checkpoint_every, "N", "keep the training's state beside its cache entry every N iterations; "
@@ -50,14 +50,17 @@ static const struct cli_option options[] = {
 static const struct cli_spec spec = {
     "dar-fit", "[options] --val val.mp < train.mp > model.mp",
     "Train a Dual Algorithmic Reasoning model (formats/model.md) on graphs traced\n"
-    "by ff-trace: SGD (or Adam) on batches drawn with replacement, teacher forcing\n"
-    "decaying per iteration, validation every --eval-every iterations keeping the\n"
-    "checkpoint with the lowest masked MSE of the final flow.  Defaults follow the\n"
+    "by ff-trace, of the algorithm whose trace they carry (below): SGD (or Adam) on\n"
+    "batches drawn with replacement, teacher forcing decaying per iteration,\n"
+    "validation every --eval-every iterations keeping the checkpoint with the\n"
+    "best validation score (max-flow: the lowest masked MSE of the final flow;\n"
+    "each algorithm's below).  Defaults follow the\n"
     "authors' hyperparameters (primal H=68 lr 0.00934 wd 0.00342; dual and pipeline\n"
     "H=65 lr 0.00987 wd 0.00173).  The model is cached by content: the same data,\n"
     "options and seed return the stored model at once.",
     "gen-graphs -n 16 -c 1000 -s 1 | ff-trace | dar-fit --variant dual --val val.mp --log curve.tsv > dual.mp",
     options,
+    dar_algorithms_help,
 };
 
 int main(int argc, char **argv)

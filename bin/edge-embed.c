@@ -54,6 +54,7 @@ static const struct cli_spec spec = {
     "gen-graphs --family vessel --edges 3234 -s 1 | edge-embed --reconstruct -m dual.mp > recon.mp\n"
     "  gen-graphs --family vessel --edges 5791309 -s 1 | edge-embed -m recon.mp > embedded.mp",
     options,
+    NULL,
 };
 
 int main(int argc, char **argv)

@@ -13,7 +13,7 @@ static const char *input = "-", *output = "-", *algorithm = "max-flow";
 
 static const struct cli_option options[] = {
     CLI_CHOICE_KEY("algorithm", 0, algorithm, "NAME", "the algorithm to trace", DAR_ALGORITHM_NAMES),
-    CLI_FLAG_KEY("no-hints", 0, no_hints, "only flow, maxflow and cut, by the fast exact solver (huge graphs)"),
+    CLI_FLAG_KEY("no-hints", 0, no_hints, "only the solution (max-flow: flow, maxflow and cut, by the fast exact solver; huge graphs)"),
     CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use, at most 8); the output does not depend on it", 0, 256),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
@@ -27,13 +27,15 @@ static const struct cli_option options[] = {
 
 static const struct cli_spec spec = {
     "ff-trace", "[options] < graphs.mp > traced.mp",
-    "Run Ford-Fulkerson with Bellman-Ford augmenting paths (synchronous rounds,\n"
-    "ties to the lowest index, the true residual test, exact integer arithmetic)\n"
-    "on every graph record and add the trace: steps, hint_phase, hint_mask,\n"
-    "hint_pi, hint_flow, and the solution: flow, maxflow and the source-maximal\n"
-    "min cut (0 = source side).  Results are cached by content.",
+    "Run an algorithm of the registry (below) on every graph record and add its\n"
+    "trace: the hints and the solution.  The default, max-flow, is Ford-Fulkerson\n"
+    "with Bellman-Ford augmenting paths (synchronous rounds, ties to the lowest\n"
+    "index, the true residual test, exact integer arithmetic); its solution is\n"
+    "flow, maxflow and the source-maximal min cut (0 = source side).  Results are\n"
+    "cached by content.",
     "gen-graphs --nodes 16 --count 1000 --seed 1 | ff-trace > train.mp",
     options,
+    dar_algorithms_help,
 };
 
 int main(int argc, char **argv)

@@ -23,6 +23,7 @@ static const struct cli_spec spec = {
     "fixed_flow, fixed_value and the per-node conservation error before and after.",
     "dar-step --model dual.mp < test.mp | flow-fix | metrics",
     options,
+    NULL,
 };
 
 int main(int argc, char **argv)

@@ -62,6 +62,7 @@ static const struct cli_spec spec = {
     "reads a real one (formats/vessel.md).",
     "gen-graphs --count 1000 --seed 1 | ff-trace > train.mp",
     options,
+    NULL,
 };
 
 int main(int argc, char **argv)

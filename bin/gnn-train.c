@@ -52,6 +52,7 @@ static const struct cli_spec spec = {
     "and gnn_model (formats/gnn-train.md).  Results are cached by content.",
     "gen-graphs --family vessel --edges 20000 --seed 1 | gnn-train --model sage --epochs 100 | metrics --quantity balanced_accuracy,roc_hard",
     options,
+    NULL,
 };
 
 int main(int argc, char **argv)

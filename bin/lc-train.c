@@ -42,6 +42,7 @@ static const struct cli_spec spec = {
     "(formats/lc-train.md).  Results are cached by content.",
     "gen-graphs --family vessel --edges 20000 --seed 1 | lc-train --seed 0 | metrics --quantity balanced_accuracy,roc_hard",
     options,
+    NULL,
 };
 
 int main(int argc, char **argv)

@@ -47,6 +47,7 @@ static const struct cli_spec spec = {
     "dar-step --model dual.mp < test.mp | flow-fix | metrics -l model=dual -l seed=1 > m.mp; "
     "cat run*/m.mp | metrics --table md",
     options,
+    NULL,
 };
 
 /* The names of --quantity, checked against the known quantities. */

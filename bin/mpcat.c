@@ -25,6 +25,7 @@ static const struct cli_spec spec = {
     "back into a stream (objects of exactly dtype/shape/data become tensors).",
     "gen-graphs --count 3 | mpcat --summary | jq -c '{id, n, m}'",
     options,
+    NULL,
 };
 
 int main(int argc, char **argv)

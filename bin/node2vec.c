@@ -39,6 +39,7 @@ static const struct cli_spec spec = {
     "(formats/node2vec.md).  Same bytes at any --threads; cached by content.",
     "gen-graphs --family vessel --edges 20000 --seed 1 | node2vec | lc-train --inputs length,distance,curveness,n2v",
     options,
+    NULL,
 };
 
 int main(int argc, char **argv)

@@ -251,7 +251,8 @@ def number(x, percent):
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
 
 
-PERCENT = ("cut_accuracy", "accuracy", "balanced_accuracy", "roc_auc", "roc_hard")
+PERCENT = ("cut_accuracy", "accuracy", "balanced_accuracy", "roc_auc", "roc_hard",
+           "pointer_accuracy", "feasible_edges", "path_optimal")
 
 
 def is_percent(column):
@@ -313,11 +314,18 @@ def main():
     parser.add_argument("--units", action="append", default=[], metavar="NAME=FILE",
                         help="a table's resampling units (bootstrap.py units): decide with intervals")
     parser.add_argument("--margins", action="store_true", help="print each comparison's margin and interval after the claim's line")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print a Markdown list instead: each claim, its verdict and its comparisons' intervals")
     args = parser.parse_args()
     claims, sets, tables, papers = load(args.claims, args.paper_dir, args.table)
     units = load_units(args.units)
     for claim in claims:
         r = check_or_die(claim, sets, tables, papers, args.claims, units)
+        if args.markdown:
+            intervals = "; ".join((f"{label}: " if label != "the rule" else "") + margin_text(m, where, is_percent_margin)
+                                  for label, m, where in r["margins"])
+            print(f"- `{claim['id']}` {claim['claim']}: **{r['verdict']}**" + (f" ({intervals})" if intervals else ""))
+            continue
         cells = "; ".join(f"{t}[{row} | {col}] = {number(o[0] if o else None, is_percent(col))}"
                           f" (paper {number(p[0] if p else None, is_percent(col))})"
                           for t, row, col, o, p in r["cells"])

@@ -13,7 +13,10 @@
 #   - figures: fig-valid, fig-corrective (study.mk), the reconstruction loss,
 #     min-cut accuracy and flow MAE against test-graph size, the share of
 #     minimum cuts that are s alone / t alone / other, by size and family;
-#   - findings: each departure of pipelines/findings.tsv measured both ways.
+#   - findings: each departure of pipelines/findings.tsv measured both ways;
+#   - shortest paths (pipelines/shortest-paths.mk's table beside CLRS's
+#     published scores) and the claims of pipelines/claims-sp.tsv, decided
+#     as those of claims.tsv are.
 
 REPORT := $(OUT)/report
 REPORT_SIZES := 8 16 32 64 128
@@ -204,7 +207,8 @@ REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid
   $(if $(VESSEL_NOTE),$(REPORT_RECON_FIGURE) $(if $(FIG_VALID_BVG_SCORES),$(OUT)/fig-valid-bvg.png)) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
 REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_UNITS:%=$(REPORT)/%.units.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(REPORT)/residual.tsv \
   $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
-  pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/bootstrap.py pipelines/report.py
+  pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/bootstrap.py pipelines/report.py \
+  $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv
 
 $(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
 
@@ -218,7 +222,9 @@ report: $(REPORT_INPUTS)
 	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) $(foreach t,$(REPORT_UNITS),--units $(t)=$(REPORT)/$(t).units.tsv) \
 	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search "$(REPORT_SEARCH)" --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
 	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores \
-	  --reference "$(REPORT_REFERENCE)"
+	  --reference "$(REPORT_REFERENCE)" \
+	  --sp-table $(SP_OUT)/table-sp.tsv --sp-units $(SP_OUT)/table-sp.units.tsv --sp-claims pipelines/claims-sp.tsv \
+	  --sp-note "$(SP_NOTE)" --sp-clrs "$(SP_CLRS)"
 	@echo "$(REPORT)/report.md"
 	@echo "$(REPORT)/report.html"
 

@@ -31,6 +31,8 @@ TABLE_TITLES = {
     "table3-n2v-dual": "Appendix table bvg-res-2: Node2Vec and dual embeddings concatenated, vessel graphs' test edges",
     "corrective": "Flow-fix (the corrective procedure): mean |conservation error| of inner nodes before and after, Table 1 test sets",
     "recon": "Vessel reconstruction: total loss at the last iteration over the first",
+    "table-sp": "Shortest paths (make table-sp): pointer accuracy of the tree π, MAE of the potentials d, share of edges whose "
+                "predicted potentials are feasible, share of nodes whose predicted path is a shortest one, and its length's gap; test graphs",
 }
 FIGURE_CAPTIONS = {
     "fig-valid-pgn": "Validation loss (masked MSE of F) of the PGN processors, seed 0 (paper Figure 2a).",
@@ -221,10 +223,10 @@ def duration(seconds):
     return f"{h} h {m:02d} min {s:02d} s" if h else f"{m} min {s:02d} s"
 
 
-def check_claims(args, tables):
-    claims, sets, _, papers = claimlib.load(args.claims, args.paper_dir, [])
-    units = claimlib.load_units(args.units)
-    return [(c, claimlib.check_or_die(c, sets, tables, papers, args.claims, units)) for c in claims]
+def check_claims(claims_path, paper_dir, tables, unit_args):
+    claims, sets, _, papers = claimlib.load(claims_path, paper_dir, [])
+    units = claimlib.load_units(unit_args)
+    return [(c, claimlib.check_or_die(c, sets, tables, papers, claims_path, units)) for c in claims]
 
 
 def margins_text(margins, verdict, limit=4):
@@ -250,13 +252,15 @@ def verdict_counts(checked, key="verdict"):
     return counts
 
 
-def claims_section(doc, args, checked, reference=None):
-    verdicts = verdict_counts(checked)
+def claim_rows(checked, reference=None, paper=True):
+    """The claims table's rows, their cells' classes and the rules: id,
+    claim, where, verdict, intervals, cells, then (paper) the rule on the
+    paper's values and (reference) the reference run's verdict."""
     rows, classes, rules = [], [], []
     for c, r in checked:
         shown = r["cells"][:8]
-        numbers = "\n".join(f"{row} · {col}: {fmt(o[0] if o else None, claimlib.is_percent(col))} "
-                            f"(paper {fmt(p[0] if p else None, claimlib.is_percent(col))})"
+        numbers = "\n".join(f"{row} · {col}: {fmt(o[0] if o else None, claimlib.is_percent(col))}"
+                            + (f" (paper {fmt(p[0] if p else None, claimlib.is_percent(col))})" if paper else "")
                             for _, row, col, o, p in shown)
         if len(r["cells"]) > len(shown):
             numbers += f"\n… {len(r['cells']) - len(shown)} more cells (tables below)"
@@ -265,16 +269,24 @@ def claims_section(doc, args, checked, reference=None):
         if r["verdict"] != r["mean_verdict"] and r["verdict"] != claimlib.MISSING:
             verdict += f"\n(on the means alone: {r['mean_verdict']})"
         intervals = margins_text(r["margins"], r["verdict"]) or "-"
-        paper = r["paper_verdict"] + ("\n" + margins_text(r["paper_margins"], r["paper_verdict"], 2) if r["paper_margins"] else "")
-        rows.append([c["id"], c["claim"], c["where"], verdict, intervals, numbers, paper])
-        classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small", "small",
-                        VERDICT_CLASS.get(r["paper_verdict"])])
+        rows.append([c["id"], c["claim"], c["where"], verdict, intervals, numbers])
+        classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small", "small"])
+        if paper:
+            rows[-1].append(r["paper_verdict"] + ("\n" + margins_text(r["paper_margins"], r["paper_verdict"], 2)
+                                                  if r["paper_margins"] else ""))
+            classes[-1].append(VERDICT_CLASS.get(r["paper_verdict"]))
         if reference is not None:
             ref = reference.get(c["id"])
             rows[-1].append(ref["verdict"] + ("\n" + ref["margins"].replace("; ", "\n") if ref.get("margins") else "")
                             if ref else "-")
             classes[-1].append(VERDICT_CLASS.get(ref["verdict"]) if ref else None)
         rules.append(f"`{c['id']}`: `{c['rule']}`" + (f" over `{c['over']}`" if c["over"].strip() not in ("", "-") else ""))
+    return rows, classes, rules
+
+
+def claims_section(doc, args, checked, reference=None):
+    verdicts = verdict_counts(checked)
+    rows, classes, rules = claim_rows(checked, reference)
     doc.h(2, "Claims", "claims")
     doc.p(f"{len(checked)} quantitative claims of the paper, each written once in `pipelines/claims.tsv` with the table cells it rests on "
           f"and its rule, checked by `pipelines/claims.py` on this profile's tables: **{verdicts[claimlib.HOLDS]} hold, "
@@ -372,7 +384,7 @@ def headline_section(doc, args, checked):
     doc.ul(items)
 
 
-def table_section(doc, name, path, reference=None):
+def table_section(doc, name, path, reference=None, extra_rows=()):
     with open(path, encoding="utf-8") as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     header = lines[0]
@@ -404,6 +416,7 @@ def table_section(doc, name, path, reference=None):
                 text += f"\nresults/core {fmt(ref[0], percent, digits)}"
             row.append(text)
         rows.append(row)
+    rows += [list(r) + ["-"] * (len(columns) + 1 - len(r)) for r in extra_rows]
     doc.h(3, TABLE_TITLES.get(name, name), name)
     doc.table([" / ".join(header[:first])] + columns, rows)
 
@@ -500,10 +513,37 @@ def sizes_section(doc, sizes_path, note, cutshare_path):
               [r[:3] + [f"{100 * float(x):.0f}%" for x in r[3:6]] + [r[6]] for r in lines[1:]])
 
 
+def shortest_paths_section(doc, args):
+    """Shortest paths, the registry's second entry: make table-sp's table
+    beside CLRS's published scores, and the claims of claims-sp.tsv decided
+    as the paper's are."""
+    doc.h(2, "Shortest paths: Bellman-Ford with its LP dual (issue 23)", "shortest-paths")
+    if not args.sp_table or not os.path.exists(args.sp_table):
+        doc.p("Not measured at this profile.")
+        return
+    tables = {"table-sp": claimlib.read_table(args.sp_table)}
+    checked = check_claims(args.sp_claims, args.paper_dir, tables, [f"table-sp={args.sp_units}"])
+    verdicts = verdict_counts(checked)
+    doc.p(f"**trained:** {args.sp_note}. PGN-max dual (the shortest-path tree π and the node potentials d, the LP dual), "
+          "primal (π) and no-algo (no hints), with the random baseline (`pipelines/shortest-paths.mk`, `make table-sp`); "
+          "CLRS's rows are their published out-of-distribution Bellman-Ford scores at 64 nodes, not run here.")
+    clrs = args.sp_clrs.split("|")
+    extra = [[clrs[i], clrs[i + 1]] for i in range(0, len(clrs) - 1, 2)]
+    table_section(doc, "table-sp", args.sp_table, extra_rows=extra)
+    rows, classes, rules = claim_rows(checked, paper=False)
+    doc.p(f"{len(checked)} claims about shortest paths (`pipelines/claims-sp.tsv`), decided as the paper's are (the method above: "
+          f"a paired bootstrap over the test graphs and the seeds): **{verdicts[claimlib.HOLDS]} hold, "
+          f"{verdicts[claimlib.FAILS]} do not hold, {verdicts[claimlib.UNRESOLVED]} not resolved at this profile, "
+          f"{verdicts[claimlib.MISSING]} not measured at this profile.**")
+    doc.table(["id", "claim", "where", "verdict (this profile)", "margin [interval]", "cells: ours"], rows, classes, "claims")
+    doc.ul(rules)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     for option in ("out", "profile", "note", "vessel-note", "trained", "version", "start", "claims", "paper-dir",
-                   "findings", "search", "sizes", "sizes-note", "cutshare", "train-nodes", "test-nodes", "residual", "logs", "study-scores", "finding-scores"):
+                   "findings", "search", "sizes", "sizes-note", "cutshare", "train-nodes", "test-nodes", "residual", "logs", "study-scores", "finding-scores",
+                   "sp-table", "sp-units", "sp-claims", "sp-note", "sp-clrs"):
         parser.add_argument("--" + option, default="")
     parser.add_argument("--table", action="append", default=[])
     parser.add_argument("--units", action="append", default=[])
@@ -529,7 +569,7 @@ def main():
             f"**project:** dar {args.version}, commit {commit()}"])
     doc.p("Every number below comes from the study's outputs for this profile (`make report` builds whatever is missing; "
           "every step is cached); the paper's values come from `pipelines/paper/`.")
-    checked = check_claims(args, tables)
+    checked = check_claims(args.claims, args.paper_dir, tables, args.units)
     write_verdicts(os.path.join(args.out, "verdicts.tsv"), checked)
     reference, reference_tables = read_reference(args.reference)
     if args.reference:
@@ -561,6 +601,7 @@ def main():
     sizes_section(doc, args.sizes, args.sizes_note, args.cutshare)
 
     findings_section(doc, args)
+    shortest_paths_section(doc, args)
 
     with open(os.path.join(args.out, "report.md"), "w", encoding="utf-8") as f:
         f.write(doc.markdown())

@@ -65,8 +65,11 @@ sp_label = $(if $(filter random,$(1)),Random,PGN-max ($(call sp_variant,$(1))))
 SP_RUNS := $(foreach c,$(SP_CONFIGS) random,$(foreach s,$(SP_SEEDS),$(c)-s$(s)))
 sp_config = $(word 1,$(subst -s, ,$(1)))
 sp_seed = $(word 2,$(subst -s, ,$(1)))
-sp_metrics = metrics --split test -l "model=$(call sp_label,$(call sp_config,$(1)))" -l seed=$(call sp_seed,$(1))
-.PRECIOUS: $(SP_DATA)/%.mp $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp
+# a run's test score on stdout and each graph's share of it in graphs/
+# (metrics --per-graph: the bootstrap that decides the claims resamples them)
+sp_metrics = metrics --split test -l "model=$(call sp_label,$(call sp_config,$(1)))" -l seed=$(call sp_seed,$(1)) \
+  --per-graph $(SP_OUT)/graphs/$(1).mp.tmp
+.PRECIOUS: $(SP_DATA)/%.mp $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp $(SP_OUT)/graphs/%.mp
 
 sp_gen = gen-graphs --instance shortest-paths --family erdos-renyi --nodes $(1) --count $(2) --seed $(3) \
   | ff-trace --algorithm shortest-paths -q
@@ -81,20 +84,22 @@ $(SP_DATA)/test.mp: | all
 	$(call light, $(call sp_gen,$(SP_TEST_NODES),$(SP_TEST_COUNT),203) > $@.tmp) && mv $@.tmp $@
 
 # A model and its test score in one heavy recipe, as study.mk's.
-$(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp: $(SP_DATA)/train.mp $(SP_DATA)/val.mp $(SP_DATA)/test.mp | all
-	@mkdir -p $(SP_OUT)/models $(SP_OUT)/scores $(SP_OUT)/logs
+$(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp $(SP_OUT)/graphs/%.mp: $(SP_DATA)/train.mp $(SP_DATA)/val.mp $(SP_DATA)/test.mp | all
+	@mkdir -p $(SP_OUT)/models $(SP_OUT)/scores $(SP_OUT)/graphs $(SP_OUT)/logs
 	$(call heavy, dar-fit --variant $(call sp_variant,$(call sp_config,$*)) --processor pgn --agg max \
 	  --seed $(call sp_seed,$*) --iters $(SP_ITERS) --eval-every $(SP_EVAL_EVERY) --threads 1 $(SP_OPTIM) $(SP_FIT_EXTRA) \
 	  --val $(SP_DATA)/val.mp --log $(SP_OUT)/logs/$*.tsv -q < $(SP_DATA)/train.mp > $(SP_OUT)/models/$*.mp.tmp \
 	  && dar-step --no-cache --model $(SP_OUT)/models/$*.mp.tmp < $(SP_DATA)/test.mp \
 	  | $(call sp_metrics,$*) > $(SP_OUT)/scores/$*.mp.tmp) \
-	  && mv $(SP_OUT)/scores/$*.mp.tmp $(SP_OUT)/scores/$*.mp && mv $(SP_OUT)/models/$*.mp.tmp $(SP_OUT)/models/$*.mp
+	  && mv $(SP_OUT)/graphs/$*.mp.tmp $(SP_OUT)/graphs/$*.mp && mv $(SP_OUT)/scores/$*.mp.tmp $(SP_OUT)/scores/$*.mp && mv $(SP_OUT)/models/$*.mp.tmp $(SP_OUT)/models/$*.mp
 
 # (the shorter stem wins: this, not the rule above, scores the baseline)
-$(SP_OUT)/scores/random-%.mp: $(SP_DATA)/test.mp | all
-	@mkdir -p $(@D)
+$(SP_OUT)/scores/random-%.mp $(SP_OUT)/graphs/random-%.mp: $(SP_DATA)/test.mp | all
+	@mkdir -p $(SP_OUT)/scores $(SP_OUT)/graphs
 	$(call light, dar-step --baseline random --algorithm shortest-paths --seed $(call sp_seed,random-$*) \
-	  < $(SP_DATA)/test.mp | $(call sp_metrics,random-$*) > $@.tmp) && mv $@.tmp $@
+	  < $(SP_DATA)/test.mp | $(call sp_metrics,random-$*) > $(SP_OUT)/scores/random-$*.mp.tmp) \
+	  && mv $(SP_OUT)/graphs/random-$*.mp.tmp $(SP_OUT)/graphs/random-$*.mp \
+	  && mv $(SP_OUT)/scores/random-$*.mp.tmp $(SP_OUT)/scores/random-$*.mp
 
 # CLRS's published out-of-distribution pointer accuracy for Bellman-Ford at
 # 64 nodes (Ibarz et al. 2022, "A Generalist Neural Algorithmic Learner",
@@ -102,17 +107,28 @@ $(SP_OUT)/scores/random-%.mp: $(SP_DATA)/test.mp | all
 # appended after ours; their other columns have no published value.
 SP_QUANTITIES := pointer_accuracy,mae_d,feasible_edges,path_optimal,path_gap
 SP_CLRS := MPNN (CLRS, published; Ibarz et al. 2022)|92.01%|Triplet-GMPNN (CLRS, published; Ibarz et al. 2022)|97.39%
-# Under the table, issue 23's two claims about it with their verdicts on
-# this profile's numbers (pipelines/shortest-paths-claims.awk).
-$(SP_OUT)/table-sp.md: $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp) pipelines/shortest-paths-claims.awk
-	cat $(filter %.mp,$^) | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
+SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
+SP_PY := /usr/bin/python3
+# The table as TSV and its resampling units (each test graph's sum and count
+# per run, pipelines/bootstrap.py): what claims.py decides the claims of
+# pipelines/claims-sp.tsv on, here and in make report.
+$(SP_OUT)/table-sp.tsv: $(SP_SCORES)
+	cat $^ | metrics --table tsv --rows model --cols name --quantity $(SP_QUANTITIES) > $@.tmp && mv $@.tmp $@
+$(SP_OUT)/table-sp.units.tsv: $(SP_SCORES) $(subst /scores/,/graphs/,$(SP_SCORES)) pipelines/bootstrap.py
+	$(SP_PY) pipelines/bootstrap.py units --rows model --cols name --quantity $(SP_QUANTITIES) $(SP_SCORES) > $@.tmp && mv $@.tmp $@
+sp_claims = $(SP_PY) pipelines/claims.py --claims pipelines/claims-sp.tsv --paper-dir pipelines/paper \
+  --table table-sp=$(SP_OUT)/table-sp.tsv --units table-sp=$(SP_OUT)/table-sp.units.tsv
+# Under the table, the claims of pipelines/claims-sp.tsv with their verdicts
+# on this profile's numbers, decided with intervals as make report does.
+$(SP_OUT)/table-sp.md: $(SP_SCORES) $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv pipelines/claims.py
+	cat $(SP_SCORES) | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
 	  --percent pointer_accuracy,feasible_edges,path_optimal --digits 3 \
 	  --title "Shortest paths (Bellman-Ford), trained at $(SP_TRAIN_NODES) nodes, tested at $(SP_TEST_NODES) — $(SP_NOTE); CLRS's rows: their published 64-node scores" \
 	  | awk -F'|' -v clrs='$(SP_CLRS)' '{ print } /^\| model \|/ { cols = NF - 3 } \
 	    END { n = split(clrs, c, "|"); for (i = 1; i < n; i += 2) { line = "| " c[i] " | " c[i + 1] " |"; \
 	          for (k = 1; k < cols; k++) line = line " - |"; print line } }' > $@.tmp \
-	  && cat $(filter %.mp,$^) | metrics --table tsv --rows model --cols name --quantity pointer_accuracy \
-	  | awk -F'\t' -f pipelines/shortest-paths-claims.awk >> $@.tmp && mv $@.tmp $@
+	  && printf '\nClaims (pipelines/claims-sp.tsv), each comparison decided by a paired bootstrap over the $(SP_TEST_COUNT) test graphs and the seeds (95%% interval of the margin, positive on the claim'"'"'s side: pipelines/bootstrap.py):\n\n' >> $@.tmp \
+	  && $(sp_claims) --markdown >> $@.tmp && mv $@.tmp $@
 
 .PHONY: table-sp
 table-sp: $(SP_OUT)/table-sp.md

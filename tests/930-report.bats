@@ -64,6 +64,31 @@ report() {
     [ "$(wc -l < "$R_OUT/report/table1.units.tsv")" -gt 100 ]
 }
 
+@test "the shortest-paths section: make table-sp's table beside CLRS's scores, every claim of claims-sp.tsv with a verdict and an interval" {
+    md="$R_OUT/report/report.md"
+    [ -f "$md" ] || skip "the first test did not run"
+    grep -qxF '## Shortest paths: Bellman-Ford with its LP dual (issue 23)' "$md"
+    grep -qF '### Shortest paths (make table-sp)' "$md"
+    grep -q '^\*\*trained:\*\* smoke profile: 24 training graphs of 8 nodes' "$md"
+    grep -Eq '^\| PGN-max \(dual\) \| [0-9.]+% \(1\) \| [0-9.]+ \(1\) \| [0-9.]+% \(1\) \|' "$md"
+    grep -qxF '| MPNN (CLRS, published; Ibarz et al. 2022) | 92.01% | - | - | - | - |' "$md"
+    grep -qxF '| Triplet-GMPNN (CLRS, published; Ibarz et al. 2022) | 97.39% | - | - | - | - |' "$md"
+    n=0
+    while IFS=$'\t' read -r id _; do
+        case "$id" in ''|'#'*|'@'*) continue ;; esac
+        n=$((n + 1))
+        line=$(grep -F "| $id | " "$md") || fail "no row for claim '$id'"
+        [ "$(wc -l <<<"$line")" -eq 1 ] || fail "claim '$id' has several rows"
+        verdict=$(awk -F' \\| ' '{print $4}' <<<"$line")
+        [[ "$verdict" == "holds"* || "$verdict" == "does not hold"* || "$verdict" == "not resolved at this profile"* ]] \
+            || fail "claim '$id': verdict '$verdict'"
+        awk -F' \\| ' '{print $5}' <<<"$line" | grep -Eq ': [+-][0-9.e-]+( pt)? \[[+-][0-9.e-]+( pt)?, [+-][0-9.e-]+( pt)?\]' \
+            || fail "claim '$id': no interval"
+    done < "$ROOT/pipelines/claims-sp.tsv"
+    [ "$n" -ge 5 ]
+    grep -Eq "^$n claims about shortest paths \(\`pipelines/claims-sp.tsv\`\), .*\*\*[0-9]+ hold, [0-9]+ do not hold, [0-9]+ not resolved at this profile, [0-9]+ not measured at this profile\.\*\*" "$md"
+}
+
 @test "every figure exists, is referenced in report.md and embedded in report.html" {
     md="$R_OUT/report/report.md" html="$R_OUT/report/report.html"
     [ -f "$md" ] || skip "the first test did not run"

@@ -24,9 +24,18 @@ table_sp() {
     done
     assert_line "| MPNN (CLRS, published; Ibarz et al. 2022) | 92.01% | - | - | - | - |"
     assert_line "| Triplet-GMPNN (CLRS, published; Ibarz et al. 2022) | 97.39% | - | - | - | - |"
-    # issue 23's two claims, each with a verdict on these numbers
-    assert_line --regexp '^- "The dual.s potentials improve out-of-distribution pointer accuracy": \*\*(holds|does not hold)\*\* \(dual [0-9.]+%, primal [0-9.]+%\)\.$'
-    assert_line --regexp '^- "No-algo is worse than both": \*\*(holds|does not hold)\*\* '
+    # every claim of pipelines/claims-sp.tsv, each with a verdict decided with intervals
+    assert_line --regexp '^Claims \(pipelines/claims-sp.tsv\), each comparison decided by a paired bootstrap over the 6 test graphs'
+    n=0
+    for id in $(grep -v '^[#@]' "$ROOT/pipelines/claims-sp.tsv" | cut -f1 | grep .); do
+        n=$((n + 1))
+        assert_line --regexp "^- \`$id\` .*: \*\*(holds|does not hold|not resolved at this profile)\*\* \(.*: [+-][0-9.]+( pt)? \[[+-][0-9.e-]+( pt)?, [+-][0-9.e-]+( pt)?\]"
+    done
+    [ "$n" -ge 5 ]
+    assert_line --regexp "^- \`sp-dual-primal\` \"The dual's potentials improve out-of-distribution pointer accuracy\""
+    assert_line --regexp '^- `sp-noalgo` "No-algo is worse than both"'
+    # the intervals come from each test graph's score (metrics --per-graph), not from the means
+    [ "$(grep -c $'\tPGN-max (dual)\t0\ttest\t' "$SP_STUDY_OUT/shortest-paths/table-sp.units.tsv")" -eq $((6 * 5)) ]
     # the primal and no-algo predict no potentials
     assert_line --regexp '^\| PGN-max \(primal\) \| [^|]* \| - \| - \| [^|]* \| [^|]* \|$'
 }

@@ -34,21 +34,6 @@ struct dataset {
     const struct dar_algorithm *algorithm;  /* whose trace the records carry */
 };
 
-/* The registered algorithm whose trace keys rec carries, the default when
- * none does (reading the record then names what is missing). */
-static const struct dar_algorithm *algorithm_of_record(const struct record *rec)
-{
-    for (int i = 0; i < dar_algorithm_count; i++) {
-        const struct dar_algorithm *alg = dar_algorithms[i];
-        bool all = true;
-        for (int k = 0; k < alg->ntrace_keys && all; k++)
-            all = record_has(rec, alg->trace_keys[k]);
-        if (all)
-            return alg;
-    }
-    return dar_algorithms[0];
-}
-
 static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
 {
     size_t len;
@@ -66,7 +51,7 @@ static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
     reader_init(&rd, mem, name);
     if (len)
         while (reader_next(&rd, &rec)) {
-            const struct dar_algorithm *alg = algorithm_of_record(&rec);
+            const struct dar_algorithm *alg = dar_algorithm_of_record(&rec);
             if (d->algorithm && alg != d->algorithm)
                 record_die(&rec, "carries the trace of %s, the records before it that of %s", alg->name,
                            d->algorithm->name);

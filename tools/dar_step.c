@@ -18,10 +18,20 @@ static void step_record(struct writer *w, const struct record *rec, void *contex
 {
     const struct each_context *c = context;
     const struct dar_step_options *o = c->o;
+    const struct dar_algorithm *alg = o->random_baseline ? (o->algorithm ? o->algorithm : dar_algorithms[0])
+                                                         : o->model->config.algorithm;
+    /* a record of another algorithm would otherwise fail on whichever of
+     * this one's keys it lacks, which does not say what is wrong */
+    char why[128];
+    const struct dar_algorithm *other = dar_algorithm_other_of_record(alg, rec, why, sizeof why);
+    if (other && o->random_baseline)
+        record_die(rec, "%s; the baseline asked for is %s's: give --algorithm %s", why, alg->name, other->name);
+    if (other)
+        record_die(rec, "%s, but the model was trained on %s", why, alg->name);
     if (o->random_baseline)
-        (o->algorithm ? o->algorithm : dar_algorithms[0])->random_baseline(w, rec, o->seed);
+        alg->random_baseline(w, rec, o->seed);
     else
-        o->model->config.algorithm->predict(w, rec, o->model, c->ws, o->hints, o->embed, o->embed_step);
+        alg->predict(w, rec, o->model, c->ws, o->hints, o->embed, o->embed_step);
 }
 
 void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o)

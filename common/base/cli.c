@@ -96,6 +96,8 @@ static void print_help(const struct cli_spec *spec)
     }
     printf("  %-28s %s\n  %-28s %s\n", "-h, --help", "show this help and exit",
            "    --version", "show the version and exit");
+    if (spec->more_help)
+        spec->more_help();
     printf("\nenvironment:\n"
            "  DAR_CACHE             cache directory, or 'off' (default $XDG_CACHE_HOME/dar or ~/.cache/dar)\n"
            "  OPENBLAS_NUM_THREADS  no effect: OpenBLAS runs one thread inside each of the tool's (--threads)\n");

@@ -46,6 +46,7 @@ struct cli_spec {
     const char *summary;    /* one paragraph */
     const char *example;    /* an example pipeline */
     const struct cli_option *options;   /* terminated by {0} */
+    void (*more_help)(void);            /* or NULL: prints a section after the options */
 };
 
 /* One table row per option, by type; the _KEY forms enter the cache key.

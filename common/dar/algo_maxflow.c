@@ -370,6 +370,9 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
 const struct dar_algorithm dar_algorithm_maxflow = {
     .name = "max-flow",
     .summary = "Ford-Fulkerson with Bellman-Ford augmenting paths; dual: the source-maximal min cut",
+    .predictions_help = "pred_flow (F = C tanh(P - P^T)), pred_cut (probability of the sink side; dual and pipeline); "
+                        "--hints: pred_pi, pred_mask, pred_hint_flow",
+    .validation_help = "masked MSE of the final flow",
     .nprobes = MAXFLOW_PROBES,
     .probes = probes,
     .vessel_replaces = MAXFLOW_CAP,
@@ -382,6 +385,7 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .batch_scales = maxflow_batch_scales,
     .run_group = maxflow_run_group,
     .total_loss = maxflow_total_loss,
+    .instance_needs = GRAPH_NEEDS_MAX_FLOW,
     .ntrace_keys = 8,
     .nsolution_keys = 3,
     .trace_keys = trace_keys,

@@ -357,6 +357,8 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
 const struct dar_algorithm dar_algorithm_shortest_paths = {
     .name = ALGORITHM,
     .summary = "synchronous Bellman-Ford rounds from s; primal: the shortest-path tree, dual: the potentials",
+    .predictions_help = "pred_pi (the tree), pred_d (the potentials; dual); --hints: pred_hint_reached, pred_hint_pi, pred_hint_d (dual)",
+    .validation_help = "1 - pointer accuracy of the tree",
     .nprobes = SP_PROBES,
     .probes = probes,
     .vessel_replaces = -1,
@@ -369,6 +371,7 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .batch_scales = sp_batch_scales,
     .run_group = sp_run_group,
     .total_loss = sp_total_loss,
+    .instance_needs = GRAPH_NEEDS_SHORTEST_PATHS,
     .ntrace_keys = 7,
     .nsolution_keys = 3,
     .trace_keys = trace_keys,

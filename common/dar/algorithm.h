@@ -83,6 +83,8 @@ struct dar_tracer_buffers { void *data; void (*free)(void *data); };
 struct dar_algorithm {
     const char *name;           /* "max-flow": --algorithm, the model record's `algorithm` */
     const char *summary;        /* one line for --help and errors */
+    const char *predictions_help;   /* dar-step's keys, for --help */
+    const char *validation_help;    /* what validation_score is, for dar-fit --help */
     int nprobes;
     const struct dar_probe *probes;
     int vessel_replaces;        /* the edge input the vessel inputs replace, -1: none */
@@ -115,6 +117,9 @@ struct dar_algorithm {
                          double *terms);
 
     /* ---- the tools ---- */
+    /* The keys of the instance it reads (graph.h GRAPH_NEEDS_*): which
+     * algorithm an untraced record is for. */
+    unsigned instance_needs;
     /* The keys trace() adds (hints and outputs), and those with hints off. */
     int ntrace_keys, nsolution_keys;
     const char *const *trace_keys, *const *solution_keys;
@@ -148,6 +153,22 @@ extern const int dar_algorithm_count;
 const struct dar_algorithm *dar_algorithm_find(const char *name);
 /* "max-flow, shortest-paths" into buf, for messages. */
 const char *dar_algorithm_names(char *buf, size_t size);
+/* The entry a training record is for: the one whose trace it carries
+ * (every trace key, else every solution key: a --no-hints trace, whose
+ * reader then names what is missing), else the first whose instance it is;
+ * a record that is only another entry's instance dies (exit 65) saying
+ * which ff-trace --algorithm it needs. */
+const struct dar_algorithm *dar_algorithm_of_record(const struct record *rec);
+/* The entry other than alg that rec belongs to, or NULL: one whose trace
+ * (solution keys) rec carries, or whose instance it is when it is not
+ * alg's; why gets "carries the trace of NAME" or "is a NAME instance (no
+ * 't')" for the tool's one-line error. */
+const struct dar_algorithm *dar_algorithm_other_of_record(const struct dar_algorithm *alg, const struct record *rec,
+                                                          char *why, size_t size);
+/* The tools' --help section on the registry (cli_spec.more_help): each
+ * entry's name, summary, instance and trace keys, variants, predictions and
+ * validation score. */
+void dar_algorithms_help(void);
 /* The probe of alg whose encoder or decoder is called name, or -1. */
 int dar_probe_by_encoder(const struct dar_algorithm *alg, const char *name);
 

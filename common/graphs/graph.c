@@ -157,6 +157,29 @@ void graph_read_instance(struct graph *g, const struct record *rec, unsigned nee
     graph_require(g, needs, algorithm, rec);
 }
 
+static const struct { unsigned need; const char *key; } need_keys[] = {
+    {GRAPH_NEED_S, "s"}, {GRAPH_NEED_T, "t"}, {GRAPH_NEED_CAP, "cap"},
+    {GRAPH_NEED_W, "w"}, {GRAPH_NEED_NODE_W, "node_w"}, {GRAPH_NEED_SIDE, "side"},
+};
+
+const char *graph_missing_key(const struct record *rec, unsigned needs)
+{
+    for (size_t i = 0; i < sizeof need_keys / sizeof *need_keys; i++)
+        if ((needs & need_keys[i].need) && !record_has(rec, need_keys[i].key))
+            return need_keys[i].key;
+    return NULL;
+}
+
+const char *graph_needs_keys(unsigned needs, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof need_keys / sizeof *need_keys && len < size; i++)
+        if (needs & need_keys[i].need)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "", need_keys[i].key);
+    return buf;
+}
+
 bool graph_check_needs(const struct graph *g, unsigned needs, const char *algorithm, char *err, size_t errlen)
 {
     const char *who = algorithm ? algorithm : "the algorithm";

@@ -56,6 +56,12 @@ void graph_read(struct graph *g, const struct record *rec);
  * graph_require(g, needs, algorithm, rec). */
 void graph_read_instance(struct graph *g, const struct record *rec, unsigned needs, const char *algorithm);
 
+/* The first key of needs that rec lacks ("s", "t", "cap", "w", "node_w",
+ * "side"), or NULL: which algorithm's instance a record is, before reading it. */
+const char *graph_missing_key(const struct record *rec, unsigned needs);
+/* The keys of needs, space-separated, into buf ("s t cap"), for --help. */
+const char *graph_needs_keys(unsigned needs, char *buf, size_t size);
+
 /* Whether g has what needs asks for: false with the reason in err, as
  * "'side' is missing (matching needs a side per node)" or "edge 4 joins
  * nodes 2 and 5, both on side A".  algorithm names the user in the reason. */

@@ -51,6 +51,7 @@ static const struct cli_spec spec = {
     "Test helper: the tracers and exact solvers of common/algos/ on graph records.",
     "gen-graphs --instance shortest-paths --family erdos-renyi | algo_trace",
     options,
+    NULL,
 };
 
 static void tensor2(struct writer *w, enum dtype dt, int64_t rows, int64_t cols, const void *data)

@@ -49,6 +49,7 @@ static const struct cli_spec spec = {
     "one batch (every record of stdin) for comparison with the PyTorch twin.",
     "dar_dump --init --variant dual --hidden 8 --seed 1 > m.mp && dar_dump --model m.mp < batch.mp | mpcat",
     options,
+    NULL,
 };
 
 static int64_t init_seed;

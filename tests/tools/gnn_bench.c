@@ -47,6 +47,7 @@ static const struct cli_spec spec = {
     "Benchmark helper: gnn-train's training epoch and METIS on a line graph.",
     "gen-graphs --family vessel --edges 1000000 | gnn_bench --conv sage",
     options,
+    NULL,
 };
 
 static double now(void)

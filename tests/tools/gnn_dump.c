@@ -44,6 +44,7 @@ static const struct cli_spec spec = {
     "graph of the first record, with drawn inputs, for the PyTorch twin.",
     "gen-graphs --family vessel --edges 300 --seed 1 | gnn_dump --conv gcn --embed 4 | gnn_twin.py",
     options,
+    NULL,
 };
 
 static void write_params(struct writer *w, const struct gnn_model *m, bool grads)

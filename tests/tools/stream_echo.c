@@ -30,6 +30,7 @@ static const struct cli_spec spec = {
     "msgpack-c packs the parsed object.",
     "python3 make_streams.py | stream_echo --read-size 7 | cmp - in.mp",
     options,
+    NULL,
 };
 
 static void put(struct writer *w, const struct record *rec)
