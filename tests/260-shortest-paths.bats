@@ -148,7 +148,25 @@ dump('huge', r)
     gen-graphs --nodes 6 --count 2 --seed 1 | ff-trace > "$T/mf.mp"
     run -65 --separate-stderr dar-step --model "$T/sp.mp" -i "$T/mf.mp"
     assert_one_line_error dar-step
-    [[ "$stderr" == *"record 0: carries the trace of max-flow, not of shortest-paths"* ]]
+    [ "$stderr" = "dar-step: '$T/mf.mp': record 0: carries the trace of max-flow, but the model was trained on shortest-paths" ] || fail "$stderr"
+    # and the reverse: a max-flow model (or the default baseline) on shortest-paths records, traced or not
+    dar-fit --variant dual --hidden 4 --batch 2 --iters 1 -q --no-cache -i "$T/mf.mp" > "$T/mfm.mp"
+    run -65 --separate-stderr dar-step --model "$T/mfm.mp" -i "$T/train.mp"
+    assert_one_line_error dar-step
+    [ "$stderr" = "dar-step: '$T/train.mp': record 0: carries the trace of shortest-paths, but the model was trained on max-flow" ] || fail "$stderr"
+    run -65 --separate-stderr dar-step --model "$T/mfm.mp" -i "$T/g.mp"
+    assert_one_line_error dar-step
+    [ "$stderr" = "dar-step: '$T/g.mp': record 0: is a shortest-paths instance (no 't'), but the model was trained on max-flow" ] || fail "$stderr"
+    run -65 --separate-stderr dar-step --baseline random -i "$T/train.mp"
+    assert_one_line_error dar-step
+    [ "$stderr" = "dar-step: '$T/train.mp': record 0: carries the trace of shortest-paths; the baseline asked for is max-flow's: give --algorithm shortest-paths" ] || fail "$stderr"
+    run -65 --separate-stderr dar-step --baseline random --algorithm shortest-paths -i "$T/mf.mp"
+    assert_one_line_error dar-step
+    [[ "$stderr" == *"record 0: carries the trace of max-flow; the baseline asked for is shortest-paths's: give --algorithm max-flow" ]]
+    # dar-fit on untraced shortest-paths records says which trace they need (not "missing key 't'")
+    run -65 --separate-stderr dar-fit --hidden 4 --iters 1 -q --no-cache -i "$T/g.mp"
+    assert_one_line_error dar-fit
+    [ "$stderr" = "dar-fit: '$T/g.mp': record 0: carries no shortest-paths trace (no 'steps'): run ff-trace --algorithm shortest-paths on it first" ] || fail "$stderr"
     run -65 --separate-stderr dar-fit --hidden 4 --iters 1 -q --no-cache -i <(cat "$T/train.mp" "$T/mf.mp")
     assert_one_line_error dar-fit
     [[ "$stderr" == *"record 2: carries the trace of max-flow, the records before it that of shortest-paths"* ]]
@@ -157,10 +175,31 @@ dump('huge', r)
     run -65 --separate-stderr dar-fit --variant primal --hidden 4 --iters 1 -q --no-cache \
         -i <(ff-trace --algorithm shortest-paths --no-hints < "$T/g.mp")
     assert_one_line_error dar-fit
+    [[ "$stderr" == *"record 0: missing key 'steps' ("*"run ff-trace --algorithm shortest-paths first)" ]] || fail "$stderr"
     run -64 --separate-stderr dar-fit --variant pipeline --hidden 4 --iters 1 -q --no-cache -i "$T/train.mp"
     assert_one_line_error dar-fit
     [[ "$stderr" == *"no pipeline variant"* ]]
     run -64 --separate-stderr dar-fit --variant dual --leak-cut --hidden 4 --iters 1 -q --no-cache -i "$T/train.mp"
     assert_one_line_error dar-fit
     [[ "$stderr" == *"--leak-cut feeds max-flow's true min cut"* ]]
+}
+
+@test "--help of ff-trace, dar-fit and dar-step lists every registered algorithm with the keys its trace really adds" {
+    names=$(ff-trace --help | sed -n 's/^ *one of: \(max-flow.*\)$/\1/p' | tr '|' ' ')
+    [ "$names" = "max-flow shortest-paths" ]
+    gen-graphs --nodes 6 --count 1 --seed 1 > "$T/max-flow.mp"
+    gen-graphs --instance shortest-paths --family erdos-renyi --nodes 6 --count 1 --seed 1 > "$T/shortest-paths.mp"
+    for tool in ff-trace dar-fit dar-step; do
+        $tool --help > "$T/help.txt"
+        grep -qx 'algorithms (the registry; formats/graph.md has their keys):' "$T/help.txt"
+        for a in $names; do
+            grep -q "^  $a\( (the default)\)\?: " "$T/help.txt" || fail "$tool: no entry for $a"
+            added=$(ff-trace --algorithm $a < "$T/$a.mp" | mpcat | jq -r 'keys_unsorted | .[]' | grep -vxFf <(mpcat < "$T/$a.mp" | jq -r 'keys_unsorted | .[]') | tr '\n' ' ')
+            sed -n "/^  $a/,/^  [a-z]/p" "$T/help.txt" | grep -qx "      trace: ${added% }" || fail "$tool: $a's trace keys are not '$added'"
+        done
+    done
+    # the text that spoke of max-flow alone now says what is per algorithm
+    ff-trace --help | grep -q '^Run an algorithm of the registry (below)'
+    dar-fit --help | grep -q 'best validation score (max-flow: the lowest masked MSE of the final flow;'
+    dar-step --help | grep -q 'paper; untraced graphs get them from running the algorithm.'
 }
