@@ -27,6 +27,11 @@ gen-graphs --nodes 6 --count 1 --seed 4 --capacity uniform-minmax > "$tmp/minmax
 cat "$tmp"/two-community.mp "$tmp"/bipartite.mp "$tmp"/directed.mp "$tmp"/minmax.mp > "$tmp/graphs.mp"
 ff-trace < "$tmp/graphs.mp" > "$tmp/traced.mp"
 ff-trace --no-hints < "$tmp/two-community.mp" > "$tmp/solved.mp"
+# shortest paths: an instance, its trace and its solution (the tools tell
+# them from max-flow's records)
+gen-graphs --instance shortest-paths --family erdos-renyi --nodes 6 --count 2 --seed 5 > "$tmp/sp-instance.mp"
+ff-trace --algorithm shortest-paths < "$tmp/sp-instance.mp" > "$tmp/sp-traced.mp"
+ff-trace --algorithm shortest-paths --no-hints < "$tmp/sp-instance.mp" > "$tmp/sp-solved.mp"
 ff-trace < "$tmp/two-community.mp" > "$F/traced.mp"
 dar-fit --variant dual --hidden 4 --iters 2 --batch 1 --optim adam --seed 1 -q < "$F/traced.mp" > "$tmp/model-dual.mp"
 dar-fit --variant dual --hidden 4 --iters 2 --batch 1 --optim sgd --seed 1 -q < "$F/traced.mp" > "$tmp/model-dual-sgd.mp"
@@ -107,9 +112,10 @@ put record $records $bad_streams
 put tensor tensor-f4 tensor-f8 tensor-i4 tensor-i8 tensor-u1 tensor-b1 tensor-scalar tensor-str-keys
 for h in graph-fftrace graph-flowfix graph-metrics graph-darstep; do
     put $h two-community.mp bipartite.mp directed.mp traced.mp predicted.mp fixed.mp classes.mp \
-        $bad_streams $bad_graphs
+        sp-instance.mp sp-traced.mp sp-solved.mp $bad_streams $bad_graphs
 done
-put traced-darfit traced.mp solved.mp two-community.mp bad-truncated bad-short-src bad-kind-model empty
+put traced-darfit traced.mp solved.mp two-community.mp sp-instance.mp sp-traced.mp sp-solved.mp \
+    bad-truncated bad-short-src bad-kind-model empty
 put model-load model-dual.mp model-primal.mp model-pipeline.mp model-no-algo.mp bad-model-twice \
     bad-model-no-params bad-truncated bad-not-a-map empty two-community.mp
 put model-resume model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice bad-model-no-params empty

@@ -1,22 +1,26 @@
 /* graph-darstep: graph records as dar-step reads them (dar_step_run with
- * a small model, the hints and the embeddings; and the random baseline). */
+ * a small model of each registered algorithm, the hints and, for max-flow,
+ * the embeddings; and each algorithm's random baseline). */
 #include "harness.h"
+#include "algo_shortest_paths.h"
 #include "dar_step.h"
 
-static struct dar_model model;
+static struct dar_model maxflow_model, paths_model;
 
 struct input {
     const uint8_t *data;
     size_t size;
-    bool random_baseline;
+    struct dar_model *model;                  /* NULL: the random baseline */
+    const struct dar_algorithm *baseline;     /* its algorithm */
 };
 
 static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    struct dar_step_options o = {p->random_baseline ? NULL : &model, p->random_baseline, 1,
-                                 !p->random_baseline, !p->random_baseline, DAR_EMBED_LAST};
+    bool embed = p->model == &maxflow_model;  /* shortest paths' models have none */
+    struct dar_step_options o = {p->model, !p->model, 1, p->model != NULL, embed, DAR_EMBED_LAST,
+                                 .algorithm = p->baseline};
     dar_step_run(in, "<fuzz>", harness_sink(), &o);
     fclose(in);
 }
@@ -25,15 +29,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     harness_quiet();
     struct dar_config config = {DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
-    dar_model_init(&model, &config, 1);
+    dar_model_init(&maxflow_model, &config, 1);
+    config.algorithm = &dar_algorithm_shortest_paths;
+    dar_model_init(&paths_model, &config, 1);
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct input in = {data, size, false};
+    struct input in = {data, size, &maxflow_model, NULL};
     harness_expect(harness_run(run, &in), 0);
-    in.random_baseline = true;
+    in.model = &paths_model;
+    harness_expect(harness_run(run, &in), 0);
+    in.model = NULL;
+    harness_expect(harness_run(run, &in), 0);
+    in.baseline = &dar_algorithm_shortest_paths;
     harness_expect(harness_run(run, &in), 0);
     return 0;
 }
