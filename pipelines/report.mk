@@ -226,10 +226,11 @@ report: $(REPORT_INPUTS)
 
 # results-core: keep the core profile's report as the project's reference run
 # (tables, verdicts with intervals, report.md with the machine, the commit and
-# the wall time; no models, no figures), after `make report PROFILE=core`.
+# the wall time; no models, no figures), after `make report PROFILE=core`;
+# pipelines/keep-reference.sh refuses a report of another profile, a dry run
+# and an incomplete one.  RESULTS_CORE: where (a test's own directory).
+RESULTS_CORE ?= results/core
 results-core:
 	@test "$(PROFILE)" = core || { echo "results-core: run it with PROFILE=core" >&2; exit 64; }
-	@test -f $(REPORT)/report.md || { echo "results-core: no $(REPORT)/report.md: run make report PROFILE=core first" >&2; exit 66; }
-	mkdir -p results/core
-	cp $(REPORT)/report.md $(REPORT)/verdicts.tsv $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT)/sizes.tsv results/core/
-	@echo "results/core/: $$(ls results/core | tr '\n' ' ')"
+	@bash pipelines/keep-reference.sh $(REPORT) $(RESULTS_CORE) $(REPORT)/report.md $(REPORT)/verdicts.tsv \
+	  $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT)/sizes.tsv
