@@ -111,7 +111,7 @@ $(VESSEL)/recon-%.mp: $(OUT)/models/%-pgn-max-s0.mp $(VESSEL)/recon-graph.mp $(T
 vessel_graphs = $(subst /scores/,/graphs/,$(1))
 vessel_metrics = metrics --quantity balanced_accuracy$(comma)roc_hard -l "model=$(1)" -l graph=$(2) -l seed=$(3) \
   --per-graph $(call vessel_graphs,$@).trial.tmp >> $@.tmp && cat $(call vessel_graphs,$@).trial.tmp >> $(call vessel_graphs,$@).tmp
-vessel_begin = mkdir -p $(@D) $(call vessel_graphs,$(@D))
+vessel_begin = mkdir -p $(@D) $(dir $(call vessel_graphs,$@))
 vessel_reset = rm -f $@.tmp $(call vessel_graphs,$@).tmp $@.progress
 vessel_publish = rm -f $(call vessel_graphs,$@).trial.tmp && mv $(call vessel_graphs,$@).tmp $(call vessel_graphs,$@) && mv $@.tmp $@
 lc_trials = $(foreach s,$(VESSEL_TRIALS),DAR_PROGRESS_FILE=$@.progress lc-train -q --no-cache --seed $(s) $(4) < $(3) \
