@@ -125,27 +125,48 @@ def read_units(path):
         if graph == "-":
             runs[seed] = (model, graphset, None, float(s))
             continue
-        run = runs.setdefault(seed, (model, graphset, {}, None))
         unit = tuple(int(x) for x in graph.split(":"))
         if quantity in CONFUSION_QUANTITIES:
-            triples = [tuple(int(x) for x in t.split(",")) for t in s.split()]
-            run[2][unit] = (Confusion(quantity, triples), int(c))
+            run = runs.setdefault(seed, (model, graphset, Blocks(quantity), None))
+            run[2].add(unit, [tuple(int(x) for x in t.split(",")) for t in s.split()])
         else:
+            run = runs.setdefault(seed, (model, graphset, {}, None))
             run[2][unit] = (float(s), int(c))
     return cells
 
 
-class Confusion:
-    """One block's confusion matrix: (label, predicted, count) triples, and
-    the quantity a pooled matrix is scored by."""
+class Blocks:
+    """A run's blocks of test edges for a quantity of the confusion matrix:
+    each block's matrix, kept as one row of a units x classes² array (made
+    once, on first use, in the blocks' order) over the labels they hold."""
 
-    def __init__(self, quantity, triples):
-        self.quantity, self.triples = quantity, triples
+    def __init__(self, quantity):
+        self.quantity, self.triples, self._matrix = quantity, {}, None
+
+    def add(self, unit, triples):
+        self.triples[unit] = triples
+        self._matrix = None
+
+    def __len__(self):
+        return len(self.triples)
+
+    def matrix(self):
+        if self._matrix is None:
+            order = sorted(self.triples)
+            classes = sorted({x for u in order for a, p, _ in self.triples[u] for x in (a, p)})
+            at = {c: i for i, c in enumerate(classes)}
+            C = len(classes)
+            m = np.zeros((len(order), C * C))
+            for row, u in enumerate(order):
+                for a, p, k in self.triples[u]:
+                    m[row, at[a] * C + at[p]] += k
+            self._matrix = (m, C)
+        return self._matrix
 
 
-def confusion_score(quantity, pooled, classes):
-    """The quantity of B pooled confusion matrices (B x C x C, classes the
-    labels of its rows and columns), as common/eval/metrics.c computes it:
+def confusion_score(quantity, pooled):
+    """The quantity of B pooled confusion matrices (B x C x C over the labels
+    present), as common/eval/metrics.c computes it:
     NaN where no class has what the quantity needs."""
     support = pooled.sum(axis=2)                       # B x C: edges of each label
     predicted = pooled.sum(axis=1)                     # B x C: edges predicted as each
@@ -186,6 +207,15 @@ class Draws:
             self.graphs[(graphset, n)] = self.rng.integers(0, n, size=(self.B, n))
         return self.graphs[(graphset, n)]
 
+    def graph_times(self, graphset, n):
+        """graph_indices as counts: B x n, how often each unit is drawn."""
+        key = ("times", graphset, n)
+        if key not in self.graphs:
+            idx = self.graph_indices(graphset, n)
+            rows = np.arange(self.B)[:, None] * n
+            self.graphs[key] = np.bincount((rows + idx).ravel(), minlength=self.B * n).reshape(self.B, n).astype(np.float64)
+        return self.graphs[key]
+
     def seed_picks(self, model, seeds):
         key = (model, tuple(seeds))
         if key not in self.seeds:
@@ -202,11 +232,11 @@ def cell_resamples(runs, draws):
         if graphs is None:
             per_seed.append(np.full(draws.B, value))
             continue
+        if isinstance(graphs, Blocks):
+            per_seed.append(confusion_resamples(graphs, draws.graph_times(graphset, len(graphs))))
+            continue
         order = sorted(graphs)
         idx = draws.graph_indices(graphset, len(order))
-        if isinstance(graphs[order[0]][0], Confusion):
-            per_seed.append(confusion_resamples([graphs[u][0] for u in order], idx))
-            continue
         sums = np.array([graphs[g][0] for g in order])
         counts = np.array([graphs[g][1] for g in order], dtype=np.float64)
         total = counts[idx].sum(axis=1)
@@ -219,21 +249,12 @@ def cell_resamples(runs, draws):
     return np.take_along_axis(values, picks, axis=1).mean(axis=1)
 
 
-def confusion_resamples(blocks, idx):
+def confusion_resamples(blocks, times):
     """B values of a confusion quantity: each resample pools the matrices of
-    its drawn blocks (idx: B x blocks indices) and scores the pooled one."""
-    classes = sorted({a for b in blocks for a, _, _ in b.triples} | {p for b in blocks for _, p, _ in b.triples})
-    at = {c: i for i, c in enumerate(classes)}
-    C = len(classes)
-    matrices = np.zeros((len(blocks), C * C))
-    for u, b in enumerate(blocks):
-        for a, p, k in b.triples:
-            matrices[u, at[a] * C + at[p]] += k
-    # how often each block is drawn in each resample; counts stay exact in float64
-    times = np.zeros((idx.shape[0], len(blocks)))
-    np.add.at(times, (np.arange(idx.shape[0])[:, None], idx), 1)
-    pooled = (times @ matrices).reshape(-1, C, C)
-    return confusion_score(blocks[0].quantity, pooled, classes)
+    its drawn blocks (times: B x blocks, how often each is drawn) and scores
+    the pooled one; the counts stay exact integers in float64."""
+    matrix, C = blocks.matrix()
+    return confusion_score(blocks.quantity, (times @ matrix).reshape(-1, C, C))
 
 
 def paper_resamples(mean, std, draws):

@@ -23,8 +23,9 @@ near(x, target, tolerance).  A claim is "not measured at this profile" when
 any of its instances lacks a cell: a claim about every processor is not
 decided by the one processor a small profile trains, and a failing measured
 instance is named in the notes, not in the verdict.  Otherwise it holds if
-every instance holds and does not hold if any fails.  The same rule is evaluated on the
-paper's own values (pipelines/paper/NAME.tsv) where the paper has them.
+every instance holds and does not hold if any fails.  The same rule is
+evaluated on the paper's own values (pipelines/paper/NAME.tsv) where the
+paper has them.
 
 With `--units NAME=FILE` (pipelines/bootstrap.py units) every comparison is
 decided with its uncertainty instead: a paired bootstrap over the test graphs

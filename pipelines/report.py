@@ -265,8 +265,8 @@ def claims_section(doc, args, checked, reference=None):
         if r["verdict"] == claimlib.MISSING and missing and len(missing) < r["instances"]:
             # measured in part: how much, and what the measured part says
             measured = [n for n in r["notes"] if not n.endswith(": not measured")]
-            notes = [f"{len(missing)} of {r['instances']} instances not measured; of the others"
-                     + (":" if measured else " none fails or is unresolved")] + measured
+            notes = [f"{len(missing)} of {r['instances']} instances not measured; "
+                     + ("of the others:" if measured else "the others hold")] + measured
         verdict = r["verdict"] + ("\n" + "\n".join(notes[:6]) if notes and r["verdict"] != claimlib.HOLDS else "")
         if r["verdict"] != r["mean_verdict"] and r["verdict"] != claimlib.MISSING:
             verdict += f"\n(on the means alone: {r['mean_verdict']})"
