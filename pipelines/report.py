@@ -271,7 +271,9 @@ def claims_section(doc, args, checked, reference=None):
         if r["verdict"] != r["mean_verdict"] and r["verdict"] != claimlib.MISSING:
             verdict += f"\n(on the means alone: {r['mean_verdict']})"
         intervals = margins_text(r["margins"], r["verdict"]) or "-"
-        paper = r["paper_verdict"] + ("\n" + margins_text(r["paper_margins"], r["paper_verdict"], 2) if r["paper_margins"] else "")
+        # the paper's values inside their own noise: no profile of ours is meant
+        paper = ("not resolved within its own noise" if r["paper_verdict"] == claimlib.UNRESOLVED else r["paper_verdict"]) \
+            + ("\n" + margins_text(r["paper_margins"], r["paper_verdict"], 2) if r["paper_margins"] else "")
         rows.append([c["id"], c["claim"], c["where"], verdict, intervals, numbers, paper])
         classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small", "small",
                         VERDICT_CLASS.get(r["paper_verdict"])])
