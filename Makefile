@@ -200,7 +200,9 @@ clean:
 # `make table1` (or any of PROGRESS_GOALS, all goals being among them) runs
 # the same make once more under pipelines/progress.sh, which shows each running
 # training's iteration, validation score and time left and the trainings done
-# and left; the trainings are those `make -n` would run.  The make that does
+# and left; the trainings are those `make -n` would run: every model, and every
+# other step whose recipe sets DAR_PROGRESS_FILE=STEP.progress (the vessel
+# rows, the reconstruction, Node2Vec, the search).  The make that does
 # the work is a sub-make with DAR_PROGRESS_WRAPPED set, which reads the
 # pipelines as usual (not MAKELEVEL: a make run by a test under `make test` is
 # watched too); a dry run (-n, -q), PROGRESS=0 or any other goal runs as before.
@@ -213,7 +215,8 @@ ifneq ($(PROGRESS_WRAP),)
 .PHONY: $(MAKECMDGOALS)
 # make -jN: N trainings at once, for the time left
 $(firstword $(MAKECMDGOALS)):
-	@steps=$$($(MAKE) -n --no-print-directory $(MAKECMDGOALS) 2> /dev/null | grep -o "[^ ']*/models/[^ ']*\.mp\.tmp" | sed 's/\.tmp$$//' | sort -u || true); \
+	@steps=$$($(MAKE) -n --no-print-directory $(MAKECMDGOALS) 2> /dev/null | grep -o -e "[^ ']*/models/[^ ']*\.mp\.tmp" -e "DAR_PROGRESS_FILE=[^ ']*\.progress" \
+	    | sed -e 's/\.tmp$$//' -e '\|^DAR_PROGRESS_FILE=.*/logs/|d' -e 's/^DAR_PROGRESS_FILE=\(.*\)\.progress$$/\1=\1.progress/' | sort -u || true); \
 	  DAR_PROGRESS_WRAPPED=1 bash pipelines/progress.sh $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),1) $$steps \
 	    -- $(MAKE) --no-print-directory $(MAKECMDGOALS)
 $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)): $(firstword $(MAKECMDGOALS))

@@ -21,8 +21,8 @@ static const struct cli_option options[] = {
      "mae_flow mae_hint_flow cut_accuracy maxflow_error conservation_before conservation_after fixed_value_ratio "
      "accuracy balanced_accuracy roc_auc roc_hard r2 pointer_accuracy mae_d feasible_edges path_optimal path_gap", 0, 0),
     CLI_STRING("fit", 0, fit, "FILE", "r2: fit the linear map from max-pooled embeddings to maxflow on FILE's graphs"),
-    CLI_STRING("per-graph", 0, per_graph, "FILE", "also write each graph's sum and count of every mean quantity to FILE "
-     "(graph_metric records, for a bootstrap over the graphs)"),
+    CLI_STRING("per-graph", 0, per_graph, "FILE", "also write each graph's sum and count of every mean quantity, and the confusion "
+     "matrix of each block of its scored edges, to FILE (graph_metric records, for a bootstrap over the graphs and edges)"),
     CLI_CHOICE("edges", 0, edges, "WHICH", "classification: score the edges whose 'split' is train (0), val (1) or test (2), or all; "
      "auto: test when the record has 'split', else all", "auto|all|train|val|test"),
     CLI_CHOICE("table", 0, table, "FORMAT", "read metric records and print a table instead", "md|tsv"),

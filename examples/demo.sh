@@ -28,12 +28,15 @@ cat "$out/table1.md"
 echo
 cat "$out/table2.md"
 echo
-# the verdicts read the report's TSV tables and where the minimum cut lies
-# (light: no training), so make report later reuses them
+# the verdicts read the report's TSV tables, their resampling units (the
+# report's bootstrap) and where the minimum cut lies (light: no training), so
+# make report later reuses them
 report=$out/report
-make --no-print-directory -s -j"$jobs" PROFILE="$profile" "$report/table1.tsv" "$report/table2.tsv" "$report/cutshare.tsv"
+make --no-print-directory -s -j"$jobs" PROFILE="$profile" "$report/table1.tsv" "$report/table2.tsv" \
+    "$report/table1.units.tsv" "$report/table2.units.tsv" "$report/cutshare.tsv"
 /usr/bin/python3 pipelines/verdicts.py --claims pipelines/claims.tsv --paper-dir pipelines/paper \
     --table table1="$report/table1.tsv" --table table2="$report/table2.tsv" --cutshare "$report/cutshare.tsv" \
+    --units table1="$report/table1.units.tsv" --units table2="$report/table2.units.tsv" \
     --report "$report" --profile "$profile" --train-nodes "$(make --no-print-directory -s PROFILE="$profile" print-TRAIN_NODES)" \
     --test-nodes "$(make --no-print-directory -s PROFILE="$profile" print-TEST_NODES)" \
     dual-primal-F weak-cut-misses dual-cut-100

@@ -7,7 +7,10 @@ writes a table's resampling units: for every cell (row, column as
 `metrics --table` names them) and every run in it (a metric record: one
 seed, one trial), each test graph's sum and count of the quantity, read from
 the per-graph file beside the scores (`metrics --per-graph`: scores/X.mp ->
-graphs/X.mp); a run without one is a single unit, its value.
+graphs/X.mp); a run without one is a single unit, its value.  A quantity of
+the confusion matrix (the vessel rows' balanced accuracy and ROC) has a unit
+per block of a graph's scored edges instead, its matrix in place of the sum:
+a resample pools the drawn blocks' matrices and scores the pooled one.
 
 A claim is then decided by a paired bootstrap: each resample draws the test
 graphs of every test set with replacement, once for all the cells (the same
@@ -64,15 +67,21 @@ def graphs_path(path):
     return os.path.join(os.path.dirname(head), "graphs", tail) if os.path.basename(head) == "scores" else None
 
 
+CONFUSION_QUANTITIES = ("accuracy", "balanced_accuracy", "roc_hard")
+
+
 def units_lines(paths, rows, cols, quantities):
-    """The lines of a units file: row, column, model, seed, graph set, graph, sum, count."""
+    """The lines of a units file: row, column, model, seed, graph set, graph,
+    sum, count, quantity.  For a quantity of the confusion matrix a unit is a
+    block of a graph's scored edges (graph `G:B`), its `sum` the block's
+    matrix as `label,predicted,count` triples separated by spaces."""
     def identity(r):
         labels = r["labels"]
         seed = next((str(labels[k]) for k in SEED_KEYS if k in labels), "-")
         graphset = " ".join([r["split"]] + [f"{k}={v}" for k, v in sorted(labels.items()) if k not in NOT_GRAPHSET])
         return str(labels.get("model", "-")), seed, graphset
 
-    out = [("row", "column", "model", "seed", "graphset", "graph", "sum", "count")]
+    out = [("row", "column", "model", "seed", "graphset", "graph", "sum", "count", "quantity")]
     for path in paths:
         per_graph = {}
         gpath = graphs_path(path)
@@ -84,30 +93,101 @@ def units_lines(paths, rows, cols, quantities):
                 continue
             row, col = key_of(r, rows), key_of(r, cols)
             model, seed, graphset = identity(r)
-            graphs = per_graph.get((r["name"], r["split"], tuple(r["labels"].items())))
-            if graphs:
+            name = r["name"]
+            confusion = name in CONFUSION_QUANTITIES
+            graphs = per_graph.get(("confusion" if confusion else name, r["split"], tuple(r["labels"].items())))
+            if graphs and confusion:
                 for g in graphs:
-                    out.append((row, col, model, seed, graphset, str(g["graph"]), repr(float(g["sum"])), str(g["count"])))
+                    cells = " ".join(f"{int(a)},{int(b)},{int(k)}" for a, b, k in g["confusion"])
+                    out.append((row, col, model, seed, graphset, f"{g['graph']}:{g['block']}", cells, str(g["count"]), name))
+            elif graphs:
+                for g in graphs:
+                    out.append((row, col, model, seed, graphset, str(g["graph"]), repr(float(g["sum"])), str(g["count"]), name))
             elif not math.isnan(r["value"]):
-                out.append((row, col, model, seed, graphset, "-", repr(float(r["value"])), "1"))
+                out.append((row, col, model, seed, graphset, "-", repr(float(r["value"])), "1", name))
     return out
 
 
 def read_units(path):
-    """{(row, column): {seed: (model, graphset, {graph: (sum, count)} or None, value)}}."""
+    """{(row, column): {seed: (model, graphset, {unit: (sum, count)} or None,
+    value)}}; a unit is (graph,) or, for a quantity of the confusion matrix,
+    (graph, block) and its sum a Confusion."""
     cells = {}
     if not path or not os.path.exists(path):
         return cells
     with open(path, encoding="utf-8") as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
-    for row, col, model, seed, graphset, graph, s, c in lines[1:]:
+    for fields in lines[1:]:
+        # a units file written before the quantity column had 8
+        row, col, model, seed, graphset, graph, s, c = fields[:8]
+        quantity = fields[8] if len(fields) > 8 else ""
         runs = cells.setdefault((row, col), {})
         if graph == "-":
             runs[seed] = (model, graphset, None, float(s))
+            continue
+        unit = tuple(int(x) for x in graph.split(":"))
+        if quantity in CONFUSION_QUANTITIES:
+            run = runs.setdefault(seed, (model, graphset, Blocks(quantity), None))
+            run[2].add(unit, [tuple(int(x) for x in t.split(",")) for t in s.split()])
         else:
             run = runs.setdefault(seed, (model, graphset, {}, None))
-            run[2][int(graph)] = (float(s), int(c))
+            run[2][unit] = (float(s), int(c))
     return cells
+
+
+class Blocks:
+    """A run's blocks of test edges for a quantity of the confusion matrix:
+    each block's matrix, kept as one row of a units x classes² array (made
+    once, on first use, in the blocks' order) over the labels they hold."""
+
+    def __init__(self, quantity):
+        self.quantity, self.triples, self._matrix = quantity, {}, None
+
+    def add(self, unit, triples):
+        self.triples[unit] = triples
+        self._matrix = None
+
+    def __len__(self):
+        return len(self.triples)
+
+    def matrix(self):
+        if self._matrix is None:
+            order = sorted(self.triples)
+            classes = sorted({x for u in order for a, p, _ in self.triples[u] for x in (a, p)})
+            at = {c: i for i, c in enumerate(classes)}
+            C = len(classes)
+            m = np.zeros((len(order), C * C))
+            for row, u in enumerate(order):
+                for a, p, k in self.triples[u]:
+                    m[row, at[a] * C + at[p]] += k
+            self._matrix = (m, C)
+        return self._matrix
+
+
+def confusion_score(quantity, pooled):
+    """The quantity of B pooled confusion matrices (B x C x C over the labels
+    present), as common/eval/metrics.c computes it:
+    NaN where no class has what the quantity needs."""
+    support = pooled.sum(axis=2)                       # B x C: edges of each label
+    predicted = pooled.sum(axis=1)                     # B x C: edges predicted as each
+    total = support.sum(axis=1)
+    correct = np.diagonal(pooled, axis1=1, axis2=2)    # B x C
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if quantity == "accuracy":
+            return np.where(total > 0, correct.sum(axis=1) / np.where(total > 0, total, 1), np.nan)
+        present = support > 0
+        if quantity == "balanced_accuracy":
+            recall = np.where(present, correct / np.where(present, support, 1), 0.0)
+            used = present.sum(axis=1)
+            return np.where(used > 0, recall.sum(axis=1) / np.where(used > 0, used, 1), np.nan)
+        # roc_hard: per class with positives and negatives, (TPR + TNR) / 2
+        negative = total[:, None] - support
+        usable = present & (negative > 0)
+        tpr = correct / np.where(usable, support, 1)
+        tnr = (negative - (predicted - correct)) / np.where(usable, negative, 1)
+        per_class = np.where(usable, (tpr + tnr) / 2, 0.0)
+        used = usable.sum(axis=1)
+        return np.where(used > 0, per_class.sum(axis=1) / np.where(used > 0, used, 1), np.nan)
 
 
 # ---- resampling ------------------------------------------------------------------------
@@ -127,6 +207,15 @@ class Draws:
             self.graphs[(graphset, n)] = self.rng.integers(0, n, size=(self.B, n))
         return self.graphs[(graphset, n)]
 
+    def graph_times(self, graphset, n):
+        """graph_indices as counts: B x n, how often each unit is drawn."""
+        key = ("times", graphset, n)
+        if key not in self.graphs:
+            idx = self.graph_indices(graphset, n)
+            rows = np.arange(self.B)[:, None] * n
+            self.graphs[key] = np.bincount((rows + idx).ravel(), minlength=self.B * n).reshape(self.B, n).astype(np.float64)
+        return self.graphs[key]
+
     def seed_picks(self, model, seeds):
         key = (model, tuple(seeds))
         if key not in self.seeds:
@@ -143,10 +232,13 @@ def cell_resamples(runs, draws):
         if graphs is None:
             per_seed.append(np.full(draws.B, value))
             continue
+        if isinstance(graphs, Blocks):
+            per_seed.append(confusion_resamples(graphs, draws.graph_times(graphset, len(graphs))))
+            continue
         order = sorted(graphs)
+        idx = draws.graph_indices(graphset, len(order))
         sums = np.array([graphs[g][0] for g in order])
         counts = np.array([graphs[g][1] for g in order], dtype=np.float64)
-        idx = draws.graph_indices(graphset, len(order))
         total = counts[idx].sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             per_seed.append(np.where(total > 0, sums[idx].sum(axis=1) / np.where(total > 0, total, 1), np.nan))
@@ -155,6 +247,14 @@ def cell_resamples(runs, draws):
         return values[:, 0]
     picks = draws.seed_picks(runs[seeds[0]][0], seeds)
     return np.take_along_axis(values, picks, axis=1).mean(axis=1)
+
+
+def confusion_resamples(blocks, times):
+    """B values of a confusion quantity: each resample pools the matrices of
+    its drawn blocks (times: B x blocks, how often each is drawn) and scores
+    the pooled one; the counts stay exact integers in float64."""
+    matrix, C = blocks.matrix()
+    return confusion_score(blocks.quantity, (times @ matrix).reshape(-1, C, C))
 
 
 def paper_resamples(mean, std, draws):

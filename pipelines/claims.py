@@ -19,10 +19,13 @@ named in a rule as NAME[ROW | COLUMN], as the table shows it:
 several `key=a,b` parts separated by `;` give every combination; `@set` names a
 list defined in the claims file).  The rule is a Python expression over
 numbers: comparisons, and/or/not, + - * /, abs, min, max, mean(...) and
-near(x, target, tolerance).  The claim holds if every instance holds; it does
-not hold if any instance with all its cells measured fails; it is "not
-measured at this profile" otherwise.  The same rule is evaluated on the
-paper's own values (pipelines/paper/NAME.tsv) where the paper has them.
+near(x, target, tolerance).  A claim is "not measured at this profile" when
+any of its instances lacks a cell: a claim about every processor is not
+decided by the one processor a small profile trains, and a failing measured
+instance is named in the notes, not in the verdict.  Otherwise it holds if
+every instance holds and does not hold if any fails.  The same rule is
+evaluated on the paper's own values (pipelines/paper/NAME.tsv) where the
+paper has them.
 
 With `--units NAME=FILE` (pipelines/bootstrap.py units) every comparison is
 decided with its uncertainty instead: a paired bootstrap over the test graphs
@@ -225,21 +228,27 @@ def check(claim, sets, tables, papers, units=None):
             verdict, margins = bootstrap.decide(expression, point, samples)
             paper_outcomes.append(verdict)
             result["paper_margins"] += [(label, m, where) for m in margins]
+    result["instances"] = len(outcomes)
     result["verdict"] = verdict_of(outcomes)
     result["mean_verdict"] = verdict_of([None if o is None else (HOLDS if o else FAILS) for o in mean_outcomes])
-    result["paper_verdict"] = verdict_of(paper_outcomes) if any(o is not None for o in paper_outcomes) else "no values in the paper"
+    result["paper_verdict"] = verdict_of(paper_outcomes, missing_first=False) if any(o is not None for o in paper_outcomes) else "no values in the paper"
     return result
 
 
-def verdict_of(outcomes):
-    """A claim's verdict from its instances': any failure decides; then a
-    missing cell; then an instance inside the noise."""
+def verdict_of(outcomes, missing_first=True):
+    """A claim's verdict from its instances' (None: a cell not measured): a
+    missing cell decides, as the claim is about rows the profile does not
+    have; then any failure; then an instance inside the noise.  On the
+    paper's values (missing_first False) a failure decides first: a cell the
+    paper leaves empty does not excuse the ones it fills."""
+    if missing_first and (not outcomes or any(o is None for o in outcomes)):
+        return MISSING
     if any(o == FAILS for o in outcomes):
         return FAILS
-    if outcomes and all(o == HOLDS for o in outcomes):
-        return HOLDS
     if any(o is None for o in outcomes):
         return MISSING
+    if all(o == HOLDS for o in outcomes):
+        return HOLDS
     return UNRESOLVED
 
 

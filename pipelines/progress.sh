@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # progress.sh JOBS STEP-FILE... -- COMMAND...: run COMMAND (a make) and show,
-# on stderr, how far it is:
+# on stderr, how far it is (a STEP-FILE may be FILE=PROGRESS-FILE: a long step
+# that is no model, e.g. a vessel score, whose tools append to PROGRESS-FILE):
 #   - one line per step file that appears while it runs (an event):
 #       [2/5] trained dual-pgn-max-s0 (62 s); 3 min elapsed, about 2 min left
 #   - for each running training (a step file models/<run>.mp, whose dar-fit
@@ -17,8 +18,11 @@
 set -uo pipefail
 jobs=$1; shift
 steps=()
+declare -A progress_of
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
-    [ -e "$1" ] || steps+=("$1")
+    f=${1%%=*}
+    [ "$f" = "$1" ] || progress_of[$f]=${1#*=}
+    [ -e "$f" ] || steps+=("$f")
     shift
 done
 shift
@@ -36,6 +40,7 @@ last_block=$start   # when a log last got the running block
 
 status_of() { # a step file: its training's progress file
     local f=$1
+    if [ -n "${progress_of[$f]:-}" ]; then echo "${progress_of[$f]}"; return; fi
     case $f in models/*.mp | */models/*.mp) echo "${f%models/*}logs/$(basename "$f" .mp).progress" ;; esac
 }
 

@@ -108,7 +108,8 @@ $(REPORT)/%.units.tsv: $$(units_scores_$$*) $$(units_graphs_$$*) pipelines/boots
 # ---- findings: each departure trained (or traced) the other way ----------------------
 # A run is <finding>-<config>-s<seed>, e.g. leak-dual-pgn-max-s0; its model and
 # its scores on the 2-community and bipartite test sets and the validation set
-# come from one heavy recipe, as in study.mk.  The study's own runs are the
+# come from one heavy recipe, as in study.mk (its progress in logs/<run>.progress,
+# which pipelines/progress.sh shows).  The study's own runs are the
 # other side of the comparison.
 REPORT_FINDINGS ?= leak tfstep cap
 finding_of = $(firstword $(subst -, ,$(1)))
@@ -138,7 +139,8 @@ $(REPORT)/data-minmax/train.mp $(REPORT)/data-minmax/val.mp $(REPORT)/data-minma
 
 $(REPORT)/models/%.mp $(REPORT)/scores/%.mp: $$(call finding_data,$$(call finding_of,$$*))/train.mp $$(call finding_data,$$(call finding_of,$$*))/test-2comm.mp $(TOOLS_BUILT)
 	@mkdir -p $(REPORT)/models $(REPORT)/scores $(REPORT)/logs
-	$(call heavy, dar-fit $(call fit_args,$(call config_of,$*)) $(finding_flags_$(call finding_of,$*)) --val $(call finding_data,$(call finding_of,$*))/val.mp \
+	$(call heavy, rm -f $(REPORT)/logs/$*.progress && DAR_PROGRESS_FILE=$(REPORT)/logs/$*.progress \
+	  dar-fit $(call fit_args,$(call config_of,$*)) $(finding_flags_$(call finding_of,$*)) --val $(call finding_data,$(call finding_of,$*))/val.mp \
 	    --log $(REPORT)/logs/$*.tsv -q < $(call finding_data,$(call finding_of,$*))/train.mp > $(REPORT)/models/$*.mp.tmp \
 	  && ( $(call finding_score,$*,$(REPORT)/models/$*.mp.tmp,$(call finding_data,$(call finding_of,$*))) ) > $(REPORT)/scores/$*.mp.tmp) \
 	  && mv $(REPORT)/scores/$*.mp.tmp $(REPORT)/scores/$*.mp && mv $(REPORT)/models/$*.mp.tmp $(REPORT)/models/$*.mp
@@ -230,10 +232,11 @@ report: $(REPORT_INPUTS)
 
 # results-core: keep the core profile's report as the project's reference run
 # (tables, verdicts with intervals, report.md with the machine, the commit and
-# the wall time; no models, no figures), after `make report PROFILE=core`.
+# the wall time; no models, no figures), after `make report PROFILE=core`;
+# pipelines/keep-reference.sh refuses a report of another profile, a dry run
+# and an incomplete one.  RESULTS_CORE: where (a test's own directory).
+RESULTS_CORE ?= results/core
 results-core:
 	@test "$(PROFILE)" = core || { echo "results-core: run it with PROFILE=core" >&2; exit 64; }
-	@test -f $(REPORT)/report.md || { echo "results-core: no $(REPORT)/report.md: run make report PROFILE=core first" >&2; exit 66; }
-	mkdir -p results/core
-	cp $(REPORT)/report.md $(REPORT)/verdicts.tsv $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT)/sizes.tsv results/core/
-	@echo "results/core/: $$(ls results/core | tr '\n' ' ')"
+	@bash pipelines/keep-reference.sh $(REPORT) $(RESULTS_CORE) $(REPORT)/report.md $(REPORT)/verdicts.tsv \
+	  $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT)/sizes.tsv

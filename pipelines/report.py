@@ -265,6 +265,12 @@ def claim_rows(checked, reference=None, paper=True):
         if len(r["cells"]) > len(shown):
             numbers += f"\n… {len(r['cells']) - len(shown)} more cells (tables below)"
         notes = [n for n in r["notes"] if n.endswith("fails")] or [n for n in r["notes"]][:6]
+        missing = [n for n in r["notes"] if n.endswith(": not measured")]
+        if r["verdict"] == claimlib.MISSING and missing and len(missing) < r["instances"]:
+            # measured in part: how much, and what the measured part says
+            measured = [n for n in r["notes"] if not n.endswith(": not measured")]
+            notes = [f"{len(missing)} of {r['instances']} instances not measured; "
+                     + ("of the others:" if measured else "the others hold")] + measured
         verdict = r["verdict"] + ("\n" + "\n".join(notes[:6]) if notes and r["verdict"] != claimlib.HOLDS else "")
         if r["verdict"] != r["mean_verdict"] and r["verdict"] != claimlib.MISSING:
             verdict += f"\n(on the means alone: {r['mean_verdict']})"
@@ -272,8 +278,10 @@ def claim_rows(checked, reference=None, paper=True):
         rows.append([c["id"], c["claim"], c["where"], verdict, intervals, numbers])
         classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small", "small"])
         if paper:
-            rows[-1].append(r["paper_verdict"] + ("\n" + margins_text(r["paper_margins"], r["paper_verdict"], 2)
-                                                  if r["paper_margins"] else ""))
+            # the paper's values inside their own noise: no profile of ours is meant
+            rows[-1].append(("not resolved within its own noise" if r["paper_verdict"] == claimlib.UNRESOLVED
+                             else r["paper_verdict"])
+                            + ("\n" + margins_text(r["paper_margins"], r["paper_verdict"], 2) if r["paper_margins"] else ""))
             classes[-1].append(VERDICT_CLASS.get(r["paper_verdict"]))
         if reference is not None:
             ref = reference.get(c["id"])
@@ -301,8 +309,14 @@ def claims_section(doc, args, checked, reference=None):
           "becomes a margin, positive on the claim's side (for a < b, b - a; for near(x, t, tol), tol - |x - t|), and its "
           f"{100 * bootstrap.LEVEL:.0f}% percentile interval decides: **holds** when the interval lies on the claim's side, "
           "**does not hold** when it lies on the other side, **not resolved at this profile** when it contains the tie. A claim "
-          "holds when all its comparisons hold, does not hold when one does not. Cells with nothing to resample (one run and no "
-          "per-graph scores: R², the reconstruction, the vessel rows' single trials) count as exact. The paper's values are "
+          "holds when all its comparisons hold, does not hold when one does not, and is **not measured at this profile** when "
+          "a row or cell it names is not in this profile's tables (a claim about every processor is not decided by the one "
+          "a small profile trains; the instances that were measured are named beside it). "
+          "Table 3 is resampled the same way over its trials and over the test edges of each vessel graph: a graph's "
+          "scored edges are cut into 100 contiguous blocks whose confusion matrices (`metrics --per-graph`) are drawn "
+          "with replacement, the same blocks for every row on that graph, and the balanced accuracy and ROC recomputed "
+          "from the pooled matrix. Cells with nothing to resample (one run and no per-graph scores: R², the "
+          "reconstruction) count as exact. The paper's values are "
           f"resampled as normal draws around each mean with sd = the paper's std / √{bootstrap.PAPER_SEEDS} (its 5 seeds). "
           "The resamples are seeded by the claim and instance: the intervals are the same on every run. Shown beside each verdict: "
           "the margin at the measured means and its interval, the deciding comparisons first; no correction for the many "

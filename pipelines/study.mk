@@ -282,7 +282,7 @@ fig-corrective: $(OUT)/fig-corrective.png
 # primal PGN-max trained SEARCH_ITERS iterations; the table lists each
 # configuration's best validation score (masked MSE of F) and the winner.
 $(OUT)/search.md: $(DATA)/train.mp $(DATA)/val.mp pipelines/search.sh $(TOOLS_BUILT)
-	$(call heavy, RUN="$(RUN)" bash pipelines/search.sh $(OUT)/search $(SEARCH_N) $(SEARCH_ITERS) $(EVAL_EVERY) "$(FIT_EXTRA)" $(DATA) "$(PROFILE_NOTE)" > $@.tmp) && mv $@.tmp $@
+	$(call heavy, rm -f $@.progress && DAR_PROGRESS_FILE=$@.progress RUN="$(RUN)" bash pipelines/search.sh $(OUT)/search $(SEARCH_N) $(SEARCH_ITERS) $(EVAL_EVERY) "$(FIT_EXTRA)" $(DATA) "$(PROFILE_NOTE)" > $@.tmp) && mv $@.tmp $@
 search: $(OUT)/search.md
 	@cat $<
 

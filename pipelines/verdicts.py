@@ -3,14 +3,16 @@
 
     verdicts.py --claims pipelines/claims.tsv --paper-dir pipelines/paper \
                 --table table1=out/demo/report/table1.tsv --table table2=... \
+                [--units table1=out/demo/report/table1.units.tsv ...] \
                 [--cutshare out/demo/report/cutshare.tsv] --report out/demo/report \
                 --profile demo --train-nodes 16 --test-nodes 64 CLAIM-ID...
 
 prints, for each claim named, its verdict on the profile's tables next to the
 paper's, the numbers it rests on, and where the two disagree a sentence on
 why and the command that shows the evidence.  The claims are checked by
-pipelines/claims.py (the report's own rules); a claim over several rows is
-checked on the rows this profile trains.  examples/demo.sh prints this after
+pipelines/claims.py (the report's own rules, with the report's bootstrap
+when the tables' units are given, so the demo and the report agree); a
+claim over several rows is checked on the rows this profile trains.  examples/demo.sh prints this after
 its tables.
 """
 import argparse
@@ -75,12 +77,12 @@ def single_instances(claim, sets):
         yield instance, dict(claim, over=over)
 
 
-def check_trained(claim, sets, tables, papers, path):
+def check_trained(claim, sets, tables, papers, path, units=None):
     """check(), on the instances whose cells this profile has: (verdict,
     paper verdict, cells)."""
     outcomes, paper_outcomes, cells = [], [], []
     for _, one in single_instances(claim, sets):
-        r = claimlib.check_or_die(one, sets, tables, papers, path)
+        r = claimlib.check_or_die(one, sets, tables, papers, path, units)
         if r["verdict"] == claimlib.MISSING:
             continue
         # verdict_of takes each instance's own verdict (holds, does not
@@ -99,6 +101,8 @@ def main():
     parser.add_argument("--claims", required=True)
     parser.add_argument("--paper-dir", required=True)
     parser.add_argument("--table", action="append", default=[], metavar="NAME=FILE")
+    parser.add_argument("--units", action="append", default=[], metavar="NAME=FILE",
+                        help="a table's resampling units (bootstrap.py units): decide with intervals, as the report does")
     parser.add_argument("--cutshare")
     parser.add_argument("--report", required=True, help="where make report writes report.html")
     parser.add_argument("--profile", required=True)
@@ -107,22 +111,27 @@ def main():
     parser.add_argument("ids", nargs="+", metavar="CLAIM-ID")
     args = parser.parse_args()
     claims, sets, tables, papers = claimlib.load(args.claims, args.paper_dir, args.table)
+    units = claimlib.load_units(args.units)
     by_id = {c["id"]: c for c in claims}
     cut = cut_sentence(args.cutshare, args.train_nodes, args.test_nodes)
     departures = 0
-    print(f"What the {args.profile} profile's tables say of the paper's claims (pipelines/claims.tsv):")
+    print(f"What the {args.profile} profile's tables say of the paper's claims (pipelines/claims.tsv"
+          + (f"; each difference decided by its {100 * claimlib.bootstrap.LEVEL:.0f} % interval over the test graphs"
+             " and seeds, 'not resolved' when the interval holds the tie" if units else "") + "):")
     for claim_id in args.ids:
         if claim_id not in by_id:
             sys.exit(f"verdicts.py: '{claim_id}': no such claim in {args.claims}")
         claim = by_id[claim_id]
-        verdict, paper, cells = check_trained(claim, sets, tables, papers, args.claims)
+        verdict, paper, cells = check_trained(claim, sets, tables, papers, args.claims, units)
         # Table 2's cells are (maxflow_error | model): named model first
         numbers = "; ".join(
             f"{col if row == 'maxflow_error' else row} {'|F - F*|' if row == 'maxflow_error' else col}: "
             f"{claimlib.number(o[0] if o else None, claimlib.is_percent(col))} "
             f"(paper {claimlib.number(p[0] if p else None, claimlib.is_percent(col))})"
             for _, row, col, o, p in cells)
-        print(f"  - {SHORT.get(claim_id, claim['claim'])} ({claim_id}): {verdict}; in the paper: {paper}.")
+        # the paper's values inside their own noise (its std over 5 seeds)
+        said = "not resolved within its own noise" if paper == claimlib.UNRESOLVED else paper
+        print(f"  - {SHORT.get(claim_id, claim['claim'])} ({claim_id}): {verdict}; in the paper: {said}.")
         print(f"    {numbers}")
         if verdict == claimlib.FAILS and paper == claimlib.HOLDS:
             departures += 1

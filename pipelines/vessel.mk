@@ -95,33 +95,46 @@ $(VESSEL)/recon-graph.mp: $(TOOLS_BUILT)
 # ---- algorithm reconstruction: PGN-max primal / dual of study.mk, seed 0 -----------
 $(VESSEL)/recon-%.mp: $(OUT)/models/%-pgn-max-s0.mp $(VESSEL)/recon-graph.mp $(TOOLS_BUILT)
 	@mkdir -p $(@D) $(OUT)/logs
-	$(call heavy, edge-embed --reconstruct --model $< $(VESSEL_RECON_OPTS) --log $(OUT)/logs/recon-$*.tsv -q < $(VESSEL)/recon-graph.mp > $@.tmp) && mv $@.tmp $@
+	$(call heavy, rm -f $@.progress && DAR_PROGRESS_FILE=$@.progress \
+	  edge-embed --reconstruct --model $< $(VESSEL_RECON_OPTS) --log $(OUT)/logs/recon-$*.tsv -q < $(VESSEL)/recon-graph.mp > $@.tmp) && mv $@.tmp $@
 
 # ---- scores: 3 trials of lc-train piped into metrics ---------------------------------
 # $(1) model label, $(2) graph name, $(3) input record, $(4) lc-train options.
 # The trials append to $@.tmp, which the heavy command first removes, so a
-# launcher that re-runs a failed job never doubles a trial.
-lc_trials = $(foreach s,$(VESSEL_TRIALS),lc-train -q --no-cache --seed $(s) $(4) < $(3) \
-  | metrics --quantity balanced_accuracy$(comma)roc_hard -l "model=$(1)" -l graph=$(2) -l seed=$(s) >> $@.tmp && )
+# launcher that re-runs a failed job never doubles a trial.  Each trial's
+# confusion matrices per block of test edges (metrics --per-graph) go to the
+# scores' graphs/ file, which the report's bootstrap over the test edges reads
+# (pipelines/bootstrap.py); it is written before the scores are, so scores
+# with no graphs/ file beside them are older than this (a trial is then one
+# unit).  Every training appends its progress to $@.progress
+# (DAR_PROGRESS_FILE), which pipelines/progress.sh shows.
+vessel_graphs = $(subst /scores/,/graphs/,$(1))
+vessel_metrics = metrics --quantity balanced_accuracy$(comma)roc_hard -l "model=$(1)" -l graph=$(2) -l seed=$(3) \
+  --per-graph $(call vessel_graphs,$@).trial.tmp >> $@.tmp && cat $(call vessel_graphs,$@).trial.tmp >> $(call vessel_graphs,$@).tmp
+vessel_begin = mkdir -p $(@D) $(dir $(call vessel_graphs,$@))
+vessel_reset = rm -f $@.tmp $(call vessel_graphs,$@).tmp $@.progress
+vessel_publish = rm -f $(call vessel_graphs,$@).trial.tmp && mv $(call vessel_graphs,$@).tmp $(call vessel_graphs,$@) && mv $@.tmp $@
+lc_trials = $(foreach s,$(VESSEL_TRIALS),DAR_PROGRESS_FILE=$@.progress lc-train -q --no-cache --seed $(s) $(4) < $(3) \
+  | $(call vessel_metrics,$(1),$(2),$(s)) && )
 
 $(VESSEL)/scores/lc-%.mp: $(VESSEL)/graph-%.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, rm -f $@.tmp && $(call lc_trials,LC,$*,$<,--inputs $(VESSEL_FEATURES)) true) && mv $@.tmp $@
+	@$(vessel_begin)
+	$(call heavy, $(vessel_reset) && $(call lc_trials,LC,$*,$<,--inputs $(VESSEL_FEATURES)) true) && $(vessel_publish)
 
 # lc-primal-CD1-E-3.mp: variant primal, graph CD1-E-3
 vessel_variant = $(firstword $(subst -, ,$(1)))
 vessel_graph = $(patsubst $(firstword $(subst -, ,$(1)))-%,%,$(1))
 .SECONDEXPANSION:
 $(VESSEL)/scores/lcembed-%.mp: $(VESSEL)/recon-$$(call vessel_variant,$$*).mp $(VESSEL)/graph-$$(call vessel_graph,$$*).mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, rm -f $@.tmp && edge-embed -q --no-cache --model $< < $(word 2,$^) > $@.embedded.tmp \
+	@$(vessel_begin)
+	$(call heavy, $(vessel_reset) && DAR_PROGRESS_FILE=$@.progress edge-embed -q --no-cache --model $< < $(word 2,$^) > $@.embedded.tmp \
 	  && $(call lc_trials,LC ($(call vessel_variant,$*)),$(call vessel_graph,$*),$@.embedded.tmp,--inputs $(VESSEL_FEATURES)$(comma)edge_embed --drop edge_embed) true) \
-	  && rm -f $@.embedded.tmp && mv $@.tmp $@
+	  && rm -f $@.embedded.tmp && $(vessel_publish)
 
 # ---- Node2Vec: once per graph (node2vec, formats/node2vec.md), kept for every N2V row -----
 $(VESSEL)/n2v-%.mp: $(VESSEL)/graph-%.mp $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call heavy, node2vec -q --key n2v $(N2V_OPTS) < $< > $@.tmp) && mv $@.tmp $@
+	$(call heavy, rm -f $@.progress && DAR_PROGRESS_FILE=$@.progress node2vec -q --key n2v $(N2V_OPTS) < $< > $@.tmp) && mv $@.tmp $@
 
 # ---- the embedding variants, by name: plain, n2v, primal, dual, dualn2v ---------------------
 # gnn_source: the record a variant reads (n2v-G.mp when it needs n2v); gnn_recon: the
@@ -153,7 +166,7 @@ gnn_model = $(word 1,$(subst -, ,$(1)))
 gnn_variant = $(word 2,$(subst -, ,$(1)))
 gnn_graph = $(patsubst $(call gnn_model,$(1))-$(call gnn_variant,$(1))-%,%,$(1))
 # a variant's record, with edge embeddings added when it needs them (into $@.embedded.tmp)
-gnn_input = $(if $(call gnn_recon,$(1)),edge-embed -q --no-cache --model $(call gnn_recon,$(1)) < $(call gnn_source,$(1),$(2)) > $@.embedded.tmp &&)
+gnn_input = $(if $(call gnn_recon,$(1)),DAR_PROGRESS_FILE=$@.progress edge-embed -q --no-cache --model $(call gnn_recon,$(1)) < $(call gnn_source,$(1),$(2)) > $@.embedded.tmp &&)
 gnn_record = $(if $(call gnn_recon,$(1)),$@.embedded.tmp,$(call gnn_source,$(1),$(2)))
 # the options of one model on one graph
 gnn_opts = --model $(GNN_MODEL_$(1)) $(GNN_ARCH_$(1)_$(2)) $(GNN_EPOCHS_$(1)_$(2)) $(GNN_PROFILE_OPTS)
@@ -161,17 +174,17 @@ gnn_drop = $(if $(gnn_embed_$(1)),--drop $(gnn_embed_$(1)))
 
 # $(1) row label, $(2) graph, $(3) record, $(4) gnn-train options; the log of every trial is
 # kept for fig-valid-bvg (logs/gnn-STEM-sS.tsv).
-gnn_trials = $(foreach s,$(GNN_TRIALS),gnn-train -q --no-cache --seed $(s) $(4) --log $(OUT)/logs/gnn-$*-s$(s).tsv < $(3) \
-  | metrics --quantity balanced_accuracy$(comma)roc_hard -l "model=$(1)" -l graph=$(2) -l seed=$(s) >> $@.tmp && )
+gnn_trials = $(foreach s,$(GNN_TRIALS),DAR_PROGRESS_FILE=$@.progress gnn-train -q --no-cache --seed $(s) $(4) --log $(OUT)/logs/gnn-$*-s$(s).tsv < $(3) \
+  | $(call vessel_metrics,$(1),$(2),$(s)) && )
 
 # gnn-csage-dual-CD1-E-1.mp; MODEL lc runs lc-train on the variant's inputs (LC (N2V), LC (dual-N2V))
 $(VESSEL)/scores/gnn-%.mp: $$(call gnn_source,$$(call gnn_variant,$$*),$$(call gnn_graph,$$*)) $$(call gnn_recon,$$(call gnn_variant,$$*)) $(TOOLS_BUILT)
-	@mkdir -p $(@D) $(OUT)/logs
-	$(call heavy, rm -f $@.tmp && $(call gnn_input,$(call gnn_variant,$*),$(call gnn_graph,$*)) \
+	@$(vessel_begin) && mkdir -p $(OUT)/logs
+	$(call heavy, $(vessel_reset) && $(call gnn_input,$(call gnn_variant,$*),$(call gnn_graph,$*)) \
 	  $(if $(filter lc,$(call gnn_model,$*)), \
 	    $(call lc_trials,LC$(gnn_label_$(call gnn_variant,$*)),$(call gnn_graph,$*),$(call gnn_record,$(call gnn_variant,$*),$(call gnn_graph,$*)),--inputs $(VESSEL_FEATURES)$(comma)$(gnn_embed_$(call gnn_variant,$*)) $(call gnn_drop,$(call gnn_variant,$*))), \
 	    $(call gnn_trials,$(GNN_NAME_$(call gnn_model,$*))$(gnn_label_$(call gnn_variant,$*)),$(call gnn_graph,$*),$(call gnn_record,$(call gnn_variant,$*),$(call gnn_graph,$*)),$(call gnn_opts,$(call gnn_model,$*),$(call gnn_graph,$*)) $(if $(gnn_embed_$(call gnn_variant,$*)),--embed $(gnn_embed_$(call gnn_variant,$*))) $(call gnn_drop,$(call gnn_variant,$*)))) \
-	  true) && rm -f $@.embedded.tmp && mv $@.tmp $@
+	  true) && rm -f $@.embedded.tmp && $(vessel_publish)
 
 # ---- the table -----------------------------------------------------------------------
 TABLE3_SCORES := $(foreach g,$(VESSEL_GRAPHS),$(VESSEL)/scores/lc-$(g).mp) \

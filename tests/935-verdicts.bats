@@ -49,13 +49,13 @@ verdict() {
     make_scores "$T/s" 0.20 0.30 0.05
     run "$PY" "$ROOT/pipelines/bootstrap.py" units --rows model --cols family,name --quantity mae_flow "$T"/s/scores/*.mp
     assert_success
-    assert_line --index 0 $'row\tcolumn\tmodel\tseed\tgraphset\tgraph\tsum\tcount'
+    assert_line --index 0 $'row\tcolumn\tmodel\tseed\tgraphset\tgraph\tsum\tcount\tquantity'
     [ "${#lines[@]}" -eq $((1 + 2 * 2 * 2 * 32)) ]
-    assert_line --regexp $'^PGN-max \\(dual\\)\t2-community mae_flow\tPGN-max \\(dual\\)\t1\ttest family=2-community\t31\t[0-9.e-]+\t13$'
+    assert_line --regexp $'^PGN-max \\(dual\\)\t2-community mae_flow\tPGN-max \\(dual\\)\t1\ttest family=2-community\t31\t[0-9.e-]+\t13\tmae_flow$'
     # without a graphs/ file a run is one unit, its value
     rm "$T"/s/graphs/primal-bipartite-s0.mp
     run "$PY" "$ROOT/pipelines/bootstrap.py" units --rows model --cols family,name "$T"/s/scores/primal-bipartite-s0.mp
-    assert_line --index 1 --regexp $'^PGN-max \\(primal\\)\tbipartite mae_flow\tPGN-max \\(primal\\)\t0\ttest family=bipartite\t-\t[0-9.e-]+\t1$'
+    assert_line --index 1 --regexp $'^PGN-max \\(primal\\)\tbipartite mae_flow\tPGN-max \\(primal\\)\t0\ttest family=bipartite\t-\t[0-9.e-]+\t1\tmae_flow$'
 }
 
 @test "a clear difference holds, one inside the noise is not resolved, a reversed one does not hold" {
@@ -97,4 +97,91 @@ verdict() {
     grep -q $'^dual-primal-F\tholds\tnot resolved at this profile\t' "$T/p/claims.out"
     grep -q '^  paper, 2-community: .*: +0.032 \[+0.0[0-9]*, +0.0[0-9]*\] holds$' "$T/p/claims.out"
     grep -q '^  paper, bipartite: .*: +0.07 \[-0.[0-9]*, +0.[0-9]*\] not resolved at this profile$' "$T/p/claims.out"
+}
+
+# vessel_scores DIR ROW ACCURACY PRED-SEED...: Table 3 scores of one row on one
+# vessel-like graph (3000 edges, 3 classes, 30 % test edges), one trial per
+# PRED-SEED, as vessel.mk writes them: each trial's metric records appended
+# to scores/, its per-block confusion matrices (metrics --per-graph) to graphs/
+vessel_scores() {
+    local dir=$1 row=$2 acc=$3 trial=0 seed
+    shift 3
+    mkdir -p "$dir/scores" "$dir/graphs"
+    for seed in "$@"; do
+        "$PY" - "$acc" "$seed" <<'PYEOF' | mpcat --to-msgpack \
+            | metrics --quantity balanced_accuracy,roc_hard -l "model=$row" -l graph=G -l seed=$trial \
+                --per-graph "$dir/trial.tmp" >> "$dir/scores/$row.mp"
+import json, random, sys
+acc, seed = float(sys.argv[1]), int(sys.argv[2])
+rng, r = random.Random(5), random.Random(seed)
+m = 3000
+label = [rng.randrange(3) for _ in range(m)]
+split = [2 if rng.random() < 0.3 else 0 for _ in range(m)]
+pred = [l if r.random() < acc else r.randrange(3) for l in label]
+u8 = lambda a: {"dtype": "|u1", "shape": [m], "data": a}
+print(json.dumps({"kind": "graph", "id": 0, "n": 100, "m": m, "label": u8(label), "pred_label": u8(pred), "split": u8(split)}))
+PYEOF
+        cat "$dir/trial.tmp" >> "$dir/graphs/$row.mp"
+        trial=$((trial + 1))
+    done
+}
+
+# table3_verdict DIR: the verdict of "LC (dual) beats LC on both metrics"
+table3_verdict() {
+    printf 'better\tx\t-\tmetric=balanced_accuracy,roc_hard\ttable3[LC (dual) | G {metric}] > table3[LC | G {metric}]\n' > "$1/claims.tsv"
+    "$PY" "$ROOT/pipelines/bootstrap.py" units --rows model --cols graph,name --quantity balanced_accuracy,roc_hard "$1"/scores/*.mp > "$1/units.tsv"
+    cat "$1"/scores/*.mp | metrics --table tsv --rows model --cols graph,name --quantity balanced_accuracy,roc_hard > "$1/table3.tsv"
+    "$PY" "$ROOT/pipelines/claims.py" --claims "$1/claims.tsv" --paper-dir "$ROOT/pipelines/paper" \
+        --table table3="$1/table3.tsv" --units table3="$1/units.tsv" --margins > "$1/claims.out"
+    cut -f2 "$1/claims.out" | head -1
+}
+
+@test "metrics --per-graph: the confusion matrices of 100 blocks of test edges, which pool to the metric" {
+    vessel_scores "$T/v" LC 0.7 1
+    run mpcat "$T/v/graphs/LC.mp"
+    assert_success
+    [ "${#lines[@]}" -eq 100 ]
+    assert_line --index 0 --regexp '^\{"kind":"graph_metric","name":"confusion","graph":0,"block":0,"count":[0-9]+,"confusion":\[\[0,0,[0-9]+\],.*\],"split":"test","labels":\{"model":"LC","graph":"G","seed":"0"\}\}$'
+    # the blocks cover the test edges once; their pooled matrix gives the metric's values
+    cd "$ROOT"
+    "$PY" - "$T/v" <<'PYEOF'
+import sys, msgpack, numpy as np
+sys.path.insert(0, "pipelines")
+import bootstrap
+d = sys.argv[1]
+blocks = list(msgpack.Unpacker(open(d + "/graphs/LC.mp", "rb"), raw=False))
+metric = {r["name"]: r for r in msgpack.Unpacker(open(d + "/scores/LC.mp", "rb"), raw=False)}
+assert sum(b["count"] for b in blocks) == metric["balanced_accuracy"]["count"], "blocks do not cover the test edges"
+assert [b["block"] for b in blocks] == list(range(100))
+pooled = np.zeros((1, 3, 3))
+for b in blocks:
+    for a, p, k in b["confusion"]:
+        pooled[0, a, p] += k
+for q in ("balanced_accuracy", "roc_hard"):
+    ours = bootstrap.confusion_score(q, pooled)[0]
+    assert abs(ours - metric[q]["value"]) < 1e-12, (q, ours, metric[q]["value"])
+PYEOF
+}
+
+@test "Table 3: the verdict is decided over the trials and the test edges (a paired block bootstrap)" {
+    vessel_scores "$T/clear" LC 0.6 1 2 3
+    vessel_scores "$T/clear" "LC (dual)" 0.8 4 5 6
+    run table3_verdict "$T/clear"
+    assert_output "holds"
+    # one unit per block and trial
+    [ "$(grep -c $'^LC (dual)\tG balanced_accuracy\tLC (dual)\t[0-2]\ttest graph=G\t[0-9]*:[0-9]*\t' "$T/clear/units.tsv")" -eq 300 ]
+    vessel_scores "$T/reversed" LC 0.8 1 2 3
+    vessel_scores "$T/reversed" "LC (dual)" 0.6 4 5 6
+    run table3_verdict "$T/reversed"
+    assert_output "does not hold"
+    # the same accuracy: the trials and the edges differ, the interval holds the tie
+    vessel_scores "$T/tie" LC 0.7 1 2 3
+    vessel_scores "$T/tie" "LC (dual)" 0.7 4 5 6
+    run table3_verdict "$T/tie"
+    assert_output "not resolved at this profile"
+    grep -q '^  balanced_accuracy: LC (dual) · G balanced_accuracy > LC · G balanced_accuracy: [+-][0-9.]* pt \[-[0-9.]* pt, +[0-9.]* pt\] not resolved at this profile$' "$T/tie/claims.out"
+    # seeded: the same bytes again
+    cp "$T/tie/claims.out" "$T/tie.first"
+    table3_verdict "$T/tie" > /dev/null
+    cmp "$T/tie.first" "$T/tie/claims.out"
 }

@@ -493,6 +493,72 @@ static void write_per_graph(struct writer *w, const struct metrics_options *o, c
     }
 }
 
+/* The blocks a record's scored edges are cut into for --per-graph: enough
+ * for a percentile interval, few enough that a resample is cheap whatever the
+ * graph's size (a vessel graph has millions of edges, one record). */
+enum { CONFUSION_BLOCKS = 100 };
+
+/* --per-graph, classification: the balanced accuracy and the ROC of hard
+ * predictions are no sums of edges' shares, but functions of the confusion
+ * matrix, which is one.  So a record's scored edges, in edge order, are cut
+ * into CONFUSION_BLOCKS contiguous blocks (fewer when there are fewer edges),
+ * and each block's confusion matrix is written as one `confusion` record:
+ * a resample of blocks pools to the matrix of those edges (formats/metric.md).
+ * Contiguous, so that edges near each other in the record stay together. */
+static void write_confusion_blocks(struct writer *w, const struct metrics_options *o,
+                                   const struct record *rec, long index)
+{
+    int64_t m = count_key(rec, "m");
+    uint8_t *label = record_vector(rec, "label", DT_U8, m);
+    uint8_t *pred = record_vector(rec, "pred_label", DT_U8, m);
+    uint8_t *keep = edge_mask(rec, m, o->edges);
+    int64_t scored = 0;
+    for (int64_t e = 0; e < m; e++)
+        scored += !keep || keep[e];
+    int64_t blocks = scored < CONFUSION_BLOCKS ? scored : CONFUSION_BLOCKS;
+    int64_t *confusion = xcalloc((size_t)METRIC_CLASSES * METRIC_CLASSES, sizeof *confusion);
+    int64_t e = 0, k = 0;
+    for (int64_t b = 0; b < blocks; b++) {
+        int64_t end = (b + 1) * scored / blocks, in_block = 0;
+        for (; k < end; e++)
+            if (!keep || keep[e]) {
+                confusion[(int)label[e] * METRIC_CLASSES + pred[e]]++;
+                in_block++;
+                k++;
+            }
+        uint32_t cells = 0;
+        for (int c = 0; c < METRIC_CLASSES * METRIC_CLASSES; c++)
+            cells += confusion[c] != 0;
+        mp_map(w, 8);
+        mp_key(w, "kind");      mp_str(w, "graph_metric");
+        mp_key(w, "name");      mp_str(w, "confusion");
+        mp_key(w, "graph");     mp_int(w, index);
+        mp_key(w, "block");     mp_int(w, b);
+        mp_key(w, "count");     mp_int(w, in_block);
+        mp_key(w, "confusion");
+        mp_array(w, cells);
+        for (int c = 0; c < METRIC_CLASSES * METRIC_CLASSES; c++)
+            if (confusion[c]) {
+                mp_array(w, 3);
+                mp_int(w, c / METRIC_CLASSES);
+                mp_int(w, c % METRIC_CLASSES);
+                mp_int(w, confusion[c]);
+                confusion[c] = 0;
+            }
+        mp_key(w, "split");     mp_str(w, o->split);
+        mp_key(w, "labels");
+        mp_map(w, (uint32_t)o->n_labels);
+        for (int i = 0; i < o->n_labels; i++) {
+            mp_key(w, o->label_keys[i]);
+            mp_str(w, o->label_values[i]);
+        }
+    }
+    free(confusion);
+    free(keep);
+    free(pred);
+    free(label);
+}
+
 void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_options *o)
 {
     struct reader rd;
@@ -529,8 +595,11 @@ void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_
         for (int i = 0; i < n_order; i++)
             require_keys(&rec, order[i]);
         accumulate(&acc, sel, &rec, o);
-        if (o->per_graph)
+        if (o->per_graph) {
             write_per_graph(&per_graph, o, order, n_order, &rec, records);
+            if (sel[Q_ACCURACY] || sel[Q_BALANCED_ACCURACY] || sel[Q_ROC_HARD])
+                write_confusion_blocks(&per_graph, o, &rec, records);
+        }
         records++;
     }
     reader_free(&rd);

@@ -30,7 +30,8 @@ struct metrics_options {
     enum metric_edges edges;           /* classification: which edges are scored */
     FILE *fit;                         /* r2: the stream the linear map is fitted on, or NULL */
     const char *fit_name;
-    FILE *per_graph;                   /* or NULL: one graph_metric record per graph and quantity */
+    FILE *per_graph;                   /* or NULL: one graph_metric record per graph and quantity,
+                                          and per block of edges for the confusion matrix */
 };
 
 /* Graph records from in -> one metric record per quantity on out. */
