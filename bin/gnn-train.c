@@ -1,10 +1,10 @@
 /* gnn-train - GCN, GraphSAGE and C-SAGE on the line graph of vessel graphs (GNN rows of Table 3). */
 #include "cache.h"
+#include "classify.h"
 #include "cli.h"
 #include "die.h"
 #include "gnn_train.h"
 #include "io.h"
-#include "lc_train.h"
 
 static const char *model = "sage", *inputs = "length,distance,curveness", *embed = "", *drop = "", *log_path;
 static int64_t layers = 0, hidden = 0, epochs = 1500, patience = 300, eval_every = 0, parts = 9, batch_clusters = 32;

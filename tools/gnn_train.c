@@ -17,11 +17,11 @@
  * layers.h's, dropout masks are drawn per block of rows, reductions run in
  * row order: the output does not depend on the thread count. */
 #include "gnn_train.h"
+#include "classify.h"
 #include "cpus.h"
 #include "cli.h"
 #include "die.h"
 #include "gnn.h"
-#include "lc_train.h"
 #include "line_graph.h"
 #include "metrics.h"
 #include "optim.h"
@@ -162,22 +162,6 @@ struct job {
     double best[METRICS];
     struct gnn_model best_model;     /* values only */
 };
-
-/* The inputs named by the list (read in place). */
-static void view_inputs(struct lc_inputs *in, const struct cli_list *names, const struct record *rec, int64_t m)
-{
-    memset(in, 0, sizeof *in);
-    in->m = m;
-    in->source = rec->source;
-    for (int i = 0; i < names->count; i++) {
-        if (in->count == LC_MAX_INPUTS)
-            record_die(rec, "more than %d keys in one list", LC_MAX_INPUTS);
-        in->name[in->count] = names->items[i];
-        in->dim[in->count] = lc_input_view(rec, names->items[i], m, &in->data[in->count]);
-        in->q += in->dim[in->count];
-        in->count++;
-    }
-}
 
 /* x [m, q] = the inputs standardised with the train statistics. */
 static float *standardise(double **mean, double **std, const struct lc_inputs *in, const uint8_t *split, long record)
@@ -516,8 +500,8 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     struct cli_list in_names, emb_names;
     cli_list_split(&in_names, o->inputs);
     cli_list_split(&emb_names, o->embed ? o->embed : "");
-    view_inputs(&j.in, &in_names, rec, m);
-    view_inputs(&j.emb, &emb_names, rec, m);
+    lc_inputs_view(&j.in, rec, &in_names, m);
+    lc_inputs_view(&j.emb, rec, &emb_names, m);
     uint8_t *label8 = record_vector(rec, "label", DT_U8, m);
     j.label = xmalloc(sizeof *j.label * (size_t)m);
     for (int64_t e = 0; e < m; e++) {
