@@ -1,13 +1,11 @@
 /* dar-fit - train a DAR model on traced graphs. */
 #include "cache.h"
 #include "cli.h"
-#include "cpus.h"
 #include "dar.h"
 #include "die.h"
 #include "io.h"
 #include "dar_fit.h"
 #include "dar_fit_checkpoint.h"
-#include "workers.h"
 #include <string.h>
 
 static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd";
@@ -36,7 +34,7 @@ static const struct cli_option options[] = {
     CLI_INT("checkpoint-every", 0, checkpoint_every, "N", "keep the training's state beside its cache entry every N iterations; "
      "the same command run again resumes from it (0: never)", 0, 1e12),
     CLI_STRING("log", 0, log_path, "FILE", "write the training curve as TSV (iteration, losses, validation score, seconds)"),
-    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
+    CLI_THREADS(threads),
     CLI_STRING("input", 'i', input, "FILE", "read training graphs from FILE instead of stdin"),
     CLI_STRING("output", 'o', output, "FILE", "write the model to FILE instead of stdout"),
     CLI_NO_CACHE(no_cache),
@@ -64,10 +62,9 @@ int main(int argc, char **argv)
 {
     cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
-    workers_start(threads ? (int)threads : cpus_usable());
     struct dar_fit_options o = {.batch = batch, .iters = iters, .eval_every = eval_every, .adam = !strcmp(optim, "adam"),
                               .seed = (uint64_t)seed, .tf_decay = tf_decay, .tf_per_step = tf_per_step,
-                              .log_path = log_path, .progress = progress_mode_of(quiet, progress, true)};
+                              .log_path = log_path, .progress = progress_mode_of(quiet, progress, true), .threads = threads};
     dar_variant_parse(variant, &o.config.variant);
     dar_processor_parse(processor, &o.config.processor);
     dar_agg_parse(agg, &o.config.agg);
@@ -103,13 +100,12 @@ int main(int argc, char **argv)
         }
     }
     if (dest)
-        dar_fit_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
+        dar_fit_run(data, in_name, val, val_path, resume, resume_path, dest, &o);
     cached_run_end(&run);
     if (o.checkpoint) {
         checkpoint_done(&checkpoint);
         checkpoint_close(&checkpoint);
     }
     io_close_output(out);
-    workers_stop();
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "rng.h"
 #include "stream.h"
 #include "tensor.h"
+#include "workers.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,9 +292,10 @@ static void state_begin(struct state *st, const struct dar_model *model,
         adam_init(&st->adam, model->params, model->nparams, (float)o->lr, (float)o->weight_decay);
 }
 
-void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train_name,
-                 FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out)
+void dar_fit_run(FILE *train, const char *train_name, FILE *val, const char *val_name, FILE *resume,
+                 const char *resume_name, FILE *out, const struct dar_fit_options *o)
 {
+    workers_start_option(o->threads);
     struct dataset tr, va;
     dataset_load(&tr, train, train_name, DAR_NEED_TRAINING);
     if (tr.count == 0)
@@ -420,4 +422,5 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
     dataset_free(&tr);
     if (val)
         dataset_free(&va);
+    workers_stop();
 }

@@ -24,13 +24,14 @@ struct dar_fit_options {
     enum progress_mode progress;
     const char *canonical_args;/* for the provenance */
     struct checkpoint *checkpoint;  /* or NULL: the run's state kept every few iterations */
+    int64_t threads;           /* the pool dar_fit_run starts (0: one per CPU) */
 };
 
 /* Train on the records of train (all loaded), validate on val (may be NULL:
  * then the last parameters are kept), continue from resume (a model record's
  * bytes, may be NULL), and write one model record to out. */
-void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train_name,
-                 FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out);
+void dar_fit_run(FILE *train, const char *train_name, FILE *val, const char *val_name, FILE *resume,
+                 const char *resume_name, FILE *out, const struct dar_fit_options *o);
 
 /* Write the TSV log of a model record's training curve (for a cache hit:
  * the seconds column is then empty). */

@@ -18,6 +18,7 @@
 #include "rng.h"
 #include "stream.h"
 #include "tensor.h"
+#include "workers.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,10 +265,10 @@ static void write_provenance(struct writer *w, void *ctx)
     curve_write(w, c->curve);
 }
 
-void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
-                                FILE *model_in, const char *model_name,
-                                FILE *graph_in, const char *graph_name, FILE *out)
+void edge_embed_reconstruct_run(FILE *graph_in, const char *graph_name, FILE *model_in, const char *model_name,
+                                FILE *out, const struct edge_embed_reconstruct_options *o)
 {
+    workers_start_option(o->threads);
     struct dar_model src, model;
     dar_model_load(&src, model_in, model_name);
     reconstruct_model_init(&model, &src, o->seed);
@@ -334,4 +335,5 @@ void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
     dar_workspace_free(ws);
     dar_graph_free(&rg.dg);
     dar_model_free(&model);
+    workers_stop();
 }

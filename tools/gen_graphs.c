@@ -59,7 +59,7 @@ static void vessel_run(const struct gen_graphs_options *o, FILE *out)
     cached_run_end(&run);
 }
 
-void gen_graphs_run(const struct gen_graphs_options *o, FILE *out)
+void gen_graphs_run(FILE *out, const struct gen_graphs_options *o)
 {
     if (strcmp(o->graph.family, "vessel") == 0 || o->from_vesselgraph[0]) {
         vessel_run(o, out);

@@ -18,7 +18,6 @@
  * row order: the output does not depend on the thread count. */
 #include "gnn_train.h"
 #include "classify.h"
-#include "cpus.h"
 #include "cli.h"
 #include "die.h"
 #include "gnn.h"
@@ -29,6 +28,7 @@
 #include "rng.h"
 #include "sparse.h"
 #include "stream.h"
+#include "stream_parallel.h"
 #include "tensor.h"
 #include "workers.h"
 #include <math.h>
@@ -569,27 +569,16 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     cli_list_free(&emb_names);
 }
 
-struct each_context {
-    const struct gnn_options *o;
-    int threads;
-};
-
+/* The pool's threads cut the sparse products (gnn.c) as the dense ones
+ * (layers.c) cut theirs. */
 static void train_each(struct writer *w, const struct record *rec, void *context)
 {
-    const struct each_context *c = context;
-    train_record(w, rec, c->o, c->threads);
+    train_record(w, rec, context, workers_threads());
 }
 
 void gnn_train_run(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)
 {
-    struct each_context c = {o, o->threads > 0 ? o->threads : cpus_usable()};
-    /* one pool for the dense products (layers.c) and the sparse ones */
-    workers_start(c.threads);
-    long records = stream_map(in, in_name, out, &(struct stream_map){.each = train_each, .context = &c,
-                                                                    .max_record = (size_t)32 << 30});
-    workers_stop();
-    if (records == 0)
-        die(EX_DATAERR, "no graph records in the input");
+    stream_map_graphs(in, in_name, out, train_each, (void *)o, o->threads);
 }
 
 /* ---- the log ------------------------------------------------------------------------------ */
@@ -606,7 +595,7 @@ void gnn_write_log(FILE *output, const char *name, const char *log_path)
     struct reader rd;
     struct record rec;
     reader_init(&rd, output, name);
-    rd.max_record = (size_t)32 << 30;
+    rd.max_record = STREAM_GRAPH_MAX_RECORD;
     while (reader_next(&rd, &rec)) {
         const msgpack_object *mo = record_find(&rec, "gnn_model");
         if (!mo || mo->type != MSGPACK_OBJECT_MAP)

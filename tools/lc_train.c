@@ -13,12 +13,12 @@
  * the bits do not depend on the thread count.  OpenBLAS is set to one
  * thread: the parallelism is ours. */
 #include "lc_train.h"
-#include "cpus.h"
 #include "cli.h"
 #include "die.h"
 #include "metrics.h"
 #include "rng.h"
 #include "stream.h"
+#include "stream_parallel.h"
 #include "tensor.h"
 #include "workers.h"
 #include <cblas.h>
@@ -549,12 +549,5 @@ static void train_record(struct writer *w, const struct record *rec, void *conte
 
 void lc_train_run(FILE *in, const char *in_name, FILE *out, const struct lc_options *o)
 {
-    workers_start(o->threads > 0 ? o->threads : cpus_usable());
-    /* a 5.8M-edge graph with an embedding is larger than the default limit;
-     * msgpack's bin32 bounds each tensor to 4 GiB anyway */
-    long records = stream_map(in, in_name, out, &(struct stream_map){.each = train_record, .context = (void *)o,
-                                                                    .max_record = (size_t)32 << 30});
-    workers_stop();
-    if (records == 0)
-        die(EX_DATAERR, "no graph records in the input");
+    stream_map_graphs(in, in_name, out, train_record, (void *)o, o->threads);
 }

@@ -7,6 +7,7 @@
 #include "cpus.h"
 #include "die.h"
 #include "io.h"
+#include "workers.h"
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -357,4 +358,17 @@ void stream_map_parallel(FILE *in, const char *in_name, FILE *out, const struct 
     reader_free(&pl.rd);
     pthread_cond_destroy(&pl.changed);
     pthread_mutex_destroy(&pl.lock);
+}
+
+/* A 5.8M-edge graph with an embedding (or two: records may carry other
+ * embeddings already) is larger than the default limit; msgpack's bin32
+ * bounds each tensor to 4 GiB anyway. */
+void stream_map_graphs(FILE *in, const char *in_name, FILE *out, stream_each_fn *each, void *context, int64_t threads)
+{
+    workers_start_option(threads);
+    long records = stream_map(in, in_name, out, &(struct stream_map){.each = each, .context = context,
+                                                                    .max_record = STREAM_GRAPH_MAX_RECORD});
+    workers_stop();
+    if (records == 0)
+        die(EX_DATAERR, "no graph records in the input");
 }

@@ -35,6 +35,7 @@ static void run(void *ctx)
     struct dar_fit_options o = {0};
     o.config = (struct dar_config){DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
     o.lr = 0.01;
+    o.threads = 1;             /* no pool: a caught die() would free its threads' memory */
     o.batch = 1;
     o.iters = 2;
     o.eval_every = 1;
@@ -44,7 +45,7 @@ static void run(void *ctx)
     o.progress = PROGRESS_OFF;
     o.canonical_args = "fuzz";
     o.checkpoint = &ck;
-    dar_fit_run(&o, train, "<train>", NULL, NULL, ck.resume, ck.path, harness_sink());
+    dar_fit_run(train, "<train>", NULL, NULL, ck.resume, ck.path, harness_sink(), &o);
     fclose(train);
     checkpoint_done(&ck);
     checkpoint_close(&ck);

@@ -16,7 +16,7 @@ static void run(void *ctx)
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
     struct dar_step_options o = {p->random_baseline ? NULL : &model, p->random_baseline, 1,
-                                 !p->random_baseline, !p->random_baseline, DAR_EMBED_LAST};
+                                 !p->random_baseline, !p->random_baseline, DAR_EMBED_LAST, NULL, 1};
     dar_step_run(in, "<fuzz>", harness_sink(), &o);
     fclose(in);
 }

@@ -16,6 +16,7 @@ static void run(void *ctx)
     struct dar_fit_options o = {0};
     o.config = (struct dar_config){DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
     o.lr = 0.01;
+    o.threads = 1;             /* no pool: a caught die() would free its threads' memory */
     o.batch = 2;
     o.iters = 1;
     o.eval_every = 1;
@@ -24,7 +25,7 @@ static void run(void *ctx)
     o.tf_decay = 0.999;
     o.progress = PROGRESS_OFF;
     o.canonical_args = "fuzz";
-    dar_fit_run(&o, in, "<fuzz>", NULL, NULL, NULL, NULL, harness_sink());
+    dar_fit_run(in, "<fuzz>", NULL, NULL, NULL, NULL, harness_sink(), &o);
     fclose(in);
 }
 
