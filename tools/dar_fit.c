@@ -158,22 +158,19 @@ static bool curve_of_record(struct curve *c, const struct record *rec, const str
     return true;
 }
 
+static void columns_of_model(const struct record *rec, int *ncolumns, const char *const **names)
+{
+    struct dar_model m;
+    dar_model_read(&m, rec);
+    const struct curve_columns *columns = curve_columns(m.config.algorithm);
+    dar_model_free(&m);
+    *ncolumns = columns->count;
+    *names = columns->names;
+}
+
 void train_write_log_from_model(FILE *model, const char *name, const char *log_path)
 {
-    struct reader rd;
-    struct record rec;
-    struct curve c = {0};
-    reader_init(&rd, model, name);
-    if (!reader_next(&rd, &rec))
-        die(EX_DATAERR, "'%s' holds no training curve", name);
-    struct dar_model m;
-    dar_model_read(&m, &rec);
-    if (!curve_of_record(&c, &rec, m.config.algorithm))
-        die(EX_DATAERR, "'%s' holds no training curve", name);
-    dar_model_free(&m);
-    curve_write_log(&c, log_path);
-    curve_free(&c);
-    reader_free(&rd);
+    curve_log_from_model(model, name, (const char *const[]){"curve", NULL}, columns_of_model, log_path);
 }
 
 struct write_ctx {

@@ -212,26 +212,15 @@ enum { CURVE_COLUMNS = 8 };
 static const char *const curve_names[CURVE_COLUMNS] = {"iteration", "mask", "pi", "flow_hint",
                                                        "cut_hint", "flow", "cut", "total"};
 
+static void recon_columns(const struct record *rec, int *ncolumns, const char *const **names)
+{
+    *ncolumns = CURVE_COLUMNS;
+    *names = curve_names;
+}
+
 void reconstruct_write_log_from_model(FILE *model, const char *name, const char *log_path)
 {
-    struct reader rd;
-    struct record rec;
-    reader_init(&rd, model, name);
-    if (!reader_next(&rd, &rec))
-        die(EX_DATAERR, "'%s' holds no model record", name);
-    const msgpack_object *p = record_find(&rec, "provenance");
-    if (!p || p->type != MSGPACK_OBJECT_MAP)
-        die(EX_DATAERR, "'%s' holds no provenance", name);
-    struct record prov = {p, rec.index, rec.source};
-    const msgpack_object *c = record_find(&prov, "curve");
-    if (!c || c->type != MSGPACK_OBJECT_MAP)
-        die(EX_DATAERR, "'%s' holds no training curve", name);
-    struct record sub = {c, rec.index, rec.source};
-    struct curve curve;
-    curve_read(&curve, &sub, CURVE_COLUMNS, curve_names);
-    curve_write_log(&curve, log_path);
-    curve_free(&curve);
-    reader_free(&rd);
+    curve_log_from_model(model, name, (const char *const[]){"provenance", "curve", NULL}, recon_columns, log_path);
 }
 
 /* ---- training ------------------------------------------------------------------- */

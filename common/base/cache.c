@@ -323,13 +323,10 @@ static bool read_exact(int fd, void *buf, size_t n, off_t off)
     return true;
 }
 
-/* XXH3-64 of the first length bytes of fd; false on a read error. */
-static bool hash_payload(int fd, uint64_t length, XXH64_hash_t *out)
+/* The first length bytes of fd, handed to each in pieces of at most
+ * COPY_CHUNK bytes, in order; false if fd ended early or a read failed. */
+static bool read_chunks(int fd, uint64_t length, void (*each)(const char *buf, size_t n, void *context), void *context)
 {
-    XXH3_state_t *st = XXH3_createState();
-    if (!st)
-        die(EX_SOFTWARE, "out of memory");
-    XXH3_64bits_reset(st);
     char *buf = xmalloc(COPY_CHUNK);
     bool ok = true;
     for (uint64_t done = 0; done < length;) {
@@ -338,12 +335,25 @@ static bool hash_payload(int fd, uint64_t length, XXH64_hash_t *out)
             ok = false;
             break;
         }
-        XXH3_64bits_update(st, buf, n);
+        each(buf, n, context);
         done += n;
     }
+    free(buf);
+    return ok;
+}
+
+static void hash_chunk(const char *buf, size_t n, void *state) { XXH3_64bits_update(state, buf, n); }
+
+/* XXH3-64 of the first length bytes of fd; false on a read error. */
+static bool hash_payload(int fd, uint64_t length, XXH64_hash_t *out)
+{
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)
+        die(EX_SOFTWARE, "out of memory");
+    XXH3_64bits_reset(st);
+    bool ok = read_chunks(fd, length, hash_chunk, st);
     *out = XXH3_64bits_digest(st);
     XXH3_freeState(st);
-    free(buf);
     return ok;
 }
 
@@ -362,22 +372,12 @@ static bool write_at(int fd, const void *buf, size_t n, off_t off)
     return true;
 }
 
+static void write_chunk(const char *buf, size_t n, void *out) { io_write(out, buf, n); }
+
 /* Copy the first length bytes of fd to out; false if fd ended early. */
 static bool copy_payload(int fd, uint64_t length, FILE *out)
 {
-    char *buf = xmalloc(COPY_CHUNK);
-    bool ok = true;
-    for (uint64_t done = 0; done < length;) {
-        size_t n = length - done < COPY_CHUNK ? (size_t)(length - done) : COPY_CHUNK;
-        if (!read_exact(fd, buf, n, (off_t)done)) {
-            ok = false;
-            break;
-        }
-        io_write(out, buf, n);
-        done += n;
-    }
-    free(buf);
-    return ok;
+    return read_chunks(fd, length, write_chunk, out);
 }
 
 static void key_bytes(const char *hex, unsigned char out[16])
