@@ -183,10 +183,12 @@ struct write_ctx {
     const struct curve *curve;
 };
 
-static void write_extra(struct writer *w, void *p)
+/* The model record with values as its params, and the provenance, the
+ * curve and the state that --resume reads. */
+static void write_record(struct writer *w, const struct write_ctx *c, const float *values)
 {
-    const struct write_ctx *c = p;
     const struct state *st = c->st;
+    dar_model_write_begin(w, c->model, values, 3);
     mp_key(w, "provenance");
     mp_map(w, 10);
     mp_key(w, "tool");           mp_str(w, "dar-fit");
@@ -370,7 +372,11 @@ void dar_fit_run(FILE *train, const char *train_name, FILE *val, const char *val
         if (checkpoint_due(o->checkpoint, k + 1, o->iters)) {
             memcpy(st.current, model.values, bytes);
             struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, st.best_score, st.best_iteration, &curve};
-            checkpoint_save(o->checkpoint, &model, st.current, 3, write_extra, &ctx);
+            struct writer w;
+            writer_init_memory(&w);
+            write_record(&w, &ctx, st.current);
+            checkpoint_save(o->checkpoint, w.buffer, w.buffered);
+            writer_flush(&w);
         }
         if (!isnan(score))
             last_score = score;
@@ -404,7 +410,7 @@ void dar_fit_run(FILE *train, const char *train_name, FILE *val, const char *val
     struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, out_score, out_iteration, &curve};
     struct writer w;
     writer_init(&w, out);
-    dar_model_write(&w, &model, chosen, 3, write_extra, &ctx);
+    write_record(&w, &ctx, chosen);
     if (o->log_path)
         curve_write_log(&curve, o->log_path);
     curve_free(&curve);

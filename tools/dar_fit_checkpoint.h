@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cache.h"
-#include "dar.h"
 
 struct checkpoint {
     int64_t every;             /* iterations between checkpoints */
@@ -32,10 +31,9 @@ struct checkpoint {
 bool checkpoint_open(struct checkpoint *ck, struct cache *c, int64_t every);
 /* After iteration `done` of `iters`: time for a checkpoint? */
 bool checkpoint_due(const struct checkpoint *ck, int64_t done, int64_t iters);
-/* Write the record (dar_model_write's arguments) as the checkpoint, atomically.
- * A failure to write warns once and stops checkpointing; the training goes on. */
-void checkpoint_save(struct checkpoint *ck, const struct dar_model *m, const float *values,
-                     int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx);
+/* Keep the record's length bytes as the checkpoint, atomically.  A failure
+ * to write warns once and stops checkpointing; the training goes on. */
+void checkpoint_save(struct checkpoint *ck, const void *record, size_t length);
 /* The run succeeded (its entry is committed): remove the checkpoint. */
 void checkpoint_done(struct checkpoint *ck);
 void checkpoint_close(struct checkpoint *ck);

@@ -231,9 +231,8 @@ struct recon_write {
     const struct curve *curve;
 };
 
-static void write_provenance(struct writer *w, void *ctx)
+static void write_provenance(struct writer *w, const struct recon_write *c)
 {
-    const struct recon_write *c = ctx;
     const struct dar_graph *dg = &c->rg->dg;
     mp_key(w, "provenance");
     mp_map(w, 14);
@@ -316,7 +315,8 @@ void edge_embed_reconstruct_run(FILE *graph_in, const char *graph_name, FILE *mo
     struct writer w;
     writer_init(&w, out);
     struct recon_write ctx = {o, &rg, &curve};
-    dar_model_write(&w, &model, NULL, 1, write_provenance, &ctx);
+    dar_model_write_begin(&w, &model, NULL, 1);
+    write_provenance(&w, &ctx);
 
     curve_free(&curve);
     free(teacher);
