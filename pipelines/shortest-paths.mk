@@ -71,14 +71,11 @@ sp_metrics = metrics --split test -l "model=$(call sp_label,$(call sp_config,$(1
 sp_gen = gen-graphs --instance shortest-paths --family erdos-renyi --nodes $(1) --count $(2) --seed $(3) \
   | ff-trace --algorithm shortest-paths -q
 $(SP_DATA)/train.mp: | all
-	@mkdir -p $(@D)
-	$(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_TRAIN_COUNT),201) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_TRAIN_COUNT),201) > $@.tmp))
 $(SP_DATA)/val.mp: | all
-	@mkdir -p $(@D)
-	$(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_VAL_COUNT),202) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_VAL_COUNT),202) > $@.tmp))
 $(SP_DATA)/test.mp: | all
-	@mkdir -p $(@D)
-	$(call light, $(call sp_gen,$(SP_TEST_NODES),$(SP_TEST_COUNT),203) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, $(call sp_gen,$(SP_TEST_NODES),$(SP_TEST_COUNT),203) > $@.tmp))
 
 # A model and its test score in one heavy recipe, as study.mk's.
 $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp: $(SP_DATA)/train.mp $(SP_DATA)/val.mp $(SP_DATA)/test.mp | all
@@ -92,9 +89,8 @@ $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp: $(SP_DATA)/train.mp $(SP_DATA)/val.
 
 # (the shorter stem wins: this, not the rule above, scores the baseline)
 $(SP_OUT)/scores/random-%.mp: $(SP_DATA)/test.mp | all
-	@mkdir -p $(@D)
-	$(call light, dar-step --baseline random --algorithm shortest-paths --seed $(call sp_seed,random-$*) \
-	  < $(SP_DATA)/test.mp | $(call sp_metrics,random-$*) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, dar-step --baseline random --algorithm shortest-paths --seed $(call sp_seed,random-$*) \
+	  < $(SP_DATA)/test.mp | $(call sp_metrics,random-$*) > $@.tmp))
 
 # CLRS's published out-of-distribution pointer accuracy for Bellman-Ford at
 # 64 nodes (Ibarz et al. 2022, "A Generalist Neural Algorithmic Learner",
@@ -105,14 +101,14 @@ SP_CLRS := MPNN (CLRS, published; Ibarz et al. 2022)|92.01%|Triplet-GMPNN (CLRS,
 # Under the table, issue 23's two claims about it with their verdicts on
 # this profile's numbers (pipelines/shortest-paths-claims.awk).
 $(SP_OUT)/table-sp.md: $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp) pipelines/shortest-paths-claims.awk
-	cat $(filter %.mp,$^) | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
-	  --percent pointer_accuracy,feasible_edges,path_optimal --digits 3 \
-	  --title "Shortest paths (Bellman-Ford), trained at $(SP_TRAIN_NODES) nodes, tested at $(SP_TEST_NODES) — $(SP_NOTE); CLRS's rows: their published 64-node scores" \
+	$(call publish, cat $(filter %.mp,$^) | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
+	  --percent pointer_accuracy$(comma)feasible_edges$(comma)path_optimal --digits 3 \
+	  --title "Shortest paths (Bellman-Ford)$(comma) trained at $(SP_TRAIN_NODES) nodes$(comma) tested at $(SP_TEST_NODES) — $(SP_NOTE); CLRS's rows: their published 64-node scores" \
 	  | awk -F'|' -v clrs='$(SP_CLRS)' '{ print } /^\| model \|/ { cols = NF - 3 } \
-	    END { n = split(clrs, c, "|"); for (i = 1; i < n; i += 2) { line = "| " c[i] " | " c[i + 1] " |"; \
+	    END { n = split(clrs$(comma) c$(comma) "|"); for (i = 1; i < n; i += 2) { line = "| " c[i] " | " c[i + 1] " |"; \
 	          for (k = 1; k < cols; k++) line = line " - |"; print line } }' > $@.tmp \
 	  && cat $(filter %.mp,$^) | metrics --table tsv --rows model --cols name --quantity pointer_accuracy \
-	  | awk -F'\t' -f pipelines/shortest-paths-claims.awk >> $@.tmp && mv $@.tmp $@
+	  | awk -F'\t' -f pipelines/shortest-paths-claims.awk >> $@.tmp)
 
 .PHONY: table-sp
 table-sp: $(SP_OUT)/table-sp.md

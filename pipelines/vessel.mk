@@ -86,16 +86,14 @@ VESSEL := $(OUT)/vessel
 
 # ---- data: the three study graphs and the small reconstruction graph --------------
 $(VESSEL)/graph-%.mp: $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, gen-graphs --family vessel --edges $(VESSEL_EDGES_$*) --seed $(VESSEL_SEED) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call heavy, gen-graphs --family vessel --edges $(VESSEL_EDGES_$*) --seed $(VESSEL_SEED) > $@.tmp))
 $(VESSEL)/recon-graph.mp: $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, gen-graphs --family vessel --edges $(VESSEL_RECON_EDGES) --seed $(VESSEL_SEED) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call heavy, gen-graphs --family vessel --edges $(VESSEL_RECON_EDGES) --seed $(VESSEL_SEED) > $@.tmp))
 
 # ---- algorithm reconstruction: PGN-max primal / dual of study.mk, seed 0 -----------
 $(VESSEL)/recon-%.mp: $(OUT)/models/%-pgn-max-s0.mp $(VESSEL)/recon-graph.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D) $(OUT)/logs
-	$(call heavy, edge-embed --reconstruct --model $< $(VESSEL_RECON_OPTS) --log $(OUT)/logs/recon-$*.tsv -q < $(VESSEL)/recon-graph.mp > $@.tmp) && mv $@.tmp $@
+	@mkdir -p $(OUT)/logs
+	$(call publish, $(call heavy, edge-embed --reconstruct --model $< $(VESSEL_RECON_OPTS) --log $(OUT)/logs/recon-$*.tsv -q < $(VESSEL)/recon-graph.mp > $@.tmp))
 
 # ---- scores: 3 trials of lc-train piped into metrics ---------------------------------
 # $(1) model label, $(2) graph name, $(3) input record, $(4) lc-train options.
@@ -105,23 +103,20 @@ lc_trials = $(foreach s,$(VESSEL_TRIALS),lc-train -q --no-cache --seed $(s) $(4)
   | metrics --quantity balanced_accuracy$(comma)roc_hard -l "model=$(1)" -l graph=$(2) -l seed=$(s) >> $@.tmp && )
 
 $(VESSEL)/scores/lc-%.mp: $(VESSEL)/graph-%.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, rm -f $@.tmp && $(call lc_trials,LC,$*,$<,--inputs $(VESSEL_FEATURES)) true) && mv $@.tmp $@
+	$(call publish, $(call heavy, rm -f $@.tmp && $(call lc_trials,LC,$*,$<,--inputs $(VESSEL_FEATURES)) true))
 
 # lc-primal-CD1-E-3.mp: variant primal, graph CD1-E-3
 vessel_variant = $(firstword $(subst -, ,$(1)))
 vessel_graph = $(patsubst $(firstword $(subst -, ,$(1)))-%,%,$(1))
 .SECONDEXPANSION:
 $(VESSEL)/scores/lcembed-%.mp: $(VESSEL)/recon-$$(call vessel_variant,$$*).mp $(VESSEL)/graph-$$(call vessel_graph,$$*).mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, rm -f $@.tmp && edge-embed -q --no-cache --model $< < $(word 2,$^) > $@.embedded.tmp \
+	$(call publish, $(call heavy, rm -f $@.tmp && edge-embed -q --no-cache --model $< < $(word 2,$^) > $@.embedded.tmp \
 	  && $(call lc_trials,LC ($(call vessel_variant,$*)),$(call vessel_graph,$*),$@.embedded.tmp,--inputs $(VESSEL_FEATURES)$(comma)edge_embed --drop edge_embed) true) \
-	  && rm -f $@.embedded.tmp && mv $@.tmp $@
+	  && rm -f $@.embedded.tmp)
 
 # ---- Node2Vec: once per graph (node2vec, formats/node2vec.md), kept for every N2V row -----
 $(VESSEL)/n2v-%.mp: $(VESSEL)/graph-%.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, node2vec -q --key n2v $(N2V_OPTS) < $< > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call heavy, node2vec -q --key n2v $(N2V_OPTS) < $< > $@.tmp))
 
 # ---- the embedding variants, by name: plain, n2v, primal, dual, dualn2v ---------------------
 # gnn_source: the record a variant reads (n2v-G.mp when it needs n2v); gnn_recon: the
@@ -166,12 +161,12 @@ gnn_trials = $(foreach s,$(GNN_TRIALS),gnn-train -q --no-cache --seed $(s) $(4) 
 
 # gnn-csage-dual-CD1-E-1.mp; MODEL lc runs lc-train on the variant's inputs (LC (N2V), LC (dual-N2V))
 $(VESSEL)/scores/gnn-%.mp: $$(call gnn_source,$$(call gnn_variant,$$*),$$(call gnn_graph,$$*)) $$(call gnn_recon,$$(call gnn_variant,$$*)) $(TOOLS_BUILT)
-	@mkdir -p $(@D) $(OUT)/logs
-	$(call heavy, rm -f $@.tmp && $(call gnn_input,$(call gnn_variant,$*),$(call gnn_graph,$*)) \
+	@mkdir -p $(OUT)/logs
+	$(call publish, $(call heavy, rm -f $@.tmp && $(call gnn_input,$(call gnn_variant,$*),$(call gnn_graph,$*)) \
 	  $(if $(filter lc,$(call gnn_model,$*)), \
 	    $(call lc_trials,LC$(gnn_label_$(call gnn_variant,$*)),$(call gnn_graph,$*),$(call gnn_record,$(call gnn_variant,$*),$(call gnn_graph,$*)),--inputs $(VESSEL_FEATURES)$(comma)$(gnn_embed_$(call gnn_variant,$*)) $(call gnn_drop,$(call gnn_variant,$*))), \
 	    $(call gnn_trials,$(GNN_NAME_$(call gnn_model,$*))$(gnn_label_$(call gnn_variant,$*)),$(call gnn_graph,$*),$(call gnn_record,$(call gnn_variant,$*),$(call gnn_graph,$*)),$(call gnn_opts,$(call gnn_model,$*),$(call gnn_graph,$*)) $(if $(gnn_embed_$(call gnn_variant,$*)),--embed $(gnn_embed_$(call gnn_variant,$*))) $(call gnn_drop,$(call gnn_variant,$*)))) \
-	  true) && rm -f $@.embedded.tmp && mv $@.tmp $@
+	  true) && rm -f $@.embedded.tmp)
 
 # ---- the table -----------------------------------------------------------------------
 TABLE3_SCORES := $(foreach g,$(VESSEL_GRAPHS),$(VESSEL)/scores/lc-$(g).mp) \
@@ -181,14 +176,14 @@ TABLE3_SCORES := $(foreach g,$(VESSEL_GRAPHS),$(VESSEL)/scores/lc-$(g).mp) \
 TABLE3_N2V_DUAL_SCORES := $(foreach m,lc sage csage,$(foreach g,$(VESSEL_GRAPHS),$(VESSEL)/scores/gnn-$(m)-dualn2v-$(g).mp))
 
 $(OUT)/table3.md: $(TABLE3_SCORES) pipelines/paper/table3.tsv
-	cat $(TABLE3_SCORES) | metrics --table md --rows model --cols graph,name --quantity balanced_accuracy,roc_hard \
+	$(call publish, cat $(TABLE3_SCORES) | metrics --table md --rows model --cols graph$(comma)name --quantity balanced_accuracy$(comma)roc_hard \
 	  --title "Table 3 (bvg-res): balanced accuracy and ROC (hard predictions) on the test edges — $(VESSEL_NOTE); $(GNN_NOTE); ours (paper)" \
-	  --paper pipelines/paper/table3.tsv > $@.tmp && mv $@.tmp $@
+	  --paper pipelines/paper/table3.tsv > $@.tmp)
 
 $(OUT)/table3-n2v-dual.md: $(TABLE3_N2V_DUAL_SCORES) pipelines/paper/table3-n2v-dual.tsv
-	cat $(TABLE3_N2V_DUAL_SCORES) | metrics --table md --rows model --cols graph,name --quantity balanced_accuracy,roc_hard \
+	$(call publish, cat $(TABLE3_N2V_DUAL_SCORES) | metrics --table md --rows model --cols graph$(comma)name --quantity balanced_accuracy$(comma)roc_hard \
 	  --title "Table bvg-res-2 (appendix): Node2Vec and dual embeddings together — $(VESSEL_NOTE); $(GNN_NOTE); ours (paper)" \
-	  --paper pipelines/paper/table3-n2v-dual.tsv > $@.tmp && mv $@.tmp $@
+	  --paper pipelines/paper/table3-n2v-dual.tsv > $@.tmp)
 
 .PHONY: table3 table3-n2v-dual fig-valid-bvg fig-reconstruction
 table3: $(OUT)/table3.md
