@@ -104,9 +104,9 @@ void lc_gather(float *x, const struct lc_inputs *in, const int64_t *rows, int64_
 {
     int q = in->q;
     /* Rows come in random order, so each is a cache miss per input; asking
-     * for rows PREFETCH ahead keeps many misses in flight (about 8x faster
-     * on three f32[m] inputs).  Wide rows: their first lines, the hardware
-     * prefetcher follows the rest. */
+     * for rows PREFETCH ahead keeps many misses in flight (an epoch of
+     * tests/bench/lc-train.sh is mostly these misses).  Wide rows: their
+     * first lines, the hardware prefetcher follows the rest. */
     enum { PREFETCH = 16 };
     for (int64_t i = 0; i < n; i++) {
         if (i + PREFETCH < n) {

@@ -313,8 +313,8 @@ static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t a
  * already in use.  Left to msgpack-c, each fill would move to a new buffer
  * (its rule for a buffer whose objects may still be in use, which raw
  * records never are), of 128 KiB, which malloc maps afresh every time: the
- * page faults made a read of 64 KiB take some 100 us, as long as tracing a
- * batch.  Only a tail shorter than what was consumed is moved, so a record
+ * page faults made each read cost about as much as tracing the batch it
+ * brought.  Only a tail shorter than what was consumed is moved, so a record
  * bigger than the buffer is not copied at each fill (msgpack-c grows the
  * buffer in place for it).  The tail is saved aside as the unpacker
  * may move or reuse its buffer. */

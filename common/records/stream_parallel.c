@@ -310,9 +310,10 @@ void stream_map_parallel(FILE *in, const char *in_name, FILE *out, const struct 
     }
     progress_begin(&pl.progress, sp->progress, sp->unit, 0);
     /* This thread works too: threads - 1 more.  A new thread may be queued
-     * behind its busy creator, on its core, until the scheduler moves it:
-     * 1 to 4 ms on this project's 2-core VMs (a fifth of a 1000-graph run),
-     * against a few hundred microseconds on another core.  So each starts
+     * behind its busy creator, on its core, until the scheduler moves it,
+     * long enough on a small machine to be a good share of a short run
+     * (tests/bench/ff-trace.sh, part 1), and far longer than starting on
+     * another core.  So each starts
      * on the CPUs this one is not on, and is free to go anywhere the
      * process may once it runs. */
     pthread_t *tid = xmalloc(sizeof *tid * (size_t)pl.threads);
