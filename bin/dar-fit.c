@@ -86,21 +86,35 @@ int main(int argc, char **argv)
     struct cached_run run = {.log_path = log_path, .write_log = train_write_log_from_model};
     cached_run_begin(&run, &spec, no_cache, verbose);
     o.canonical_args = run.args;
-    FILE *data = cached_run_input(&run, in, in_name);
-    val = val ? cached_run_input(&run, val, val_path) : NULL;
-    resume = resume ? cached_run_input(&run, resume, resume_path) : NULL;
+    struct input_bytes data, val_data, resume_data;
+    cached_run_input_bytes(&run, in, in_name, &data);
+    if (val)
+        cached_run_input_bytes(&run, val, val_path, &val_data);
+    struct input_bytes *resuming = NULL;
+    if (resume)
+        cached_run_input_bytes(&run, resume, resume_path, resuming = &resume_data);
     FILE *dest = cached_run_lookup(&run, out);
     struct checkpoint checkpoint;
     if (dest && checkpoint_open(&checkpoint, &run.cache, checkpoint_every)) {
         o.checkpoint = &checkpoint;
-        if (checkpoint.resume) {
-            resume = checkpoint.resume, resume_path = checkpoint.path;
+        struct input_bytes kept;
+        if (checkpoint_take_resume(&checkpoint, &kept)) {
+            if (resuming)
+                input_bytes_free(resuming);
+            resume_data = kept;
+            resuming = &resume_data;
             if (verbose)
                 fprintf(stderr, "dar-fit: resuming from the checkpoint '%s'\n", checkpoint.path);
         }
     }
     if (dest)
-        dar_fit_run(data, in_name, val, val_path, resume, resume_path, dest, &o);
+        dar_fit_run(&data, val ? &val_data : NULL, resuming, dest, &o);
+    /* what a hit left unread (dar_fit_run frees each input once read) */
+    input_bytes_free(&data);
+    if (val)
+        input_bytes_free(&val_data);
+    if (resuming)
+        input_bytes_free(resuming);
     cached_run_end(&run);
     if (o.checkpoint) {
         checkpoint_done(&checkpoint);

@@ -22,7 +22,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #ifndef DAR_VERSION
 #define DAR_VERSION "0.0.0"
@@ -50,12 +49,13 @@ static const struct dar_algorithm *algorithm_of_record(const struct record *rec)
     return dar_algorithms[0];
 }
 
-static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
+/* The records of in (its bytes freed once read: the graphs are copies). */
+static void dataset_load(struct dataset *d, struct input_bytes *in, int need)
 {
-    size_t len;
-    char *bytes = io_read_all(f, name, &len);
-    hex_of_hash128(d->hash, XXH3_128bits(bytes, len));
-    FILE *mem = fmemopen(bytes, len ? len : 1, "rb");
+    const char *name = in->name;
+    size_t len = in->length;
+    memcpy(d->hash, in->hash, sizeof d->hash);
+    FILE *mem = fmemopen(in->bytes, len ? len : 1, "rb");
     if (!mem)
         die(EX_SOFTWARE, "cannot read '%s' from memory:", name);
     struct reader rd;
@@ -78,7 +78,7 @@ static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
         }
     reader_free(&rd);
     fclose(mem);
-    free(bytes);
+    input_bytes_free(in);
 }
 
 static void dataset_free(struct dataset *d)
@@ -222,12 +222,11 @@ static void write_record(struct writer *w, const struct write_ctx *c, const floa
 }
 
 static void resume_from(struct state *st, struct curve *curve, struct dar_model *model,
-                        const struct dar_fit_options *o, const struct dar_config *config, FILE *f,
-                        const char *name)
+                        const struct dar_fit_options *o, const struct dar_config *config, struct input_bytes *in)
 {
-    size_t len;
-    char *bytes = io_read_all(f, name, &len);
-    FILE *mem = fmemopen(bytes, len ? len : 1, "rb");
+    const char *name = in->name;
+    size_t len = in->length;
+    FILE *mem = fmemopen(in->bytes, len ? len : 1, "rb");
     struct reader rd;
     struct record rec;
     reader_init(&rd, mem, name);
@@ -270,7 +269,7 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     reader_expect_end(&rd);
     reader_free(&rd);
     fclose(mem);
-    free(bytes);
+    input_bytes_free(in);
 }
 
 /* The state of a run from iteration 0: current and best the initial
@@ -291,16 +290,17 @@ static void state_begin(struct state *st, const struct dar_model *model,
         adam_init(&st->adam, model->params, model->nparams, (float)o->lr, (float)o->weight_decay);
 }
 
-void dar_fit_run(FILE *train, const char *train_name, FILE *val, const char *val_name, FILE *resume,
-                 const char *resume_name, FILE *out, const struct dar_fit_options *o)
+void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct input_bytes *resume, FILE *out,
+                 const struct dar_fit_options *o)
 {
     workers_start_option(o->threads);
+    const char *train_name = train->name, *val_name = val ? val->name : NULL;
     struct dataset tr, va;
-    dataset_load(&tr, train, train_name, DAR_NEED_TRAINING);
+    dataset_load(&tr, train, DAR_NEED_TRAINING);
     if (tr.count == 0)
         die(EX_DATAERR, "'%s' holds no training graphs", train_name);
     if (val) {
-        dataset_load(&va, val, val_name, DAR_NEED_PHASES | DAR_NEED_SOLUTION);
+        dataset_load(&va, val, DAR_NEED_PHASES | DAR_NEED_SOLUTION);
         if (va.count == 0)
             die(EX_DATAERR, "'%s' holds no validation graphs", val_name);
     }
@@ -321,7 +321,7 @@ void dar_fit_run(FILE *train, const char *train_name, FILE *val, const char *val
     const struct curve_columns *columns = curve_columns(alg);
     curve_init(&curve, columns->count, columns->names);
     if (resume)
-        resume_from(&st, &curve, &model, o, &config, resume, resume_name);
+        resume_from(&st, &curve, &model, o, &config, resume);
     struct dar_workspace *ws = dar_workspace_new();
     struct dar_graph **batch = xmalloc(sizeof *batch * (size_t)o->batch);
     uint8_t *teacher = NULL;

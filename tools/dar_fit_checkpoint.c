@@ -76,9 +76,15 @@ bool checkpoint_open(struct checkpoint *ck, struct cache *c, int64_t every)
     }
     ck->payload = bytes;
     ck->length = (size_t)length;
-    ck->resume = fmemopen(ck->payload, ck->length, "rb");
-    if (!ck->resume)
-        die(EX_SOFTWARE, "cannot read '%s' from memory:", ck->path);
+    return true;
+}
+
+bool checkpoint_take_resume(struct checkpoint *ck, struct input_bytes *b)
+{
+    if (!ck->payload)
+        return false;
+    input_bytes_of(b, ck->payload, ck->length, ck->path);
+    ck->payload = NULL;
     return true;
 }
 
@@ -137,9 +143,6 @@ void checkpoint_done(struct checkpoint *ck)
 
 void checkpoint_close(struct checkpoint *ck)
 {
-    if (ck->resume)
-        fclose(ck->resume);
     free(ck->payload);
-    ck->resume = NULL;
     ck->payload = NULL;
 }

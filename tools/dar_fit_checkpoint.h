@@ -21,7 +21,6 @@ struct checkpoint {
     char tmp_path[4200];       /* one being written */
     char *payload;             /* a valid checkpoint's record, read by checkpoint_open */
     size_t length;
-    FILE *resume;              /* a stream over payload */
     bool failed;               /* a write failed: no more checkpoints this run */
 };
 
@@ -29,6 +28,9 @@ struct checkpoint {
  * (and nothing is kept) when the cache is off or every is 0.  Reads an
  * existing checkpoint: a valid one is then ck->resume. */
 bool checkpoint_open(struct checkpoint *ck, struct cache *c, int64_t every);
+/* Hand the valid checkpoint's record over as b (its bytes b's from now
+ * on); false when checkpoint_open found none. */
+bool checkpoint_take_resume(struct checkpoint *ck, struct input_bytes *b);
 /* After iteration `done` of `iters`: time for a checkpoint? */
 bool checkpoint_due(const struct checkpoint *ck, int64_t done, int64_t iters);
 /* Keep the record's length bytes as the checkpoint, atomically.  A failure
