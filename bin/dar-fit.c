@@ -1,13 +1,11 @@
 /* dar-fit - train a DAR model on traced graphs. */
 #include "cache.h"
 #include "cli.h"
-#include "cpus.h"
 #include "dar.h"
 #include "die.h"
 #include "io.h"
 #include "dar_fit.h"
 #include "dar_fit_checkpoint.h"
-#include "workers.h"
 #include <string.h>
 
 static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd";
@@ -36,7 +34,7 @@ static const struct cli_option options[] = {
     CLI_INT("checkpoint-every", 0, checkpoint_every, "N", "keep the training's state beside its cache entry every N iterations; "
      "the same command run again resumes from it (0: never)", 0, 1e12),
     CLI_STRING("log", 0, log_path, "FILE", "write the training curve as TSV (iteration, losses, validation score, seconds)"),
-    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
+    CLI_THREADS(threads),
     CLI_STRING("input", 'i', input, "FILE", "read training graphs from FILE instead of stdin"),
     CLI_STRING("output", 'o', output, "FILE", "write the model to FILE instead of stdout"),
     CLI_NO_CACHE(no_cache),
@@ -67,10 +65,9 @@ int main(int argc, char **argv)
 {
     cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
-    workers_start(threads ? (int)threads : cpus_usable());
     struct dar_fit_options o = {.batch = batch, .iters = iters, .eval_every = eval_every, .adam = !strcmp(optim, "adam"),
                               .seed = (uint64_t)seed, .tf_decay = tf_decay, .tf_per_step = tf_per_step,
-                              .log_path = log_path, .progress = progress_mode_of(quiet, progress, true)};
+                              .log_path = log_path, .progress = progress_mode_of(quiet, progress, true), .threads = threads};
     dar_variant_parse(variant, &o.config.variant);
     dar_processor_parse(processor, &o.config.processor);
     dar_agg_parse(agg, &o.config.agg);
@@ -92,27 +89,40 @@ int main(int argc, char **argv)
     struct cached_run run = {.log_path = log_path, .write_log = train_write_log_from_model};
     cached_run_begin(&run, &spec, no_cache, verbose);
     o.canonical_args = run.args;
-    FILE *data = cached_run_input(&run, in, in_name);
-    val = val ? cached_run_input(&run, val, val_path) : NULL;
-    resume = resume ? cached_run_input(&run, resume, resume_path) : NULL;
+    struct input_bytes data, val_data, resume_data;
+    cached_run_input_bytes(&run, in, in_name, &data);
+    if (val)
+        cached_run_input_bytes(&run, val, val_path, &val_data);
+    struct input_bytes *resuming = NULL;
+    if (resume)
+        cached_run_input_bytes(&run, resume, resume_path, resuming = &resume_data);
     FILE *dest = cached_run_lookup(&run, out);
     struct checkpoint checkpoint;
     if (dest && checkpoint_open(&checkpoint, &run.cache, checkpoint_every)) {
         o.checkpoint = &checkpoint;
-        if (checkpoint.resume) {
-            resume = checkpoint.resume, resume_path = checkpoint.path;
+        struct input_bytes kept;
+        if (checkpoint_take_resume(&checkpoint, &kept)) {
+            if (resuming)
+                input_bytes_free(resuming);
+            resume_data = kept;
+            resuming = &resume_data;
             if (verbose)
                 fprintf(stderr, "dar-fit: resuming from the checkpoint '%s'\n", checkpoint.path);
         }
     }
     if (dest)
-        dar_fit_run(&o, data, in_name, val, val_path, resume, resume_path, dest);
+        dar_fit_run(&data, val ? &val_data : NULL, resuming, dest, &o);
+    /* what a hit left unread (dar_fit_run frees each input once read) */
+    input_bytes_free(&data);
+    if (val)
+        input_bytes_free(&val_data);
+    if (resuming)
+        input_bytes_free(resuming);
     cached_run_end(&run);
     if (o.checkpoint) {
         checkpoint_done(&checkpoint);
         checkpoint_close(&checkpoint);
     }
     io_close_output(out);
-    workers_stop();
     return 0;
 }

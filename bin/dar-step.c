@@ -1,12 +1,10 @@
 /* dar-step - a trained model's predictions added to graph records. */
 #include "cache.h"
 #include "cli.h"
-#include "cpus.h"
 #include "dar.h"
 #include "dar_step.h"
 #include "die.h"
 #include "io.h"
-#include "workers.h"
 #include <string.h>
 
 static const char *model_path, *baseline = "none", *algorithm = "max-flow", *embed_step = "last", *input = "-",
@@ -23,7 +21,7 @@ static const struct cli_option options[] = {
     CLI_FLAG_KEY("hints", 0, hints, "add the per-step predictions (max-flow: pred_pi, pred_mask, pred_hint_flow)"),
     CLI_FLAG_KEY("embed", 0, embed, "add node embeddings 'embed' (max-flow: P_F's decoder input, 3H per node)"),
     CLI_CHOICE_KEY("embed-step", 0, embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", "last|first"),
-    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
+    CLI_THREADS(threads),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -55,10 +53,9 @@ int main(int argc, char **argv)
     if (random && (model_path || hints || embed))
         cli_usage_error(&spec, "--baseline random takes no --model, --hints or --embed");
     cleanup_install_signals();
-    workers_start(threads ? (int)threads : cpus_usable());
     struct dar_step_options o = {NULL, random, (uint64_t)seed, hints, embed,
                                 strcmp(embed_step, "first") == 0 ? DAR_EMBED_FIRST : DAR_EMBED_LAST,
-                                dar_algorithm_find(algorithm)};
+                                dar_algorithm_find(algorithm), threads};
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     FILE *model_file = model_path ? io_open_input(model_path) : NULL;
@@ -80,6 +77,5 @@ int main(int argc, char **argv)
         dar_model_free(&model);
     cached_run_end(&run);
     io_close_output(out);
-    workers_stop();
     return 0;
 }

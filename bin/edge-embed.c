@@ -2,12 +2,10 @@
  * one-step edge embeddings of huge vessel graphs (formats/edge-embed.md). */
 #include "cache.h"
 #include "cli.h"
-#include "cpus.h"
 #include "dar.h"
 #include "die.h"
 #include "edge_embed.h"
 #include "io.h"
-#include "workers.h"
 
 static const char *model_path, *capacity = "cross-section", *node = "both", *log_path,
                   *input = "-", *output = "-";
@@ -27,7 +25,7 @@ static const struct cli_option options[] = {
     CLI_STRING("log", 0, log_path, "FILE", "--reconstruct: write the training curve as TSV"),
     CLI_CHOICE_KEY("node", 0, node, "E", "node embedding: [h_BF; h_F], h_F, or P_F's [x; h_BF; h_F]", "both|flow|hd"),
     CLI_INT("chunk", 0, chunk, "N", "arcs per work unit (memory O(N*H) per thread; no effect on the result)", 1, 1e12),
-    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use); no effect on the result", 0, 1024),
+    CLI_THREADS(threads),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -78,14 +76,13 @@ int main(int argc, char **argv)
     FILE *dest = cached_run_lookup(&run, out);
     if (dest && reconstruct) {
         struct edge_embed_reconstruct_options o = {iters, lr, tf_decay, EDGE_CAP_CROSS_SECTION, max_steps, (uint64_t)seed,
-                                        log_path, pm, run.args};
+                                        log_path, pm, run.args, threads};
         edge_capacity_parse(capacity, &o.capacity);
-        workers_start(threads ? (int)threads : cpus_usable());
-        edge_embed_reconstruct_run(&o, model_file, model_path, data, in_name, dest);
+        edge_embed_reconstruct_run(data, in_name, model_file, model_path, dest, &o);
     } else if (dest) {
         struct dar_model model;
         dar_model_load(&model, model_file, model_path);
-        struct edge_embed_options o = {&model, chunk, threads ? (int)threads : cpus_usable(), EDGE_NODE_BOTH, pm};
+        struct edge_embed_options o = {&model, chunk, threads, EDGE_NODE_BOTH, pm};
         edge_node_parse(node, &o.node);
         edge_embed_run(data, in_name, dest, &o);
         dar_model_free(&model);

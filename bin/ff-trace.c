@@ -2,7 +2,6 @@
  * with Bellman-Ford augmenting paths). */
 #include "cache.h"
 #include "cli.h"
-#include "cpus.h"
 #include "die.h"
 #include "ff_trace.h"
 #include "io.h"
@@ -14,7 +13,7 @@ static const char *input = "-", *output = "-", *algorithm = "max-flow";
 static const struct cli_option options[] = {
     CLI_CHOICE_KEY("algorithm", 0, algorithm, "NAME", "the algorithm to trace", DAR_ALGORITHM_NAMES),
     CLI_FLAG_KEY("no-hints", 0, no_hints, "only the solution (max-flow: flow, maxflow and cut, by the fast exact solver; huge graphs)"),
-    CLI_INT("threads", 'j', threads, "N", "threads (0: one per CPU this process may use, at most 8); the output does not depend on it", 0, 256),
+    CLI_THREADS(threads),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),
@@ -42,10 +41,8 @@ int main(int argc, char **argv)
 {
     cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
-    struct ff_trace_options o = {!no_hints, progress_mode_of(quiet, progress, true), (int)threads,
+    struct ff_trace_options o = {!no_hints, progress_mode_of(quiet, progress, true), threads,
                                  dar_algorithm_find(algorithm)};
-    if (!threads)
-        o.threads = cpus_usable() > 8 ? 8 : cpus_usable();
     FILE *in = io_open_input(input);
     FILE *out = io_open_output(output, 1, force);
     struct cached_run run = {0};

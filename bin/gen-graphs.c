@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     if (!vessel && edges)
         cli_usage_error(&spec, "'--edges' is for family 'vessel'");
     FILE *out = io_open_output(output, 1, force);
-    gen_graphs_run(&o, out);
+    gen_graphs_run(out, &o);
     io_close_output(out);
     return 0;
 }

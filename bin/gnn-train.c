@@ -1,10 +1,10 @@
 /* gnn-train - GCN, GraphSAGE and C-SAGE on the line graph of vessel graphs (GNN rows of Table 3). */
 #include "cache.h"
+#include "classify.h"
 #include "cli.h"
 #include "die.h"
 #include "gnn_train.h"
 #include "io.h"
-#include "lc_train.h"
 
 static const char *model = "sage", *inputs = "length,distance,curveness", *embed = "", *drop = "", *log_path;
 static int64_t layers = 0, hidden = 0, epochs = 1500, patience = 300, eval_every = 0, parts = 9, batch_clusters = 32;
@@ -30,7 +30,7 @@ static const struct cli_option options[] = {
     CLI_INT_KEY("split-seed", 0, split_seed, "S", "seed of the random 80/10/10 split (the benchmark's is 12)", 0, 0),
     CLI_INT_KEY("seed", 0, seed, "S", "seed of the weights, dropout and batches: one trial", 0, 0),
     CLI_STRING("log", 0, log_path, "FILE", "write the validation metrics of every evaluation as TSV"),
-    CLI_INT("threads", 'j', threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, 256),
+    CLI_THREADS(threads),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),

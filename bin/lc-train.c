@@ -21,7 +21,7 @@ static const struct cli_option options[] = {
     CLI_INT_KEY("batch", 0, batch, "B", "rows per step (0: train edges / 256, between 32 and 4096)", 0, 1 << 24),
     CLI_INT_KEY("epochs", 0, epochs, "N", "at most N passes over the train edges", 1, 1e6),
     CLI_INT_KEY("patience", 0, patience, "P", "stop after P epochs without a better validation balanced accuracy", 1, 1e6),
-    CLI_INT("threads", 'j', threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
+    CLI_THREADS(threads),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_NO_CACHE(no_cache),

@@ -23,7 +23,7 @@ static const struct cli_option options[] = {
     CLI_DOUBLE_KEY("lr", 0, lr, "LR", "SparseAdam step size", 1e-9, 10),
     CLI_INT_KEY("negatives", 0, negatives, "K", "negative walks per walk (uniform random nodes)", 1, 20),
     CLI_INT_KEY("seed", 0, seed, "S", "seed of the initial table, the walks and the negatives", 0, 0),
-    CLI_INT("threads", 0, threads, "N", "worker threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024),
+    CLI_THREADS(threads),
     CLI_INPUT(input), CLI_OUTPUT(output), CLI_NO_CACHE(no_cache), CLI_VERBOSE(verbose), CLI_FORCE(force),
     CLI_PROGRESS(progress), CLI_QUIET(quiet),
     {0},

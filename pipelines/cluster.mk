@@ -6,8 +6,8 @@
 # pipelines/launch, so every `$(call heavy, ...)` recipe of study.mk runs as
 #   launch bash -o pipefail -c '<the whole pipeline, redirections included>'
 # i.e. one Slurm job (srun) per heavy target, the pipe and its `> $@.tmp` on
-# the node; the `&& mv $@.tmp $@` after it runs here, once launch has seen the
-# job's own exit status (pipelines/launch).  Everything else (mkdir, cat of
+# the node; the `$(call publish, ...)` around it renames $@.tmp here, once
+# launch has seen the job's own exit status (pipelines/launch).  Everything else (mkdir, cat of
 # the tables, gnuplot, $(shell ...)) and the light recipes (`$(call light,
 # ...)`: the synthetic splits and the random baseline, a second each even at
 # the paper's sizes, less than a job costs) stay local.  A model is trained and

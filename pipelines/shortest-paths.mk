@@ -74,14 +74,11 @@ sp_metrics = metrics --split test -l "model=$(call sp_label,$(call sp_config,$(1
 sp_gen = gen-graphs --instance shortest-paths --family erdos-renyi --nodes $(1) --count $(2) --seed $(3) \
   | ff-trace --algorithm shortest-paths -q
 $(SP_DATA)/train.mp: | all
-	@mkdir -p $(@D)
-	$(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_TRAIN_COUNT),201) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_TRAIN_COUNT),201) > $@.tmp))
 $(SP_DATA)/val.mp: | all
-	@mkdir -p $(@D)
-	$(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_VAL_COUNT),202) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_VAL_COUNT),202) > $@.tmp))
 $(SP_DATA)/test.mp: | all
-	@mkdir -p $(@D)
-	$(call light, $(call sp_gen,$(SP_TEST_NODES),$(SP_TEST_COUNT),203) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, $(call sp_gen,$(SP_TEST_NODES),$(SP_TEST_COUNT),203) > $@.tmp))
 
 # A model and its test score in one heavy recipe, as study.mk's.
 $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp $(SP_OUT)/graphs/%.mp: $(SP_DATA)/train.mp $(SP_DATA)/val.mp $(SP_DATA)/test.mp | all
@@ -125,7 +122,7 @@ $(SP_OUT)/table-sp.md: $(SP_SCORES) $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.un
 	  --percent pointer_accuracy,feasible_edges,path_optimal --digits 3 \
 	  --title "Shortest paths (Bellman-Ford), trained at $(SP_TRAIN_NODES) nodes, tested at $(SP_TEST_NODES) — $(SP_NOTE); CLRS's rows: their published 64-node scores" \
 	  | awk -F'|' -v clrs='$(SP_CLRS)' '{ print } /^\| model \|/ { cols = NF - 3 } \
-	    END { n = split(clrs, c, "|"); for (i = 1; i < n; i += 2) { line = "| " c[i] " | " c[i + 1] " |"; \
+	    END { n = split(clrs$(comma) c$(comma) "|"); for (i = 1; i < n; i += 2) { line = "| " c[i] " | " c[i + 1] " |"; \
 	          for (k = 1; k < cols; k++) line = line " - |"; print line } }' > $@.tmp \
 	  && printf '\nClaims (pipelines/claims-sp.tsv), each comparison decided by a paired bootstrap over the $(SP_TEST_COUNT) test graphs and the seeds (95%% interval of the margin, positive on the claim'"'"'s side: pipelines/bootstrap.py):\n\n' >> $@.tmp \
 	  && $(sp_claims) --markdown >> $@.tmp && mv $@.tmp $@

@@ -142,6 +142,12 @@ DATA := $(OUT)/data
 .PRECIOUS: $(DATA)/%.mp $(OUT)/models/%.mp $(OUT)/scores/%.mp $(OUT)/graphs/%.mp
 heavy = $(RUN) bash -o pipefail -c '$(strip $(1))'
 light = bash -o pipefail -c '$(strip $(1))'
+# Each step writes $@.tmp and renames it only once it succeeded, so an
+# interrupted run leaves no half target (and a Slurm job's output is renamed
+# here, once pipelines/launch has seen the job's status):
+#   $(call publish, COMMAND > $@.tmp)   makes the target's folder, runs COMMAND, renames
+# (a bare comma in COMMAND is written $(comma))
+publish = mkdir -p $(@D) && $(1) && mv $@.tmp $@
 comma := ,
 TOOLS_BUILT := | all
 
@@ -149,17 +155,13 @@ TOOLS_BUILT := | all
 # Light: a second even at the paper's sizes, so it runs here (RUN is for work
 # that outweighs a cluster job's own cost; see pipelines/cluster.mk).
 $(DATA)/train.mp: $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call light, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(TRAIN_COUNT) --seed 101 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(TRAIN_COUNT) --seed 101 | ff-trace -q > $@.tmp))
 $(DATA)/val.mp: $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call light, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(VAL_COUNT) --seed 102 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, gen-graphs --family two-community --nodes $(TRAIN_NODES) --count $(VAL_COUNT) --seed 102 | ff-trace -q > $@.tmp))
 $(DATA)/test-2comm.mp: $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call light, gen-graphs --family two-community --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 103 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, gen-graphs --family two-community --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 103 | ff-trace -q > $@.tmp))
 $(DATA)/test-bip.mp: $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call light, gen-graphs --family $(OOF_FAMILY) --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, gen-graphs --family $(OOF_FAMILY) --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 104 | ff-trace -q > $@.tmp))
 
 # ---- models and their Table 1 scores -----------------------------------------------
 # A model is trained and scored on both test sets in one heavy recipe (one
@@ -215,11 +217,10 @@ $(OUT)/scores/%-val.mp $(OUT)/graphs/%-val.mp: $$(call model_dep,$$*) $(DATA)/va
 # R^2: a linear map from max-pooled node embeddings to the max-flow value,
 # fitted on the training graphs' embeddings and scored on each test set.
 $(OUT)/scores/%-r2.mp: $(OUT)/models/%.mp $(DATA)/train.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, dar-step --no-cache --embed --model $< < $(DATA)/train.mp > $@.fit.tmp \
+	$(call publish, $(call heavy, dar-step --no-cache --embed --model $< < $(DATA)/train.mp > $@.fit.tmp \
 	  && dar-step --no-cache --embed --model $< < $(DATA)/test-2comm.mp | metrics --quantity r2 --fit $@.fit.tmp $(call labels,$*) -l family=2-community > $@.tmp \
 	  && dar-step --no-cache --embed --model $< < $(DATA)/test-bip.mp | metrics --quantity r2 --fit $@.fit.tmp $(call labels,$*) -l family=bipartite >> $@.tmp) \
-	  && rm $@.fit.tmp && mv $@.tmp $@
+	  && rm $@.fit.tmp)
 
 # ---- tables ------------------------------------------------------------------------
 # The paper's rows of the models this profile trains (all but in the demo
@@ -239,17 +240,17 @@ VAL_SCORES := $(foreach r,$(call runs,$(TABLE1_CONFIGS)),$(OUT)/scores/$(r)-val.
 graphs_of = $(subst /scores/,/graphs/,$(1))
 
 $(OUT)/table1.md: $(TABLE1_SCORES)
-	cat $^ | metrics --table md --rows model --cols family,name --quantity mae_flow,mae_hint_flow,cut_accuracy \
-	  $(call TABLE_OPTS,Table 1: MAE of the final flow F and the intermediate flows F(t) and min-cut accuracy c,table1) > $@.tmp && mv $@.tmp $@
+	$(call publish, cat $^ | metrics --table md --rows model --cols family$(comma)name --quantity mae_flow$(comma)mae_hint_flow$(comma)cut_accuracy \
+	  $(call TABLE_OPTS,Table 1: MAE of the final flow F and the intermediate flows F(t) and min-cut accuracy c,table1) > $@.tmp)
 $(OUT)/table2.md: $(QUAL_SCORES)
-	cat $^ | metrics --table md --rows name --cols model --quantity maxflow_error \
-	  $(call TABLE_OPTS,Table 2: |F - F*| on 2-community graphs,table2) > $@.tmp && mv $@.tmp $@
+	$(call publish, cat $^ | metrics --table md --rows name --cols model --quantity maxflow_error \
+	  $(call TABLE_OPTS,Table 2: |F - F*| on 2-community graphs,table2) > $@.tmp)
 $(OUT)/table-r2.md: $(R2_SCORES)
-	cat $^ | metrics --table md --rows family --cols model --quantity r2 --digits 2 \
-	  $(call TABLE_OPTS,Appendix table lin-qualitative: R^2 of the max-flow value from max-pooled embeddings,table-r2) > $@.tmp && mv $@.tmp $@
+	$(call publish, cat $^ | metrics --table md --rows family --cols model --quantity r2 --digits 2 \
+	  $(call TABLE_OPTS,Appendix table lin-qualitative: R^2 of the max-flow value from max-pooled embeddings,table-r2) > $@.tmp)
 $(OUT)/table-val.md: $(VAL_SCORES)
-	cat $^ | metrics --table md --rows model --cols name --quantity mae_flow,mae_hint_flow,cut_accuracy \
-	  $(call TABLE_OPTS,Appendix table two-comm-val: validation set,table-val) > $@.tmp && mv $@.tmp $@
+	$(call publish, cat $^ | metrics --table md --rows model --cols name --quantity mae_flow$(comma)mae_hint_flow$(comma)cut_accuracy \
+	  $(call TABLE_OPTS,Appendix table two-comm-val: validation set,table-val) > $@.tmp)
 
 .PHONY: table1 table2 table-r2 table-val tables fig-valid fig-corrective search study
 table1 table2 table-r2 table-val: %: $(OUT)/%.md

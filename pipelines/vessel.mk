@@ -86,11 +86,9 @@ VESSEL := $(OUT)/vessel
 
 # ---- data: the three study graphs and the small reconstruction graph --------------
 $(VESSEL)/graph-%.mp: $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, gen-graphs --family vessel --edges $(VESSEL_EDGES_$*) --seed $(VESSEL_SEED) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call heavy, gen-graphs --family vessel --edges $(VESSEL_EDGES_$*) --seed $(VESSEL_SEED) > $@.tmp))
 $(VESSEL)/recon-graph.mp: $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call heavy, gen-graphs --family vessel --edges $(VESSEL_RECON_EDGES) --seed $(VESSEL_SEED) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call heavy, gen-graphs --family vessel --edges $(VESSEL_RECON_EDGES) --seed $(VESSEL_SEED) > $@.tmp))
 
 # ---- algorithm reconstruction: PGN-max primal / dual of study.mk, seed 0 -----------
 $(VESSEL)/recon-%.mp: $(OUT)/models/%-pgn-max-s0.mp $(VESSEL)/recon-graph.mp $(TOOLS_BUILT)
@@ -194,14 +192,14 @@ TABLE3_SCORES := $(foreach g,$(VESSEL_GRAPHS),$(VESSEL)/scores/lc-$(g).mp) \
 TABLE3_N2V_DUAL_SCORES := $(foreach m,lc sage csage,$(foreach g,$(VESSEL_GRAPHS),$(VESSEL)/scores/gnn-$(m)-dualn2v-$(g).mp))
 
 $(OUT)/table3.md: $(TABLE3_SCORES) pipelines/paper/table3.tsv
-	cat $(TABLE3_SCORES) | metrics --table md --rows model --cols graph,name --quantity balanced_accuracy,roc_hard \
+	$(call publish, cat $(TABLE3_SCORES) | metrics --table md --rows model --cols graph$(comma)name --quantity balanced_accuracy$(comma)roc_hard \
 	  --title "Table 3 (bvg-res): balanced accuracy and ROC (hard predictions) on the test edges — $(VESSEL_NOTE); $(GNN_NOTE); ours (paper)" \
-	  --paper pipelines/paper/table3.tsv > $@.tmp && mv $@.tmp $@
+	  --paper pipelines/paper/table3.tsv > $@.tmp)
 
 $(OUT)/table3-n2v-dual.md: $(TABLE3_N2V_DUAL_SCORES) pipelines/paper/table3-n2v-dual.tsv
-	cat $(TABLE3_N2V_DUAL_SCORES) | metrics --table md --rows model --cols graph,name --quantity balanced_accuracy,roc_hard \
+	$(call publish, cat $(TABLE3_N2V_DUAL_SCORES) | metrics --table md --rows model --cols graph$(comma)name --quantity balanced_accuracy$(comma)roc_hard \
 	  --title "Table bvg-res-2 (appendix): Node2Vec and dual embeddings together — $(VESSEL_NOTE); $(GNN_NOTE); ours (paper)" \
-	  --paper pipelines/paper/table3-n2v-dual.tsv > $@.tmp && mv $@.tmp $@
+	  --paper pipelines/paper/table3-n2v-dual.tsv > $@.tmp)
 
 .PHONY: table3 table3-n2v-dual fig-valid-bvg fig-reconstruction
 table3: $(OUT)/table3.md

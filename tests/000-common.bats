@@ -78,3 +78,17 @@ PYEOF
     assert_one_line_error flow-fix
     [ "$stderr" = "flow-fix: record 0: 'kind' is 'gr?aph?[31m', expected 'graph'" ] || fail "$stderr"
 }
+
+@test "every tool with --threads spells it one way: -j, the same help, 0 to 1024" {
+    local checked=0 line
+    for tool in $(dar_tools); do
+        line=$("$tool" --help | grep -E '^ +(-j, )?--threads ' || true)
+        [ -n "$line" ] || continue
+        [[ "$line" == "  -j, --threads N "*"threads (0: one per CPU this process may use); the output does not depend on it (default: 0)" ]] \
+            || fail "$tool: $line"
+        run --separate-stderr "$tool" --threads 1025
+        [ "$status" -eq 64 ] || fail "$tool --threads 1025 exited $status"
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge 7 ] || fail "only $checked tools have --threads"
+}

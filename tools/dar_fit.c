@@ -18,10 +18,10 @@
 #include "rng.h"
 #include "stream.h"
 #include "tensor.h"
+#include "workers.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #ifndef DAR_VERSION
 #define DAR_VERSION "0.0.0"
@@ -34,12 +34,13 @@ struct dataset {
     const struct dar_algorithm *algorithm;  /* whose trace the records carry */
 };
 
-static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
+/* The records of in (its bytes freed once read: the graphs are copies). */
+static void dataset_load(struct dataset *d, struct input_bytes *in, int need)
 {
-    size_t len;
-    char *bytes = io_read_all(f, name, &len);
-    hex_of_hash128(d->hash, XXH3_128bits(bytes, len));
-    FILE *mem = fmemopen(bytes, len ? len : 1, "rb");
+    const char *name = in->name;
+    size_t len = in->length;
+    memcpy(d->hash, in->hash, sizeof d->hash);
+    FILE *mem = fmemopen(in->bytes, len ? len : 1, "rb");
     if (!mem)
         die(EX_SOFTWARE, "cannot read '%s' from memory:", name);
     struct reader rd;
@@ -62,7 +63,7 @@ static void dataset_load(struct dataset *d, FILE *f, const char *name, int need)
         }
     reader_free(&rd);
     fclose(mem);
-    free(bytes);
+    input_bytes_free(in);
 }
 
 static void dataset_free(struct dataset *d)
@@ -142,22 +143,19 @@ static bool curve_of_record(struct curve *c, const struct record *rec, const str
     return true;
 }
 
+static void columns_of_model(const struct record *rec, int *ncolumns, const char *const **names)
+{
+    struct dar_model m;
+    dar_model_read(&m, rec);
+    const struct curve_columns *columns = curve_columns(m.config.algorithm);
+    dar_model_free(&m);
+    *ncolumns = columns->count;
+    *names = columns->names;
+}
+
 void train_write_log_from_model(FILE *model, const char *name, const char *log_path)
 {
-    struct reader rd;
-    struct record rec;
-    struct curve c = {0};
-    reader_init(&rd, model, name);
-    if (!reader_next(&rd, &rec))
-        die(EX_DATAERR, "'%s' holds no training curve", name);
-    struct dar_model m;
-    dar_model_read(&m, &rec);
-    if (!curve_of_record(&c, &rec, m.config.algorithm))
-        die(EX_DATAERR, "'%s' holds no training curve", name);
-    dar_model_free(&m);
-    curve_write_log(&c, log_path);
-    curve_free(&c);
-    reader_free(&rd);
+    curve_log_from_model(model, name, (const char *const[]){"curve", NULL}, columns_of_model, log_path);
 }
 
 struct write_ctx {
@@ -170,10 +168,12 @@ struct write_ctx {
     const struct curve *curve;
 };
 
-static void write_extra(struct writer *w, void *p)
+/* The model record with values as its params, and the provenance, the
+ * curve and the state that --resume reads. */
+static void write_record(struct writer *w, const struct write_ctx *c, const float *values)
 {
-    const struct write_ctx *c = p;
     const struct state *st = c->st;
+    dar_model_write_begin(w, c->model, values, 3);
     mp_key(w, "provenance");
     mp_map(w, 10);
     mp_key(w, "tool");           mp_str(w, "dar-fit");
@@ -207,12 +207,11 @@ static void write_extra(struct writer *w, void *p)
 }
 
 static void resume_from(struct state *st, struct curve *curve, struct dar_model *model,
-                        const struct dar_fit_options *o, const struct dar_config *config, FILE *f,
-                        const char *name)
+                        const struct dar_fit_options *o, const struct dar_config *config, struct input_bytes *in)
 {
-    size_t len;
-    char *bytes = io_read_all(f, name, &len);
-    FILE *mem = fmemopen(bytes, len ? len : 1, "rb");
+    const char *name = in->name;
+    size_t len = in->length;
+    FILE *mem = fmemopen(in->bytes, len ? len : 1, "rb");
     struct reader rd;
     struct record rec;
     reader_init(&rd, mem, name);
@@ -255,7 +254,7 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     reader_expect_end(&rd);
     reader_free(&rd);
     fclose(mem);
-    free(bytes);
+    input_bytes_free(in);
 }
 
 /* The state of a run from iteration 0: current and best the initial
@@ -276,15 +275,17 @@ static void state_begin(struct state *st, const struct dar_model *model,
         adam_init(&st->adam, model->params, model->nparams, (float)o->lr, (float)o->weight_decay);
 }
 
-void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train_name,
-                 FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out)
+void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct input_bytes *resume, FILE *out,
+                 const struct dar_fit_options *o)
 {
+    workers_start_option(o->threads);
+    const char *train_name = train->name, *val_name = val ? val->name : NULL;
     struct dataset tr, va;
-    dataset_load(&tr, train, train_name, DAR_NEED_TRAINING);
+    dataset_load(&tr, train, DAR_NEED_TRAINING);
     if (tr.count == 0)
         die(EX_DATAERR, "'%s' holds no training graphs", train_name);
     if (val) {
-        dataset_load(&va, val, val_name, DAR_NEED_PHASES | DAR_NEED_SOLUTION);
+        dataset_load(&va, val, DAR_NEED_PHASES | DAR_NEED_SOLUTION);
         if (va.count == 0)
             die(EX_DATAERR, "'%s' holds no validation graphs", val_name);
     }
@@ -305,7 +306,7 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
     const struct curve_columns *columns = curve_columns(alg);
     curve_init(&curve, columns->count, columns->names);
     if (resume)
-        resume_from(&st, &curve, &model, o, &config, resume, resume_name);
+        resume_from(&st, &curve, &model, o, &config, resume);
     struct dar_workspace *ws = dar_workspace_new();
     struct dar_graph **batch = xmalloc(sizeof *batch * (size_t)o->batch);
     uint8_t *teacher = NULL;
@@ -356,7 +357,11 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
         if (checkpoint_due(o->checkpoint, k + 1, o->iters)) {
             memcpy(st.current, model.values, bytes);
             struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, st.best_score, st.best_iteration, &curve};
-            checkpoint_save(o->checkpoint, &model, st.current, 3, write_extra, &ctx);
+            struct writer w;
+            writer_init_memory(&w);
+            write_record(&w, &ctx, st.current);
+            checkpoint_save(o->checkpoint, w.buffer, w.buffered);
+            writer_flush(&w);
         }
         if (!isnan(score))
             last_score = score;
@@ -390,7 +395,7 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
     struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, out_score, out_iteration, &curve};
     struct writer w;
     writer_init(&w, out);
-    dar_model_write(&w, &model, chosen, 3, write_extra, &ctx);
+    write_record(&w, &ctx, chosen);
     if (o->log_path)
         curve_write_log(&curve, o->log_path);
     curve_free(&curve);
@@ -405,4 +410,5 @@ void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train
     dataset_free(&tr);
     if (val)
         dataset_free(&va);
+    workers_stop();
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "cache.h"
 #include "dar.h"
 #include "progress.h"
 
@@ -24,13 +25,16 @@ struct dar_fit_options {
     enum progress_mode progress;
     const char *canonical_args;/* for the provenance */
     struct checkpoint *checkpoint;  /* or NULL: the run's state kept every few iterations */
+    int64_t threads;           /* the pool dar_fit_run starts (0: one per CPU) */
 };
 
 /* Train on the records of train (all loaded), validate on val (may be NULL:
- * then the last parameters are kept), continue from resume (a model record's
- * bytes, may be NULL), and write one model record to out. */
-void dar_fit_run(const struct dar_fit_options *o, FILE *train, const char *train_name,
-                 FILE *val, const char *val_name, FILE *resume, const char *resume_name, FILE *out);
+ * then the last parameters are kept), continue from resume (a model record,
+ * may be NULL), and write one model record to out.  Each input's bytes are
+ * freed once read; the stored digests of train and val are the provenance's
+ * train_hash and val_hash. */
+void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct input_bytes *resume, FILE *out,
+                 const struct dar_fit_options *o);
 
 /* Write the TSV log of a model record's training curve (for a cache hit:
  * the seconds column is then empty). */

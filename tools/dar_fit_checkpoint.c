@@ -76,9 +76,15 @@ bool checkpoint_open(struct checkpoint *ck, struct cache *c, int64_t every)
     }
     ck->payload = bytes;
     ck->length = (size_t)length;
-    ck->resume = fmemopen(ck->payload, ck->length, "rb");
-    if (!ck->resume)
-        die(EX_SOFTWARE, "cannot read '%s' from memory:", ck->path);
+    return true;
+}
+
+bool checkpoint_take_resume(struct checkpoint *ck, struct input_bytes *b)
+{
+    if (!ck->payload)
+        return false;
+    input_bytes_of(b, ck->payload, ck->length, ck->path);
+    ck->payload = NULL;
     return true;
 }
 
@@ -97,36 +103,30 @@ static void save_failed(struct checkpoint *ck, const char *what)
     }
 }
 
-void checkpoint_save(struct checkpoint *ck, const struct dar_model *m, const float *values,
-                     int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx)
+void checkpoint_save(struct checkpoint *ck, const void *record, size_t length)
 {
-    struct writer w;
-    writer_init_memory(&w);
-    dar_model_write(&w, m, values, n_extra, extra, ctx);
-    size_t length = w.buffered;
+    const char *bytes = record;
     unsigned char trailer[TRAILER];
     memcpy(trailer, MAGIC, 8);
     key_bytes(ck->key_hex, trailer + 8);
     put_u64(trailer + 24, length);
-    put_u64(trailer + 32, XXH3_64bits(w.buffer, length));
+    put_u64(trailer + 32, XXH3_64bits(bytes, length));
 
     snprintf(ck->tmp_path, sizeof ck->tmp_path, "%.*s.tmp.XXXXXX", (int)(strrchr(ck->path, '/') - ck->path + 1), ck->path);
     int fd = mkstemp(ck->tmp_path);
     if (fd < 0) {
         save_failed(ck, "cannot create");
-        writer_flush(&w);
         return;
     }
     cleanup_remember(ck->tmp_path);
     bool ok = true;
     for (size_t done = 0; ok && done < length;) {
-        ssize_t n = write(fd, w.buffer + done, length - done);
+        ssize_t n = write(fd, bytes + done, length - done);
         ok = n > 0 || (n < 0 && errno == EINTR);
         done += n > 0 ? (size_t)n : 0;
     }
     ok = ok && write(fd, trailer, TRAILER) == TRAILER && fsync(fd) == 0;
     ok = close(fd) == 0 && ok;
-    writer_flush(&w);
     if (!ok || rename(ck->tmp_path, ck->path) != 0) {
         save_failed(ck, "cannot write");
         return;
@@ -143,9 +143,6 @@ void checkpoint_done(struct checkpoint *ck)
 
 void checkpoint_close(struct checkpoint *ck)
 {
-    if (ck->resume)
-        fclose(ck->resume);
     free(ck->payload);
-    ck->resume = NULL;
     ck->payload = NULL;
 }

@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cache.h"
-#include "dar.h"
 
 struct checkpoint {
     int64_t every;             /* iterations between checkpoints */
@@ -22,7 +21,6 @@ struct checkpoint {
     char tmp_path[4200];       /* one being written */
     char *payload;             /* a valid checkpoint's record, read by checkpoint_open */
     size_t length;
-    FILE *resume;              /* a stream over payload */
     bool failed;               /* a write failed: no more checkpoints this run */
 };
 
@@ -30,12 +28,14 @@ struct checkpoint {
  * (and nothing is kept) when the cache is off or every is 0.  Reads an
  * existing checkpoint: a valid one is then ck->resume. */
 bool checkpoint_open(struct checkpoint *ck, struct cache *c, int64_t every);
+/* Hand the valid checkpoint's record over as b (its bytes b's from now
+ * on); false when checkpoint_open found none. */
+bool checkpoint_take_resume(struct checkpoint *ck, struct input_bytes *b);
 /* After iteration `done` of `iters`: time for a checkpoint? */
 bool checkpoint_due(const struct checkpoint *ck, int64_t done, int64_t iters);
-/* Write the record (dar_model_write's arguments) as the checkpoint, atomically.
- * A failure to write warns once and stops checkpointing; the training goes on. */
-void checkpoint_save(struct checkpoint *ck, const struct dar_model *m, const float *values,
-                     int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx);
+/* Keep the record's length bytes as the checkpoint, atomically.  A failure
+ * to write warns once and stops checkpointing; the training goes on. */
+void checkpoint_save(struct checkpoint *ck, const void *record, size_t length);
 /* The run succeeded (its entry is committed): remove the checkpoint. */
 void checkpoint_done(struct checkpoint *ck);
 void checkpoint_close(struct checkpoint *ck);

@@ -8,6 +8,7 @@
  * solution enters the model. */
 #include "dar_step.h"
 #include "stream.h"
+#include "workers.h"
 
 struct each_context {
     const struct dar_step_options *o;
@@ -36,8 +37,10 @@ static void step_record(struct writer *w, const struct record *rec, void *contex
 
 void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o)
 {
+    workers_start_option(o->threads);
     struct each_context c = {o, o->model ? dar_workspace_new() : NULL};
     stream_map(in, in_name, out, &(struct stream_map){.each = step_record, .context = &c});
     if (c.ws)
         dar_workspace_free(c.ws);
+    workers_stop();
 }

@@ -15,6 +15,7 @@ struct dar_step_options {
     bool embed;
     enum dar_embed embed_step;
     const struct dar_algorithm *algorithm;     /* the random baseline's; NULL: max-flow */
+    int64_t threads;           /* the pool dar_step_run starts (0: one per CPU) */
 };
 
 void dar_step_run(FILE *in, const char *in_name, FILE *out, const struct dar_step_options *o);

@@ -474,7 +474,7 @@ void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_
     if (m->config.leak_cut)
         die(EX_DATAERR, "the model was trained with --leak-cut (it reads the true min cut), "
             "which edge-embed does not have");
-    workers_start(o->threads);
+    workers_start_option(o->threads);
     stream_map(in, in_name, out, &(struct stream_map){.each = embed_record, .context = (void *)o});
     workers_stop();
 }

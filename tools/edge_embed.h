@@ -42,14 +42,14 @@ struct edge_embed_reconstruct_options {
     const char *log_path;       /* TSV curve, NULL: none */
     enum progress_mode progress;
     const char *canonical_args; /* for the provenance */
+    int64_t threads;            /* the pool edge_embed_reconstruct_run starts (0: one per CPU) */
 };
 
 /* Read the model (a primal or dual DAR record) and the one graph record of
  * graph_in, train the vessel encoders that replace cap's, write the
  * reconstructed model record to out.  Bad input exits 65. */
-void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
-                                FILE *model_in, const char *model_name,
-                                FILE *graph_in, const char *graph_name, FILE *out);
+void edge_embed_reconstruct_run(FILE *graph_in, const char *graph_name, FILE *model_in, const char *model_name,
+                                FILE *out, const struct edge_embed_reconstruct_options *o);
 /* Write the TSV log stored in a reconstructed model record (cache hits). */
 void reconstruct_write_log_from_model(FILE *model, const char *name, const char *log_path);
 
@@ -70,7 +70,7 @@ bool edge_node_parse(const char *s, enum edge_node *e);
 struct edge_embed_options {
     struct dar_model *model;
     int64_t chunk;              /* arcs per work unit (whole receivers) */
-    int threads;                /* the pool edge_embed_run starts */
+    int64_t threads;            /* the pool edge_embed_run starts (0: one per CPU) */
     enum edge_node node;
     enum progress_mode progress;
 };

@@ -18,6 +18,7 @@
 #include "rng.h"
 #include "stream.h"
 #include "tensor.h"
+#include "workers.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,26 +212,15 @@ enum { CURVE_COLUMNS = 8 };
 static const char *const curve_names[CURVE_COLUMNS] = {"iteration", "mask", "pi", "flow_hint",
                                                        "cut_hint", "flow", "cut", "total"};
 
+static void recon_columns(const struct record *rec, int *ncolumns, const char *const **names)
+{
+    *ncolumns = CURVE_COLUMNS;
+    *names = curve_names;
+}
+
 void reconstruct_write_log_from_model(FILE *model, const char *name, const char *log_path)
 {
-    struct reader rd;
-    struct record rec;
-    reader_init(&rd, model, name);
-    if (!reader_next(&rd, &rec))
-        die(EX_DATAERR, "'%s' holds no model record", name);
-    const msgpack_object *p = record_find(&rec, "provenance");
-    if (!p || p->type != MSGPACK_OBJECT_MAP)
-        die(EX_DATAERR, "'%s' holds no provenance", name);
-    struct record prov = {p, rec.index, rec.source};
-    const msgpack_object *c = record_find(&prov, "curve");
-    if (!c || c->type != MSGPACK_OBJECT_MAP)
-        die(EX_DATAERR, "'%s' holds no training curve", name);
-    struct record sub = {c, rec.index, rec.source};
-    struct curve curve;
-    curve_read(&curve, &sub, CURVE_COLUMNS, curve_names);
-    curve_write_log(&curve, log_path);
-    curve_free(&curve);
-    reader_free(&rd);
+    curve_log_from_model(model, name, (const char *const[]){"provenance", "curve", NULL}, recon_columns, log_path);
 }
 
 /* ---- training ------------------------------------------------------------------- */
@@ -241,9 +231,8 @@ struct recon_write {
     const struct curve *curve;
 };
 
-static void write_provenance(struct writer *w, void *ctx)
+static void write_provenance(struct writer *w, const struct recon_write *c)
 {
-    const struct recon_write *c = ctx;
     const struct dar_graph *dg = &c->rg->dg;
     mp_key(w, "provenance");
     mp_map(w, 14);
@@ -264,10 +253,10 @@ static void write_provenance(struct writer *w, void *ctx)
     curve_write(w, c->curve);
 }
 
-void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
-                                FILE *model_in, const char *model_name,
-                                FILE *graph_in, const char *graph_name, FILE *out)
+void edge_embed_reconstruct_run(FILE *graph_in, const char *graph_name, FILE *model_in, const char *model_name,
+                                FILE *out, const struct edge_embed_reconstruct_options *o)
 {
+    workers_start_option(o->threads);
     struct dar_model src, model;
     dar_model_load(&src, model_in, model_name);
     reconstruct_model_init(&model, &src, o->seed);
@@ -326,7 +315,8 @@ void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
     struct writer w;
     writer_init(&w, out);
     struct recon_write ctx = {o, &rg, &curve};
-    dar_model_write(&w, &model, NULL, 1, write_provenance, &ctx);
+    dar_model_write_begin(&w, &model, NULL, 1);
+    write_provenance(&w, &ctx);
 
     curve_free(&curve);
     free(teacher);
@@ -334,4 +324,5 @@ void edge_embed_reconstruct_run(const struct edge_embed_reconstruct_options *o,
     dar_workspace_free(ws);
     dar_graph_free(&rg.dg);
     dar_model_free(&model);
+    workers_stop();
 }

@@ -2,6 +2,7 @@
  * tracer (algorithm.h) on every record, on several threads through
  * stream_map_parallel (the output does not depend on how many). */
 #include "ff_trace.h"
+#include "cpus.h"
 #include "die.h"
 #include "stream.h"
 #include "stream_parallel.h"
@@ -55,12 +56,14 @@ void ff_trace_run(FILE *in, const char *in_name, FILE *out, const struct ff_trac
     struct ff_trace_options local = *options;
     if (!local.algorithm)
         local.algorithm = dar_algorithms[0];
+    if (local.threads < 1)
+        local.threads = cpus_usable() > 8 ? 8 : cpus_usable();
     const struct ff_trace_options *o = &local;
     /* --no-hints is for huge graphs, where the solver and not the number of
      * records is the cost: one thread streams them with the least memory. */
     if (o->threads > 1 && o->hints) {
         struct stream_parallel sp = {
-            .threads = o->threads, .each = trace_each, .begin = tracer_begin, .end = tracer_end,
+            .threads = (int)o->threads, .each = trace_each, .begin = tracer_begin, .end = tracer_end,
             .context = (void *)o, .progress = o->progress, .unit = "graphs",
         };
         stream_map_parallel(in, in_name, out, &sp);

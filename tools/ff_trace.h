@@ -11,7 +11,7 @@
 struct ff_trace_options {
     bool hints;                 /* false: --no-hints, fast solver, solution only */
     enum progress_mode progress;
-    int threads;                /* >= 1; the output does not depend on it */
+    int64_t threads;            /* 0: one per CPU, at most 8 (formats/graph.md); the output does not depend on it */
     const struct dar_algorithm *algorithm;     /* NULL: the registry's first, max-flow */
 };
 

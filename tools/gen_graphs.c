@@ -15,7 +15,8 @@
 #define CACHE_MIN_WORK ((double)(1 << 24))
 /* Above this much work the progress line appears (on a terminal). */
 #define PROGRESS_MIN_WORK ((double)(1 << 22))
-/* Vessel graphs from this many edges are cached (about 50 ms of work). */
+/* Vessel graphs from this many edges are cached: below it generating one
+ * is too cheap to be worth an entry. */
 #define VESSEL_CACHE_MIN_EDGES 200000
 
 /* Start the cached run and look it up: NULL on a hit (already copied to
@@ -59,7 +60,7 @@ static void vessel_run(const struct gen_graphs_options *o, FILE *out)
     cached_run_end(&run);
 }
 
-void gen_graphs_run(const struct gen_graphs_options *o, FILE *out)
+void gen_graphs_run(FILE *out, const struct gen_graphs_options *o)
 {
     if (strcmp(o->graph.family, "vessel") == 0 || o->from_vesselgraph[0]) {
         vessel_run(o, out);

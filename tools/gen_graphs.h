@@ -18,6 +18,6 @@ struct gen_graphs_options {
     const struct cli_spec *spec;    /* the tool's options: the cache key */
 };
 
-void gen_graphs_run(const struct gen_graphs_options *o, FILE *out);
+void gen_graphs_run(FILE *out, const struct gen_graphs_options *o);
 
 #endif

@@ -17,11 +17,10 @@
  * layers.h's, dropout masks are drawn per block of rows, reductions run in
  * row order: the output does not depend on the thread count. */
 #include "gnn_train.h"
-#include "cpus.h"
+#include "classify.h"
 #include "cli.h"
 #include "die.h"
 #include "gnn.h"
-#include "lc_train.h"
 #include "line_graph.h"
 #include "metrics.h"
 #include "optim.h"
@@ -29,6 +28,7 @@
 #include "rng.h"
 #include "sparse.h"
 #include "stream.h"
+#include "stream_parallel.h"
 #include "tensor.h"
 #include "workers.h"
 #include <math.h>
@@ -162,22 +162,6 @@ struct job {
     double best[METRICS];
     struct gnn_model best_model;     /* values only */
 };
-
-/* The inputs named by the list (read in place). */
-static void view_inputs(struct lc_inputs *in, const struct cli_list *names, const struct record *rec, int64_t m)
-{
-    memset(in, 0, sizeof *in);
-    in->m = m;
-    in->source = rec->source;
-    for (int i = 0; i < names->count; i++) {
-        if (in->count == LC_MAX_INPUTS)
-            record_die(rec, "more than %d keys in one list", LC_MAX_INPUTS);
-        in->name[in->count] = names->items[i];
-        in->dim[in->count] = lc_input_view(rec, names->items[i], m, &in->data[in->count]);
-        in->q += in->dim[in->count];
-        in->count++;
-    }
-}
 
 /* x [m, q] = the inputs standardised with the train statistics. */
 static float *standardise(double **mean, double **std, const struct lc_inputs *in, const uint8_t *split, long record)
@@ -516,8 +500,8 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     struct cli_list in_names, emb_names;
     cli_list_split(&in_names, o->inputs);
     cli_list_split(&emb_names, o->embed ? o->embed : "");
-    view_inputs(&j.in, &in_names, rec, m);
-    view_inputs(&j.emb, &emb_names, rec, m);
+    lc_inputs_view(&j.in, rec, &in_names, m);
+    lc_inputs_view(&j.emb, rec, &emb_names, m);
     uint8_t *label8 = record_vector(rec, "label", DT_U8, m);
     j.label = xmalloc(sizeof *j.label * (size_t)m);
     for (int64_t e = 0; e < m; e++) {
@@ -585,27 +569,16 @@ static void train_record(struct writer *w, const struct record *rec, const struc
     cli_list_free(&emb_names);
 }
 
-struct each_context {
-    const struct gnn_options *o;
-    int threads;
-};
-
+/* The pool's threads cut the sparse products (gnn.c) as the dense ones
+ * (layers.c) cut theirs. */
 static void train_each(struct writer *w, const struct record *rec, void *context)
 {
-    const struct each_context *c = context;
-    train_record(w, rec, c->o, c->threads);
+    train_record(w, rec, context, workers_threads());
 }
 
 void gnn_train_run(FILE *in, const char *in_name, FILE *out, const struct gnn_options *o)
 {
-    struct each_context c = {o, o->threads > 0 ? o->threads : cpus_usable()};
-    /* one pool for the dense products (layers.c) and the sparse ones */
-    workers_start(c.threads);
-    long records = stream_map(in, in_name, out, &(struct stream_map){.each = train_each, .context = &c,
-                                                                    .max_record = (size_t)32 << 30});
-    workers_stop();
-    if (records == 0)
-        die(EX_DATAERR, "no graph records in the input");
+    stream_map_graphs(in, in_name, out, train_each, (void *)o, o->threads);
 }
 
 /* ---- the log ------------------------------------------------------------------------------ */
@@ -622,7 +595,7 @@ void gnn_write_log(FILE *output, const char *name, const char *log_path)
     struct reader rd;
     struct record rec;
     reader_init(&rd, output, name);
-    rd.max_record = (size_t)32 << 30;
+    rd.max_record = STREAM_GRAPH_MAX_RECORD;
     while (reader_next(&rd, &rec)) {
         const msgpack_object *mo = record_find(&rec, "gnn_model");
         if (!mo || mo->type != MSGPACK_OBJECT_MAP)

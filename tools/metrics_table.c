@@ -74,16 +74,7 @@ static char *object_string(const msgpack_object *o)
 {
     const char *p;
     size_t len;
-    if (o->type == MSGPACK_OBJECT_STR) {
-        p = o->via.str.ptr;
-        len = o->via.str.size;
-    } else if (o->type == MSGPACK_OBJECT_BIN) {
-        p = o->via.bin.ptr;
-        len = o->via.bin.size;
-    } else {
-        return NULL;
-    }
-    if (memchr(p, 0, len))
+    if (!mp_string_view(o, &p, &len) || memchr(p, 0, len))
         return NULL;
     char *s = xmalloc(len + 1);
     memcpy(s, p, len);

@@ -15,12 +15,12 @@
  * (3 n dim floats; untouched pages of the moments are never written), and
  * the slots of one batch (node2vec_batch_bytes: 110 MB at the defaults). */
 #include "node2vec.h"
-#include "cpus.h"
 #include "die.h"
 #include "rng.h"
 #include "rows.h"
 #include "sgns.h"
 #include "stream.h"
+#include "stream_parallel.h"
 #include "tensor.h"
 #include <math.h>
 #include <stdlib.h>
@@ -372,11 +372,5 @@ static void embed_record(struct writer *w, const struct record *rec, void *conte
 
 void node2vec_run(FILE *in, const char *in_name, FILE *out, const struct node2vec_options *o)
 {
-    workers_start(o->threads > 0 ? o->threads : cpus_usable());
-    /* records may carry other embeddings already (dual, primal) */
-    long records = stream_map(in, in_name, out, &(struct stream_map){.each = embed_record, .context = (void *)o,
-                                                                    .max_record = (size_t)32 << 30});
-    workers_stop();
-    if (records == 0)
-        die(EX_DATAERR, "no graph records in the input");
+    stream_map_graphs(in, in_name, out, embed_record, (void *)o, o->threads);
 }

@@ -242,6 +242,46 @@ static FILE *open_spool(struct cache *c, const char *name)
     return f;
 }
 
+/* The key sees the input's length and XXH3-128 (what xxh128sum prints),
+ * the same whether it came from a file or a pipe, or was read whole. */
+static void key_input(struct cache *c, uint64_t length, XXH128_hash_t hash)
+{
+    unsigned char material[8 + 16];
+    XXH128_canonical_t canon;
+    XXH128_canonicalFromHash(&canon, hash);
+    put_u64le(material, length);
+    memcpy(material + 8, canon.digest, 16);
+    key_string(c, "input");
+    key_field(c, material, sizeof material);
+}
+
+void input_bytes_of(struct input_bytes *b, char *bytes, size_t length, const char *name)
+{
+    b->name = name;
+    b->bytes = bytes;
+    b->length = length;
+    hex_of_hash128(b->hash, XXH3_128bits(bytes, length));
+}
+
+void input_bytes_free(struct input_bytes *b)
+{
+    free(b->bytes);
+    b->bytes = NULL;
+}
+
+void cache_add_input_bytes(struct cache *c, FILE *in, const char *name, struct input_bytes *b)
+{
+    size_t length;
+    char *bytes = io_read_all(in, name, &length);
+    b->name = name;
+    b->bytes = bytes;
+    b->length = length;
+    XXH128_hash_t hash = XXH3_128bits(bytes, length);
+    hex_of_hash128(b->hash, hash);
+    if (c->enabled)
+        key_input(c, length, hash);
+}
+
 FILE *cache_add_input(struct cache *c, FILE *in, const char *name)
 {
     if (!c->enabled)
@@ -275,16 +315,8 @@ FILE *cache_add_input(struct cache *c, FILE *in, const char *name)
         die(EX_IOERR, "cannot read '%s':", name);
     free(buf);
 
-    /* The key sees the input's length and XXH3-128 (what xxh128sum prints),
-     * the same whether it came from a file or a pipe. */
-    unsigned char material[8 + 16];
-    XXH128_canonical_t canon;
-    XXH128_canonicalFromHash(&canon, XXH3_128bits_digest(st_in));
+    key_input(c, length, XXH3_128bits_digest(st_in));
     XXH3_freeState(st_in);
-    put_u64le(material, length);
-    memcpy(material + 8, canon.digest, 16);
-    key_string(c, "input");
-    key_field(c, material, sizeof material);
 
     if (spool) {
         if (fflush(spool) != 0 || ferror(spool))
@@ -323,13 +355,10 @@ static bool read_exact(int fd, void *buf, size_t n, off_t off)
     return true;
 }
 
-/* XXH3-64 of the first length bytes of fd; false on a read error. */
-static bool hash_payload(int fd, uint64_t length, XXH64_hash_t *out)
+/* The first length bytes of fd, handed to each in pieces of at most
+ * COPY_CHUNK bytes, in order; false if fd ended early or a read failed. */
+static bool read_chunks(int fd, uint64_t length, void (*each)(const char *buf, size_t n, void *context), void *context)
 {
-    XXH3_state_t *st = XXH3_createState();
-    if (!st)
-        die(EX_SOFTWARE, "out of memory");
-    XXH3_64bits_reset(st);
     char *buf = xmalloc(COPY_CHUNK);
     bool ok = true;
     for (uint64_t done = 0; done < length;) {
@@ -338,12 +367,25 @@ static bool hash_payload(int fd, uint64_t length, XXH64_hash_t *out)
             ok = false;
             break;
         }
-        XXH3_64bits_update(st, buf, n);
+        each(buf, n, context);
         done += n;
     }
+    free(buf);
+    return ok;
+}
+
+static void hash_chunk(const char *buf, size_t n, void *state) { XXH3_64bits_update(state, buf, n); }
+
+/* XXH3-64 of the first length bytes of fd; false on a read error. */
+static bool hash_payload(int fd, uint64_t length, XXH64_hash_t *out)
+{
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)
+        die(EX_SOFTWARE, "out of memory");
+    XXH3_64bits_reset(st);
+    bool ok = read_chunks(fd, length, hash_chunk, st);
     *out = XXH3_64bits_digest(st);
     XXH3_freeState(st);
-    free(buf);
     return ok;
 }
 
@@ -362,22 +404,12 @@ static bool write_at(int fd, const void *buf, size_t n, off_t off)
     return true;
 }
 
+static void write_chunk(const char *buf, size_t n, void *out) { io_write(out, buf, n); }
+
 /* Copy the first length bytes of fd to out; false if fd ended early. */
 static bool copy_payload(int fd, uint64_t length, FILE *out)
 {
-    char *buf = xmalloc(COPY_CHUNK);
-    bool ok = true;
-    for (uint64_t done = 0; done < length;) {
-        size_t n = length - done < COPY_CHUNK ? (size_t)(length - done) : COPY_CHUNK;
-        if (!read_exact(fd, buf, n, (off_t)done)) {
-            ok = false;
-            break;
-        }
-        io_write(out, buf, n);
-        done += n;
-    }
-    free(buf);
-    return ok;
+    return read_chunks(fd, length, write_chunk, out);
 }
 
 static void key_bytes(const char *hex, unsigned char out[16])
@@ -703,6 +735,11 @@ void cached_run_begin(struct cached_run *r, const struct cli_spec *spec, bool di
 FILE *cached_run_input(struct cached_run *r, FILE *in, const char *name)
 {
     return cache_add_input(&r->cache, in, name);
+}
+
+void cached_run_input_bytes(struct cached_run *r, FILE *in, const char *name, struct input_bytes *b)
+{
+    cache_add_input_bytes(&r->cache, in, name, b);
 }
 
 FILE *cached_run_lookup(struct cached_run *r, FILE *out)

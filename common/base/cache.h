@@ -75,6 +75,23 @@ void cache_add_key(struct cache *c, const char *name, const void *bytes, size_t 
  * messages), so `-i f` and `< f` and `cat f |` share entries.  With the cache
  * disabled returns in without reading it. */
 FILE *cache_add_input(struct cache *c, FILE *in, const char *name);
+/* An input read whole, for a tool that needs all of it in memory (dar-fit's
+ * training set, validation set and model to resume): its bytes and their
+ * XXH3-128, read and hashed once. */
+struct input_bytes {
+    const char *name;          /* for messages */
+    char *bytes;               /* owned; NULL once consumed */
+    size_t length;
+    char hash[33];             /* XXH3-128, hex as hex_of_hash128 */
+};
+/* cache_add_input for an input read whole: the same key material (its
+ * length and XXH3-128), and the bytes and digest handed back in b, so
+ * nothing reads or hashes the input again.  Reads in whole even when the
+ * cache is disabled. */
+void cache_add_input_bytes(struct cache *c, FILE *in, const char *name, struct input_bytes *b);
+/* b over bytes (owned from now on) already in memory. */
+void input_bytes_of(struct input_bytes *b, char *bytes, size_t length, const char *name);
+void input_bytes_free(struct input_bytes *b);
 /* Decide.  On a hit copies the entry to out and returns NULL.  On a miss
  * returns the stream to compute into (a temp file in the cache, or out
  * itself when the cache is disabled or read-only). */
@@ -126,6 +143,7 @@ struct cached_run {
 
 void cached_run_begin(struct cached_run *r, const struct cli_spec *spec, bool disabled, bool verbose);
 FILE *cached_run_input(struct cached_run *r, FILE *in, const char *name);
+void cached_run_input_bytes(struct cached_run *r, FILE *in, const char *name, struct input_bytes *b);
 FILE *cached_run_lookup(struct cached_run *r, FILE *out);
 void cached_run_end(struct cached_run *r);
 

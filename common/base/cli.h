@@ -100,6 +100,9 @@ struct cli_spec {
 #define CLI_VERBOSE(dest)  CLI_FLAG("verbose", 'v', dest, "say cache hit or miss on stderr")
 #define CLI_PROGRESS(dest) CLI_FLAG("progress", 0, dest, "show progress even when stderr is not a terminal")
 #define CLI_QUIET(dest)    CLI_FLAG("quiet", 'q', dest, "no progress line")
+/* Not a key: every tool's output is the same bits at any thread count. */
+#define CLI_THREADS(dest)  CLI_INT("threads", 'j', dest, "N", \
+                                   "threads (0: one per CPU this process may use); the output does not depend on it", 0, 1024)
 
 /* Parse argv; sets dar_tool.  Returns the index of the first operand.  A
  * tool with both --quiet and --progress refuses them together. */

@@ -138,6 +138,11 @@ void workers_start(int threads)
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+void workers_start_option(int64_t threads)
+{
+    workers_start(threads > 0 ? (int)threads : cpus_usable());
+}
+
 int workers_threads(void)
 {
     return pool.threads;

@@ -17,6 +17,10 @@
  * OpenBLAS to one thread, since the parallelism is ours.  Calling it again
  * with another count replaces the pool.  threads < 1 means 1. */
 void workers_start(int threads);
+/* workers_start for a tool's --threads N: N threads, or one per CPU this
+ * process may use when N < 1.  A tool's body calls it first and
+ * workers_stop last (ARCHITECTURE.md §5); its main never does. */
+void workers_start_option(int64_t threads);
 /* Join the helpers; later workers_run calls run inline. */
 void workers_stop(void);
 /* Threads a workers_run job may use (1 without a pool). */

@@ -162,12 +162,13 @@ int dar_net_index(const struct dar_model *m, const char *name);
 
 /* ---- model records (formats/model.md §7) ------------------------------------ */
 
-/* Write a model record: kind, format, algorithm, variant, processor, agg, hidden,
- * leak_cut, params (values, or the model's own when NULL: a storage laid out
- * as model.values), then n_extra more key/value pairs packed by extra(w, ctx)
- * (provenance, train_state). */
-void dar_model_write(struct writer *w, const struct dar_model *m, const float *values,
-                     int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx);
+/* Begin a model record: kind, format, algorithm, variant, processor, agg,
+ * hidden, leak_cut, params (values, or the model's own when NULL: a storage
+ * laid out as model.values); the caller then packs exactly n_extra more
+ * key/value pairs (provenance, train_state), which end the record. */
+void dar_model_write_begin(struct writer *w, const struct dar_model *m, const float *values, int n_extra);
+/* A whole model record with nothing more: dar_model_write_begin(w, m, values, 0). */
+void dar_model_write(struct writer *w, const struct dar_model *m, const float *values);
 /* Pack a params map (name -> f32 tensor, §6 order) of values laid out as
  * model.values; for train_state and the like. */
 void dar_params_write(struct writer *w, const struct dar_model *m, const float *values);

@@ -280,8 +280,7 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
     }
 }
 
-void dar_model_write(struct writer *w, const struct dar_model *m, const float *values,
-                     int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx)
+void dar_model_write_begin(struct writer *w, const struct dar_model *m, const float *values, int n_extra)
 {
     mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + n_extra));
     mp_key(w, "kind");      mp_str(w, "model");
@@ -296,8 +295,11 @@ void dar_model_write(struct writer *w, const struct dar_model *m, const float *v
         mp_key(w, "edge_inputs"); mp_str(w, "vessel");
     }
     mp_key(w, "params");    dar_params_write(w, m, values);
-    if (n_extra > 0 && extra)
-        extra(w, ctx);
+}
+
+void dar_model_write(struct writer *w, const struct dar_model *m, const float *values)
+{
+    dar_model_write_begin(w, m, values, 0);
 }
 
 static void shape_string(char *buf, size_t cap, int ndim, const int64_t *shape)

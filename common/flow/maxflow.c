@@ -294,20 +294,15 @@ static int64_t dinic_blocking_flow(struct residual_graph *rg, int s, int t, int3
 /* Dinic's algorithm with bidirectional layering, current arcs and an
  * iterative DFS, on a CSR residual graph built once.
  *
- * Measured with tests/bench/maxflow_big.c (1M nodes, 3M random arcs,
- * capacities U{0..10}, s = 0, t = n-1; "terminals" adds 1000 s-arcs and
- * 1000 t-arcs of capacity 10), times including building the residual graph,
- * the flow and the cut, against Boost 1.74's boykov_kolmogorov_max_flow on
- * the same graphs in the same session (its time excludes building its
- * adjacency list), best of 3 wall times on a 2-core Xeon 2.8 GHz shared
- * with other jobs (load average ~5, so times varied by 2x):
- *     plain:     0.54 s (value 12)    Boost 1.2-2.7 s
- *     terminals: 0.73 s (value 7747)  Boost 2.2-4.1 s
- * Layering from t alone (the textbook choice) took 0.85-1.0 s and
- * 3.7-3.9 s: 25 phases each sweeping ~900k nodes.  Building the residual
- * graph (random writes into 144 MB of arcs) is now about a third of it.  Push-relabel needs
- * global relabelling and gap heuristics to compete, and BK's tree
- * adoption is subtle; neither is simpler than this.
+ * Layering from both ends, not from t alone (the textbook choice): on big
+ * random graphs with many arcs at the terminals, layers grown from t alone
+ * sweep most of the graph in every phase.  tests/bench/ff-trace.sh (part 2)
+ * measures the whole --no-hints tool against Boost's
+ * boykov_kolmogorov_max_flow on a graph of 1M nodes and 3M arcs, with and
+ * without 1000 extra arcs at each terminal.  Building the residual graph
+ * (random writes) is a large share of the time.  Push-relabel needs global
+ * relabelling and gap heuristics to compete, and BK's tree adoption is
+ * subtle; neither is simpler than this.
  *
  * The final search, which finds no path, is redone from t alone over the
  * whole graph: it labels exactly the nodes that can reach t, the cut that
@@ -534,8 +529,8 @@ struct pair_lists {
      * at a time, instead of walking each changed node's few pairs (short
      * loops whose exits the branch predictor misses, and scattered
      * stores).  NULL for bigger graphs and elsewhere: rows two lanes wide
-     * (SSE2) were only 8 % faster than the pair lists, and rows in plain C
-     * slower. */
+     * (SSE2) gained too little over the pair lists to be worth a second
+     * path, and rows in plain C lost to them. */
     double *dense;          /* [n * stride] */
     int stride;             /* n rounded up to a whole number of lanes */
 };

@@ -83,3 +83,28 @@ void curve_write_log(const struct curve *c, const char *path)
     }
     io_close_output(log);
 }
+
+void curve_log_from_model(FILE *model, const char *name, const char *const *path, curve_columns_of *columns_of,
+                          const char *log_path)
+{
+    struct reader rd;
+    struct record rec;
+    reader_init(&rd, model, name);
+    if (!reader_next(&rd, &rec))
+        die(EX_DATAERR, "'%s' holds no model record", name);
+    struct record at = rec;
+    for (int i = 0; path[i]; i++) {
+        const msgpack_object *o = record_find(&at, path[i]);
+        if (!o || o->type != MSGPACK_OBJECT_MAP)
+            die(EX_DATAERR, "'%s' holds no training curve", name);
+        at = (struct record){o, rec.index, rec.source};
+    }
+    int ncolumns;
+    const char *const *names;
+    columns_of(&rec, &ncolumns, &names);
+    struct curve c;
+    curve_read(&c, &at, ncolumns, names);
+    curve_write_log(&c, log_path);
+    curve_free(&c);
+    reader_free(&rd);
+}

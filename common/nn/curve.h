@@ -32,4 +32,14 @@ void curve_read(struct curve *c, const struct record *map, int ncolumns,
  * an unknown time is an empty cell. */
 void curve_write_log(const struct curve *c, const char *path);
 
+/* The columns of a stored curve, from the record that holds it (a DAR
+ * model record names its algorithm, whose losses are the columns). */
+typedef void curve_columns_of(const struct record *rec, int *ncolumns, const char *const **names);
+/* The TSV log of the curve a tool keeps in its model record, for a cache
+ * hit (cache.h's write_log): the first record of model, the map under the
+ * keys of path (NULL-terminated) read with the columns columns_of gives.
+ * Dies (65) naming the file when it has no record or no such map. */
+void curve_log_from_model(FILE *model, const char *name, const char *const *path, curve_columns_of *columns_of,
+                          const char *log_path);
+
 #endif

@@ -9,7 +9,6 @@
 #include "stream.h"
 #include "die.h"
 #include "io.h"
-#include "tensor.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -314,8 +313,8 @@ static int64_t raw_measure(struct raw_scan *sc, const unsigned char *p, size_t a
  * already in use.  Left to msgpack-c, each fill would move to a new buffer
  * (its rule for a buffer whose objects may still be in use, which raw
  * records never are), of 128 KiB, which malloc maps afresh every time: the
- * page faults made a read of 64 KiB take some 100 us, as long as tracing a
- * batch.  Only a tail shorter than what was consumed is moved, so a record
+ * page faults made each read cost about as much as tracing the batch it
+ * brought.  Only a tail shorter than what was consumed is moved, so a record
  * bigger than the buffer is not copied at each fill (msgpack-c grows the
  * buffer in place for it).  The tail is saved aside as the unpacker
  * may move or reuse its buffer. */
@@ -426,11 +425,9 @@ long stream_map(FILE *in, const char *in_name, FILE *out, const struct stream_ma
 /* Does the str or bin object o hold the n bytes of s? */
 static inline bool object_is_key(const msgpack_object *o, const char *s, size_t n)
 {
-    if (o->type == MSGPACK_OBJECT_STR)
-        return o->via.str.size == n && memcmp(o->via.str.ptr, s, n) == 0;
-    if (o->type == MSGPACK_OBJECT_BIN)
-        return o->via.bin.size == n && memcmp(o->via.bin.ptr, s, n) == 0;
-    return false;
+    const char *p;
+    size_t len;
+    return mp_string_view(o, &p, &len) && len == n && memcmp(p, s, n) == 0;
 }
 
 bool mp_str_eq(const msgpack_object *o, const char *s) { return object_is_key(o, s, strlen(s)); }
@@ -523,13 +520,7 @@ const char *record_str(const struct record *rec, const char *key, char *buf, siz
     const msgpack_object *o = record_need(rec, key);
     const char *p;
     size_t n;
-    if (o->type == MSGPACK_OBJECT_STR) {
-        p = o->via.str.ptr;
-        n = o->via.str.size;
-    } else if (o->type == MSGPACK_OBJECT_BIN) {
-        p = o->via.bin.ptr;
-        n = o->via.bin.size;
-    } else
+    if (!mp_string_view(o, &p, &n))
         record_die(rec, "'%s' is not a string", key);
     if (n >= cap)
         record_die(rec, "'%s' is longer than %zu bytes", key, cap - 1);
@@ -653,42 +644,6 @@ void writer_flush(struct writer *w)
     w->buffer = NULL;
     /* Anything packed after this goes straight to the file. */
     msgpack_packer_init(&w->pk, w->f, writer_callback);
-}
-
-/* Keys lengths computed once per record, not once per comparison. */
-static bool key_in(const msgpack_object *key, const char *const *add, const size_t *add_length, int n_add)
-{
-    for (int i = 0; i < n_add; i++)
-        if (object_is_key(key, add[i], add_length[i]))
-            return true;
-    return false;
-}
-
-void writer_begin_enriched(struct writer *w, const struct record *rec,
-                           const char *const *add, int n_add)
-{
-    const msgpack_object_map *m = &rec->map->via.map;
-    size_t add_length[n_add > 0 ? n_add : 1];
-    for (int i = 0; i < n_add; i++)
-        add_length[i] = strlen(add[i]);
-    /* Which keys stay, remembered for the first few (every real record) so
-     * the second pass need not compare them again. */
-    bool keep[64];
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < m->size; i++) {
-        bool k = !key_in(&m->ptr[i].key, add, add_length, n_add);
-        if (i < 64)
-            keep[i] = k;
-        kept += k;
-    }
-    mp_map(w, kept + (uint32_t)n_add);
-    for (uint32_t i = 0; i < m->size; i++)
-        if (i < 64 ? keep[i] : !key_in(&m->ptr[i].key, add, add_length, n_add)) {
-            mp_object(w, &m->ptr[i].key);
-            /* tensors, most of a record, by the tensor codec: same bytes */
-            if (!mp_tensor_object(w, &m->ptr[i].val))
-                mp_object(w, &m->ptr[i].val);
-        }
 }
 
 void writer_copy(struct writer *w, const struct record *rec) { mp_object(w, rec->map); }

@@ -13,7 +13,8 @@
  *
  * Writing: a writer packs onto a FILE through io_write(), so a write error
  * never has to be checked by the caller: it is fatal.  Filters "enrich": they
- * call writer_begin_enriched() with the keys they will add, which writes every
+ * call writer_begin_enriched() (tensor.h, as it repacks tensors through the
+ * codec) with the keys they will add, which writes every
  * other key of the input record unchanged and in its original order, then
  * pack exactly those keys in their fixed order. */
 #ifndef DAR_STREAM_H
@@ -126,6 +127,23 @@ const char *record_str(const struct record *rec, const char *key, char *buf, siz
 void record_expect_kind(const struct record *rec, const char *want);
 /* Compare a msgpack str/bin object with a C string. */
 bool mp_str_eq(const msgpack_object *o, const char *s);
+/* The bytes of a str or bin object (keys and names come as either, as
+ * msgpack-numpy writes bin keys): true with *p and *n set, false for any
+ * other type. */
+static inline bool mp_string_view(const msgpack_object *o, const char **p, size_t *n)
+{
+    if (o->type == MSGPACK_OBJECT_STR) {
+        *p = o->via.str.ptr;
+        *n = o->via.str.size;
+        return true;
+    }
+    if (o->type == MSGPACK_OBJECT_BIN) {
+        *p = o->via.bin.ptr;
+        *n = o->via.bin.size;
+        return true;
+    }
+    return false;
+}
 
 /* ---- writing ---- */
 struct writer {
@@ -155,11 +173,6 @@ void writer_flush(struct writer *w);
  * big for its buffer (never for a memory writer): then pack the bytes as
  * usual. */
 void *writer_reserve(struct writer *w, size_t len);
-/* Begin an enriched copy of rec: writes the map header for the input's keys
- * minus those in add[0..n_add-1], plus n_add; then those input pairs.  The
- * caller then packs exactly n_add key/value pairs. */
-void writer_begin_enriched(struct writer *w, const struct record *rec,
-                           const char *const *add, int n_add);
 /* Re-emit rec unchanged. */
 void writer_copy(struct writer *w, const struct record *rec);
 

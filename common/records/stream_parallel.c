@@ -7,6 +7,7 @@
 #include "cpus.h"
 #include "die.h"
 #include "io.h"
+#include "workers.h"
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -309,9 +310,10 @@ void stream_map_parallel(FILE *in, const char *in_name, FILE *out, const struct 
     }
     progress_begin(&pl.progress, sp->progress, sp->unit, 0);
     /* This thread works too: threads - 1 more.  A new thread may be queued
-     * behind its busy creator, on its core, until the scheduler moves it:
-     * 1 to 4 ms on this project's 2-core VMs (a fifth of a 1000-graph run),
-     * against a few hundred microseconds on another core.  So each starts
+     * behind its busy creator, on its core, until the scheduler moves it,
+     * long enough on a small machine to be a good share of a short run
+     * (tests/bench/ff-trace.sh, part 1), and far longer than starting on
+     * another core.  So each starts
      * on the CPUs this one is not on, and is free to go anywhere the
      * process may once it runs. */
     pthread_t *tid = xmalloc(sizeof *tid * (size_t)pl.threads);
@@ -357,4 +359,17 @@ void stream_map_parallel(FILE *in, const char *in_name, FILE *out, const struct 
     reader_free(&pl.rd);
     pthread_cond_destroy(&pl.changed);
     pthread_mutex_destroy(&pl.lock);
+}
+
+/* A 5.8M-edge graph with an embedding (or two: records may carry other
+ * embeddings already) is larger than the default limit; msgpack's bin32
+ * bounds each tensor to 4 GiB anyway. */
+void stream_map_graphs(FILE *in, const char *in_name, FILE *out, stream_each_fn *each, void *context, int64_t threads)
+{
+    workers_start_option(threads);
+    long records = stream_map(in, in_name, out, &(struct stream_map){.each = each, .context = context,
+                                                                    .max_record = STREAM_GRAPH_MAX_RECORD});
+    workers_stop();
+    if (records == 0)
+        die(EX_DATAERR, "no graph records in the input");
 }

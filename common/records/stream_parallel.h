@@ -26,4 +26,12 @@ struct stream_parallel {
 
 void stream_map_parallel(FILE *in, const char *in_name, FILE *out, const struct stream_parallel *sp);
 
+/* The other way to use several threads, for records that are each one
+ * whole (vessel) graph: one record at a time, its work on the worker pool.
+ * Starts the pool (workers_start_option(threads)), runs stream_map() with
+ * records up to STREAM_GRAPH_MAX_RECORD, stops the pool; dies (65) when in
+ * holds no record.  lc-train, gnn-train and node2vec run through it. */
+#define STREAM_GRAPH_MAX_RECORD ((size_t)32 << 30)
+void stream_map_graphs(FILE *in, const char *in_name, FILE *out, stream_each_fn *each, void *context, int64_t threads);
+
 #endif

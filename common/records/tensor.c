@@ -287,3 +287,45 @@ void mp_vector(struct writer *w, enum dtype dt, int64_t n, const void *data)
 {
     mp_tensor(w, dt, 1, &n, data);
 }
+
+/* ---- enriched records ---- */
+
+/* Keys lengths computed once per record, not once per comparison. */
+static bool key_in(const msgpack_object *key, const char *const *add, const size_t *add_length, int n_add)
+{
+    const char *p;
+    size_t n;
+    if (!mp_string_view(key, &p, &n))
+        return false;
+    for (int i = 0; i < n_add; i++)
+        if (add_length[i] == n && memcmp(p, add[i], n) == 0)
+            return true;
+    return false;
+}
+
+void writer_begin_enriched(struct writer *w, const struct record *rec,
+                           const char *const *add, int n_add)
+{
+    const msgpack_object_map *m = &rec->map->via.map;
+    size_t add_length[n_add > 0 ? n_add : 1];
+    for (int i = 0; i < n_add; i++)
+        add_length[i] = strlen(add[i]);
+    /* Which keys stay, remembered for the first few (every real record) so
+     * the second pass need not compare them again. */
+    bool keep[64];
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < m->size; i++) {
+        bool k = !key_in(&m->ptr[i].key, add, add_length, n_add);
+        if (i < 64)
+            keep[i] = k;
+        kept += k;
+    }
+    mp_map(w, kept + (uint32_t)n_add);
+    for (uint32_t i = 0; i < m->size; i++)
+        if (i < 64 ? keep[i] : !key_in(&m->ptr[i].key, add, add_length, n_add)) {
+            mp_object(w, &m->ptr[i].key);
+            /* tensors, most of a record, by the tensor codec: same bytes */
+            if (!mp_tensor_object(w, &m->ptr[i].val))
+                mp_object(w, &m->ptr[i].val);
+        }
+}

@@ -76,4 +76,11 @@ bool mp_tensor_object(struct writer *w, const msgpack_object *o);
  * mp_tensor(). */
 void *mp_tensor_reserve(struct writer *w, enum dtype dt, int ndim, const int64_t *shape);
 
+/* Begin an enriched copy of rec: writes the map header for the input's keys
+ * minus those in add[0..n_add-1], plus n_add; then those input pairs, their
+ * tensors repacked by mp_tensor_object() (the same bytes, fewer writes).
+ * The caller then packs exactly n_add key/value pairs. */
+void writer_begin_enriched(struct writer *w, const struct record *rec,
+                           const char *const *add, int n_add);
+
 #endif

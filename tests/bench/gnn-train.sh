@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: gnn-train's training epoch (common/nn/gnn.c: forward, weighted NLL,
+# make bench: gnn-train's training epoch (common/graphnn/gnn.c: forward, weighted NLL,
 # backward, Adam) on the line graph of a generated vessel graph of
 # GNN_BENCH_EDGES (default 1,000,000) vessels, SAGE 4 x 128 and GCN 3 x 256
 # (the paper's), against the PyTorch peer (tests/bench/gnn_torch.py: the same

@@ -29,12 +29,14 @@ static void run(void *ctx)
     struct checkpoint ck;
     if (!checkpoint_open(&ck, a->cache, 1))
         abort();
-    a->resumed = ck.resume != NULL;
     a->length = ck.length;
-    FILE *train = harness_input(graphs, graphs_size);
+    struct input_bytes train, resume;
+    a->resumed = checkpoint_take_resume(&ck, &resume);
+    input_bytes_of(&train, harness_copy(graphs, graphs_size), graphs_size, "<train>");
     struct dar_fit_options o = {0};
     o.config = (struct dar_config){DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
     o.lr = 0.01;
+    o.threads = 1;             /* no pool: a caught die() would free its threads' memory */
     o.batch = 1;
     o.iters = 2;
     o.eval_every = 1;
@@ -44,8 +46,7 @@ static void run(void *ctx)
     o.progress = PROGRESS_OFF;
     o.canonical_args = "fuzz";
     o.checkpoint = &ck;
-    dar_fit_run(&o, train, "<train>", NULL, NULL, ck.resume, ck.path, harness_sink());
-    fclose(train);
+    dar_fit_run(&train, NULL, a->resumed ? &resume : NULL, harness_sink(), &o);
     checkpoint_done(&ck);
     checkpoint_close(&ck);
 }

@@ -20,7 +20,7 @@ static void run(void *ctx)
     FILE *in = harness_input(p->data, p->size);
     bool embed = p->model == &maxflow_model;  /* shortest paths' models have none */
     struct dar_step_options o = {p->model, !p->model, 1, p->model != NULL, embed, DAR_EMBED_LAST,
-                                 .algorithm = p->baseline};
+                                 .algorithm = p->baseline, .threads = 1};
     dar_step_run(in, "<fuzz>", harness_sink(), &o);
     fclose(in);
 }

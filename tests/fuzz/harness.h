@@ -202,6 +202,14 @@ static inline void harness_expect(int code, unsigned also)
 
 /* The input as a stream, and somewhere to write output: memory, so that a
  * write error is never the input's doing. */
+/* A copy of the input in memory a body's callee owns (struct input_bytes). */
+static inline char *harness_copy(const uint8_t *data, size_t size)
+{
+    char *copy = xmalloc(size ? size : 1);
+    memcpy(copy, data, size);
+    return copy;
+}
+
 static inline FILE *harness_input(const uint8_t *data, size_t size)
 {
     /* fmemopen refuses a size of 0 */

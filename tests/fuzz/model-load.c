@@ -22,7 +22,7 @@ static void run(void *ctx)
     /* a model of a hidden size in the thousands is valid, and slow */
     if (model.config.hidden <= 64) {
         FILE *in = harness_input(graph, graph_size);
-        struct dar_step_options o = {&model, false, 1, true, true, DAR_EMBED_LAST};
+        struct dar_step_options o = {&model, false, 1, true, true, DAR_EMBED_LAST, NULL, 1};
         dar_step_run(in, "<graph>", harness_sink(), &o);
         fclose(in);
     }

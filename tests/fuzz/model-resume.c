@@ -18,11 +18,13 @@ struct input {
 static void run(void *ctx)
 {
     struct input *p = ctx;
-    FILE *train = harness_input(graphs, graphs_size);
-    FILE *resume = harness_input(p->data, p->size);
+    struct input_bytes train, resume;
+    input_bytes_of(&train, harness_copy(graphs, graphs_size), graphs_size, "<train>");
+    input_bytes_of(&resume, harness_copy(p->data, p->size), p->size, "<fuzz>");
     struct dar_fit_options o = {0};
     o.config = (struct dar_config){DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
     o.lr = 0.01;
+    o.threads = 1;             /* no pool: a caught die() would free its threads' memory */
     o.batch = 1;
     o.iters = 2;
     o.eval_every = 1;
@@ -31,9 +33,7 @@ static void run(void *ctx)
     o.tf_decay = 0.999;
     o.progress = PROGRESS_OFF;
     o.canonical_args = "fuzz";
-    dar_fit_run(&o, train, "<train>", NULL, NULL, resume, "<fuzz>", harness_sink());
-    fclose(resume);
-    fclose(train);
+    dar_fit_run(&train, NULL, &resume, harness_sink(), &o);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -12,10 +12,12 @@ struct input {
 static void run(void *ctx)
 {
     struct input *p = ctx;
-    FILE *in = harness_input(p->data, p->size);
+    struct input_bytes in;
+    input_bytes_of(&in, harness_copy(p->data, p->size), p->size, "<fuzz>");
     struct dar_fit_options o = {0};
     o.config = (struct dar_config){DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
     o.lr = 0.01;
+    o.threads = 1;             /* no pool: a caught die() would free its threads' memory */
     o.batch = 2;
     o.iters = 1;
     o.eval_every = 1;
@@ -24,8 +26,7 @@ static void run(void *ctx)
     o.tf_decay = 0.999;
     o.progress = PROGRESS_OFF;
     o.canonical_args = "fuzz";
-    dar_fit_run(&o, in, "<fuzz>", NULL, NULL, NULL, NULL, harness_sink());
-    fclose(in);
+    dar_fit_run(&in, NULL, NULL, harness_sink(), &o);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -85,7 +85,8 @@ int main(int argc, char **argv)
         c.algorithm = dar_algorithm_find(algorithm);
         init_seed = seed;
         dar_model_init(&model, &c, (uint64_t)seed);
-        dar_model_write(&w, &model, NULL, 1, write_provenance, NULL);
+        dar_model_write_begin(&w, &model, NULL, 1);
+        write_provenance(&w, NULL);
         dar_model_free(&model);
         io_close_output(out);
         return 0;

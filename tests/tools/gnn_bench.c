@@ -1,5 +1,5 @@
 /* gnn_bench - timings for tests/bench/gnn-train.sh: training epochs of
- * gnn-train's model (common/nn/gnn.c) on the line graph of the first record,
+ * gnn-train's model (common/graphnn/gnn.c) on the line graph of the first record,
  * with the same drawn inputs the PyTorch peer uses, and METIS.
  *
  *   gnn_bench --conv sage|gcn [--layers L --hidden H --epochs N -j T] [--csr FILE] < graph.mp

@@ -1,4 +1,4 @@
-/* gnn_dump - a test helper around common/nn/gnn.c, for comparing the C GCN /
+/* gnn_dump - a test helper around common/graphnn/gnn.c, for comparing the C GCN /
  * GraphSAGE model with its PyTorch twin (tests/twin/gnn_twin.py).
  *
  *   gnn_dump --conv sage|gcn --layers L --hidden H --embed D --seed S < graph.mp > dump.mp

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch twin of gnn-train's GCN / GraphSAGE model (common/nn/gnn.c), float64.
+"""PyTorch twin of gnn-train's GCN / GraphSAGE model (common/graphnn/gnn.c), float64.
 
     gnn_twin.py dump.mp [--loss-rtol 1e-5] [--grad-rtol 1e-4] [--abs 1e-7] [-v]
 

@@ -620,7 +620,7 @@ static void test_records(struct dar_graph *A)
     FILE *f = open_memstream(&buf, &len);
     struct writer w;
     writer_init(&w, f);
-    dar_model_write(&w, &m, NULL, 0, NULL, NULL);
+    dar_model_write(&w, &m, NULL);
     fclose(f);
     f = fmemopen(buf, len, "rb");
     struct reader rd;
@@ -640,7 +640,7 @@ static void test_records(struct dar_graph *A)
     size_t len2 = 0;
     f = open_memstream(&buf2, &len2);
     writer_init(&w, f);
-    dar_model_write(&w, &back, NULL, 0, NULL, NULL);
+    dar_model_write(&w, &back, NULL);
     fclose(f);
     CHECK(len2 == len && memcmp(buf, buf2, len) == 0, "model records are byte-stable");
     free(buf);

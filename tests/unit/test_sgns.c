@@ -1,4 +1,4 @@
-/* test_sgns.c - PyG's skip-gram loss on a walk (common/nn/sgns.c): the
+/* test_sgns.c - PyG's skip-gram loss on a walk (common/graphnn/sgns.c): the
  * gradient against central finite differences of the loss written out here
  * in float64 (per table row, so a node met twice sums its positions), the
  * vectorised kernel against its naive twin, the saturation PyG's 1e-15

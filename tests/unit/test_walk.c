@@ -1,4 +1,4 @@
-/* test_walk.c - node2vec walks (common/nn/walk.c): the transition frequencies
+/* test_walk.c - node2vec walks (common/graphnn/walk.c): the transition frequencies
  * of the sampler match the exact p/q probabilities (chi-square, several p
  * and q, on the line graph of a small graph with a hub, triangles, chains
  * and an isolated vessel); a sampler that ignores p and q fails the same

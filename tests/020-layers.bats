@@ -1,0 +1,62 @@
+#!/usr/bin/env bats
+# The include rules of ARCHITECTURE.md §2 (scripts/check-layers.py): the
+# tree keeps them, and the check fails on each kind of break, planted in a
+# copy of the sources.
+load test_helper
+
+# copy: the files the check reads, into $T/tree
+copy() {
+    mkdir -p "$T/tree"
+    cp -r "$ROOT/common" "$ROOT/tools" "$ROOT/bin" "$ROOT/Makefile" "$ROOT/ARCHITECTURE.md" "$T/tree/"
+    rm -f "$T"/tree/bin/*[!c]   # the built tools: the check reads sources only
+}
+
+@test "the tree keeps the layers, the tools apart and no circle" {
+    run "$PY" "$ROOT/scripts/check-layers.py" "$ROOT"
+    assert_success
+    assert_output ""
+}
+
+@test "a library file that includes a header of a layer below its own fails the check" {
+    copy
+    sed -i '0,/#include/s//#include "dar.h"\n#include/' "$T/tree/common/records/tensor.c"
+    run "$PY" "$ROOT/scripts/check-layers.py" "$T/tree"
+    assert_failure
+    assert_output --partial 'common/records/tensor.c:'
+    assert_output --partial '"dar.h" is in common/dar, below common/records'
+}
+
+@test "a tool that includes another tool's header fails the check, in its body or its main" {
+    copy
+    sed -i '0,/#include/s//#include "lc_train.h"\n#include/' "$T/tree/tools/gnn_train.c"
+    sed -i '0,/#include/s//#include "node2vec.h"\n#include/' "$T/tree/bin/edge-embed.c"
+    run "$PY" "$ROOT/scripts/check-layers.py" "$T/tree"
+    assert_failure
+    assert_output --partial '"lc_train.h" is the header of lc_train, not of gnn_train'
+    assert_output --partial 'bin/edge-embed.c:3: "node2vec.h" is the header of node2vec, not of edge_embed'
+}
+
+@test "a tool's own second file and header pass; the library including a tool's header fails" {
+    copy
+    sed -i '0,/#include/s//#include "edge_embed.h"\n#include/' "$T/tree/common/eval/metrics.c"
+    run "$PY" "$ROOT/scripts/check-layers.py" "$T/tree"
+    assert_failure
+    assert_output --partial '"edge_embed.h" is a tool'"'"'s header, below the library'
+    refute_output --partial 'edge_embed_reconstruct.c'
+}
+
+@test "two files of one layer that include each other fail the check" {
+    copy
+    sed -i '0,/#include/s//#include "tensor.h"\n#include/' "$T/tree/common/records/stream.c"
+    run "$PY" "$ROOT/scripts/check-layers.py" "$T/tree"
+    assert_failure
+    assert_output --partial 'common/records: a circle: stream -> tensor -> stream'
+}
+
+@test "a layer table in another order than SRC_DIRS fails the check" {
+    copy
+    sed -i '/^| `common\/graphnn\/`/d' "$T/tree/ARCHITECTURE.md"
+    run "$PY" "$ROOT/scripts/check-layers.py" "$T/tree"
+    assert_failure
+    assert_output --partial "ARCHITECTURE.md's layer table lists"
+}
