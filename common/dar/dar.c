@@ -1,6 +1,6 @@
 /* dar.c - the DAR model's computation (formats/model.md §1-§5): encoders,
  * the PGN/MPNN processor and the decoders by probe type, their hand-written
- * backward, and the call: the batch cut into groups, each group laid out and
+ * backward, and the call: the batch split into groups, each group laid out and
  * handed to its algorithm's schedule (algorithm.h, dar_processor.h).  dar.h
  * says how the batch is laid out and what is kept for backward. */
 #include "dar.h"
@@ -1282,7 +1282,7 @@ static void model_with_transposed_weights(struct dar_model *view, const struct d
     }
 }
 
-/* Graphs per group.  The batch is cut into groups of this many consecutive
+/* Graphs per group.  The batch is split into groups of this many consecutive
  * graphs, run as tasks of the worker pool, each with its own gradient; the
  * gradients are added in group order.  A constant: it fixes how the sums of
  * dW are grouped, so the bits do not depend on the thread count. */
