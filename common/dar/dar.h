@@ -97,12 +97,15 @@ struct dar_linear {
 };
 
 /* One decoder: the probe it predicts and its layers, by the probe's type
- * (algorithm.h): mask, scalar and categorical one (3H→width); pointer two
- * (3H→H each, "<decoder>1", "<decoder>2"); bounded_antisymmetric three (q1
- * and q2 3H→1, q3 H→1 on the arc features). */
+ * (algorithm.h): node mask, scalar and categorical one (3H→width); pointer
+ * two (3H→H each, "<decoder>1", "<decoder>2"); bounded_antisymmetric three
+ * (q1 and q2 3H→1, q3 H→1 on the arc features); an edge mask or scalar two,
+ * the symmetric edge head (q1 3H→1, q3 H→1 without bias on the arc
+ * features: value_e = q1·hd_u + q1·hd_v + q3·(e_uv + e_vu)). */
 struct dar_head {
     int probe;
     enum dar_type type;
+    enum dar_location location;
     int width;                          /* columns of the fused product it reads */
     int nlinear;
     struct dar_linear linear[3];

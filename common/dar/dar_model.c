@@ -111,12 +111,24 @@ static void add_head(struct layout *L, const char *net, struct dar_head *head, i
     char part[64];
     head->probe = p;
     head->type = probe->type;
-    /* the processor's edge decoder is the antisymmetric one; an edge mask
-     * or scalar head (matching's edges, a packing) is the next type */
-    if (probe->location != DAR_LOCATION_NODE && probe->type != DAR_TYPE_BOUNDED_ANTISYMMETRIC)
+    head->location = probe->location;
+    /* edges are decoded as antisymmetric values, or as masks and scalars
+     * by the symmetric edge head; nothing else */
+    bool edge_head = probe->location == DAR_LOCATION_EDGE &&
+                     (probe->type == DAR_TYPE_MASK || probe->type == DAR_TYPE_SCALAR);
+    if (probe->location != DAR_LOCATION_NODE && probe->type != DAR_TYPE_BOUNDED_ANTISYMMETRIC && !edge_head)
         die(EX_SOFTWARE, "BUG: %s's probe '%s': the processor decodes no %s probe of this type yet",
             L->m->config.algorithm->name, probe->decoder,
             probe->location == DAR_LOCATION_EDGE ? "edge" : "graph");
+    if (edge_head) {
+        head->nlinear = 2;
+        head->width = 1;
+        snprintf(part, sizeof part, "dec.%s.q1", probe->decoder);
+        add_linear(L, net, part, &head->linear[0], 3 * H, 1, true);
+        snprintf(part, sizeof part, "dec.%s.q3", probe->decoder);
+        add_linear(L, net, part, &head->linear[1], H, 1, false);
+        return;
+    }
     switch (probe->type) {
     case DAR_TYPE_POINTER:
         head->nlinear = 2;
