@@ -32,6 +32,11 @@ static const struct {
     [Q_FEASIBLE_EDGES] = {"feasible_edges", {"n", "m", "src", "dst", "w", "pred_d", "reached"}},
     [Q_PATH_OPTIMAL] = {"path_optimal", {"n", "m", "s", "src", "dst", "w", "pred_pi", "d", "reached"}},
     [Q_PATH_GAP] = {"path_gap", {"n", "m", "s", "src", "dst", "w", "pred_pi", "d", "reached"}},
+    [Q_MATCH_F1] = {"match_f1", {"m", "pred_match", "match"}},
+    [Q_MATCH_RATIO] = {"match_ratio", {"fixed_match_size", "size"}},
+    [Q_COVER_VALID_BEFORE] = {"cover_valid_before", {"cover_valid_before"}},
+    [Q_COVER_RATIO] = {"cover_ratio", {"fixed_cover_size", "size"}},
+    [Q_CERTIFIED] = {"certified", {"fixed_match_size", "fixed_cover_size"}},
 };
 
 const char *metric_quantity_name(enum metric_quantity q)
@@ -133,6 +138,7 @@ static int64_t node_index(const struct record *rec, const char *key, int64_t n)
 struct accumulators {
     struct metric_mean mae_flow, hint_graphs, cut, maxflow_error, cons_before, cons_after, fixed_ratio;
     struct metric_mean pointer, mae_d, feasible, path_optimal, path_gap;
+    struct metric_mean match_f1, match_ratio, cover_valid, cover_ratio, certified;
     int64_t *confusion;
     int64_t class_entries;
     /* roc_auc: the kept labels and probability rows of every record */
@@ -264,6 +270,36 @@ static void accumulate_paths(struct accumulators *acc, const bool *sel, const st
     free(reached);
 }
 
+/* A non-negative size of a matching record. */
+static int64_t size_key(const struct record *rec, const char *key)
+{
+    int64_t v = record_int(rec, key);
+    if (v < 0 || v > INT32_MAX)
+        record_die(rec, "'%s' is %lld, expected 0..%d", key, (long long)v, INT32_MAX);
+    return v;
+}
+
+/* The matching quantities of one record. */
+static void accumulate_matching(struct accumulators *acc, const bool *sel, const struct record *rec)
+{
+    if (sel[Q_MATCH_F1]) {
+        int64_t m = count_key(rec, "m");
+        float *pred = f32_vector(rec, "pred_match", m);
+        uint8_t *truth = record_vector(rec, "match", DT_U8, m);
+        metric_match_f1(&acc->match_f1, pred, truth, m);
+        free(pred);
+        free(truth);
+    }
+    if (sel[Q_MATCH_RATIO])
+        metric_size_ratio(&acc->match_ratio, size_key(rec, "fixed_match_size"), size_key(rec, "size"));
+    if (sel[Q_COVER_VALID_BEFORE])
+        metric_share(&acc->cover_valid, record_bool(rec, "cover_valid_before"));
+    if (sel[Q_COVER_RATIO])
+        metric_size_ratio(&acc->cover_ratio, size_key(rec, "fixed_cover_size"), size_key(rec, "size"));
+    if (sel[Q_CERTIFIED])
+        metric_share(&acc->certified, size_key(rec, "fixed_match_size") == size_key(rec, "fixed_cover_size"));
+}
+
 static void accumulate(struct accumulators *acc, const bool *sel, const struct record *rec,
                        const struct metrics_options *o)
 {
@@ -373,6 +409,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
     if (sel[Q_R2])
         add_embedding_row(acc, false, rec);
     accumulate_paths(acc, sel, rec);
+    accumulate_matching(acc, sel, rec);
 }
 
 static void check_kind(const struct record *rec, const char *want)
@@ -454,6 +491,11 @@ static const struct metric_mean *quantity_mean(const struct accumulators *acc, i
     case Q_FEASIBLE_EDGES: return &acc->feasible;
     case Q_PATH_OPTIMAL: return &acc->path_optimal;
     case Q_PATH_GAP: return &acc->path_gap;
+    case Q_MATCH_F1: return &acc->match_f1;
+    case Q_MATCH_RATIO: return &acc->match_ratio;
+    case Q_COVER_VALID_BEFORE: return &acc->cover_valid;
+    case Q_COVER_RATIO: return &acc->cover_ratio;
+    case Q_CERTIFIED: return &acc->certified;
     default: return NULL;
     }
 }

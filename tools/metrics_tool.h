@@ -13,6 +13,7 @@ enum metric_quantity {
     /* shortest paths (after the others: a max-flow record has none of
        their inputs, so its metrics come out as before) */
     Q_POINTER_ACCURACY, Q_MAE_D, Q_FEASIBLE_EDGES, Q_PATH_OPTIMAL, Q_PATH_GAP,
+    Q_MATCH_F1, Q_MATCH_RATIO, Q_COVER_VALID_BEFORE, Q_COVER_RATIO, Q_CERTIFIED,
     Q_COUNT
 };
 const char *metric_quantity_name(enum metric_quantity q);

@@ -13,7 +13,11 @@
  * Probe types and what the processor does with them:
  *   scalar       node: an input column x·a; edge: summed onto the arcs of
  *                the edge (both directions)
- *   mask         node: input column; decoder 3H→1 logit, BCE
+ *   mask         node: input column; decoder 3H→1 logit, BCE; edge: summed
+ *                onto both arcs; decoder the symmetric edge head (dar.h
+ *                struct dar_head), a logit per edge, BCE
+ *   scalar       (decoders) node 3H→1, edge the symmetric edge head;
+ *                squared error
  *   mask_one     node: input column (1 at one node)
  *   categorical  node, width K: one-hot input columns, encoder H×K; decoder
  *                3H→K logits, softmax cross-entropy
@@ -144,14 +148,14 @@ struct dar_algorithm {
 
 /* The registry's names as option tables take them (cli.h CLI_CHOICE), in
  * its order; test_algorithm checks them against the registry. */
-#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths"
+#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths|matching"
 
 /* The registry (algorithm.c), in --help order; the first is the default. */
 extern const struct dar_algorithm *const dar_algorithms[];
 extern const int dar_algorithm_count;
 /* The entry called name, or NULL. */
 const struct dar_algorithm *dar_algorithm_find(const char *name);
-/* "max-flow, shortest-paths" into buf, for messages. */
+/* "max-flow, shortest-paths, matching" into buf, for messages. */
 const char *dar_algorithm_names(char *buf, size_t size);
 /* The entry a training record is for: the one whose trace it carries
  * (every trace key, else every solution key: a --no-hints trace, whose

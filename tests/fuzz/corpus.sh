@@ -14,7 +14,7 @@ F=tests/fuzz/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$F"
-for h in record tensor graph-fftrace graph-flowfix graph-metrics graph-darstep traced-darfit \
+for h in record tensor graph-fftrace graph-flowfix graph-metrics graph-darstep graph-matching traced-darfit \
          model-load model-resume checkpoint metric-table jsonl vesselgraph-csv cache-entry; do
     mkdir -p "$C/$h"
 done
@@ -141,6 +141,27 @@ cols="length;distance;curveness;volume;avgCrossSection;minRadiusAvg;minRadiusStd
   echo "0;0;1;1;1;1;1;1;2;0;3;0;4;0;0.5;0.1"
   echo "1;1;2;1;nan;1;1;1;2;0;3;0;4;0;0.5;0.1"; } > "$C/vesselgraph-csv/bad-nan"
 { printf 'id;pos_x;pos_y\n0;0;0\n\0'; echo "node1id;node2id"; } > "$C/vesselgraph-csv/bad-no-column"
+
+# matching instances and traces (graph-matching): valid, solved, and the
+# bad inputs 270-matching refuses
+gen-graphs --instance matching --family bipartite-sides --sides 3,4 --p 0.5 --count 2 --seed 1 > "$C/graph-matching/instances"
+ff-trace --algorithm matching < "$C/graph-matching/instances" > "$C/graph-matching/traced"
+ff-trace --algorithm matching --no-hints < "$C/graph-matching/instances" > "$C/graph-matching/solved"
+"$PY" - "$C/graph-matching" <<'PYEOF'
+import sys, msgpack, msgpack_numpy, numpy as np
+d = sys.argv[1]
+recs = list(msgpack.Unpacker(open(d + "/traced", "rb"), object_hook=msgpack_numpy.decode, raw=False))
+def dump(name, r):
+    open(d + "/" + name, "wb").write(msgpack.packb(r, default=msgpack_numpy.encode, use_bin_type=True))
+r = dict(recs[0]); del r["side"]; dump("bad-no-side", r)
+r = dict(recs[0]); r["side"] = r["side"].copy(); r["side"][1] = 1; dump("bad-inside", r)
+r = dict(recs[0]); r["side"] = r["side"][:3].copy(); dump("bad-short-side", r)
+r = dict(recs[0]); r["steps"] = 99; dump("bad-steps", r)
+r = dict(recs[0]); r["hint_pi"] = r["hint_pi"].copy(); r["hint_pi"][0, 0] = 7; dump("bad-pointer", r)
+r = dict(recs[0]); r["hint_match"] = r["hint_match"][:1].copy(); dump("bad-hint-shape", r)
+r = dict(recs[0]); r["match"] = r["match"].copy(); r["match"][0] = 2; dump("bad-match-flag", r)
+r = dict(recs[0]); r["n"] = 200000000; dump("bad-huge-n", r)
+PYEOF
 
 # cache entries: the harness's key, valid (written by the harness itself on
 # a miss) and damaged ways
