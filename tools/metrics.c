@@ -32,6 +32,12 @@ static const struct {
     [Q_FEASIBLE_EDGES] = {"feasible_edges", {"n", "m", "src", "dst", "w", "pred_d", "reached"}},
     [Q_PATH_OPTIMAL] = {"path_optimal", {"n", "m", "s", "src", "dst", "w", "pred_pi", "d", "reached"}},
     [Q_PATH_GAP] = {"path_gap", {"n", "m", "s", "src", "dst", "w", "pred_pi", "d", "reached"}},
+    [Q_COVER_WEIGHT_RATIO] = {"cover_weight_ratio", {"n", "node_w", "cover", "fixed_cover_weight"}},
+    [Q_COVER_OPT_RATIO] = {"cover_opt_ratio", {"fixed_cover_weight", "opt_weight", "opt_status"}},
+    [Q_OPT_UNPROVEN] = {"opt_unproven", {"fixed_cover_weight", "opt_weight", "opt_status"}},
+    [Q_PACKING_EXCESS] = {"packing_excess", {"n", "node_w", "packing_excess"}},
+    [Q_CERTIFIED_GAP] = {"certified_gap", {"fixed_cover_weight", "packing_value"}},
+    [Q_UNCERTIFIED] = {"uncertified", {"fixed_cover_weight", "packing_value"}},
 };
 
 const char *metric_quantity_name(enum metric_quantity q)
@@ -133,6 +139,7 @@ static int64_t node_index(const struct record *rec, const char *key, int64_t n)
 struct accumulators {
     struct metric_mean mae_flow, hint_graphs, cut, maxflow_error, cons_before, cons_after, fixed_ratio;
     struct metric_mean pointer, mae_d, feasible, path_optimal, path_gap;
+    struct metric_mean cover_ratio, opt_ratio, unproven, packing_excess, gap, uncertified;
     int64_t *confusion;
     int64_t class_entries;
     /* roc_auc: the kept labels and probability rows of every record */
@@ -264,6 +271,38 @@ static void accumulate_paths(struct accumulators *acc, const bool *sel, const st
     free(reached);
 }
 
+/* The vertex-cover quantities of one record (after flow-fix --algorithm
+ * vertex-cover). */
+static void accumulate_cover(struct accumulators *acc, const bool *sel, const struct record *rec)
+{
+    if (sel[Q_COVER_WEIGHT_RATIO] || sel[Q_PACKING_EXCESS]) {
+        int64_t n = count_key(rec, "n");
+        float *node_w = f32_vector(rec, "node_w", n);
+        for (int64_t v = 0; v < n; v++)
+            if (node_w[v] < 0)
+                record_die(rec, "'node_w' entry %lld is %g, expected a weight >= 0", (long long)v, (double)node_w[v]);
+        if (sel[Q_COVER_WEIGHT_RATIO]) {
+            uint8_t *cover = node_vector(rec, "cover", DT_U8, n);
+            metric_cover_weight_ratio(&acc->cover_ratio, finite_double(rec, "fixed_cover_weight"), node_w, cover, n);
+            free(cover);
+        }
+        if (sel[Q_PACKING_EXCESS])
+            metric_packing_excess(&acc->packing_excess, finite_double(rec, "packing_excess"), node_w, n);
+        free(node_w);
+    }
+    if (sel[Q_COVER_OPT_RATIO] || sel[Q_OPT_UNPROVEN]) {
+        char status[32];
+        record_str(rec, "opt_status", status, sizeof status);
+        if (strcmp(status, "optimal") && strcmp(status, "feasible") && strcmp(status, "unsolved"))
+            record_die(rec, "'opt_status' is '%s', expected optimal, feasible or unsolved", status);
+        metric_cover_opt_ratio(&acc->opt_ratio, &acc->unproven, finite_double(rec, "fixed_cover_weight"),
+                               finite_double(rec, "opt_weight"), status);
+    }
+    if (sel[Q_CERTIFIED_GAP] || sel[Q_UNCERTIFIED])
+        metric_certified_gap(&acc->gap, &acc->uncertified, finite_double(rec, "fixed_cover_weight"),
+                             finite_double(rec, "packing_value"));
+}
+
 static void accumulate(struct accumulators *acc, const bool *sel, const struct record *rec,
                        const struct metrics_options *o)
 {
@@ -373,6 +412,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
     if (sel[Q_R2])
         add_embedding_row(acc, false, rec);
     accumulate_paths(acc, sel, rec);
+    accumulate_cover(acc, sel, rec);
 }
 
 static void check_kind(const struct record *rec, const char *want)
@@ -448,12 +488,15 @@ static void write_per_graph(struct writer *w, const struct metrics_options *o, c
     struct accumulators one = {.d = -1};
     bool sel[Q_COUNT] = {false};
     for (int i = 0; i < n_order; i++)
-        sel[order[i]] = order[i] <= Q_FIXED_VALUE_RATIO;
+        sel[order[i]] = order[i] <= Q_FIXED_VALUE_RATIO || order[i] >= Q_COVER_WEIGHT_RATIO;
     accumulate(&one, sel, rec, o);
-    const struct metric_mean *means[] = {
+    const struct metric_mean *means[Q_COUNT] = {
         [Q_MAE_FLOW] = &one.mae_flow, [Q_MAE_HINT_FLOW] = &one.hint_graphs, [Q_CUT_ACCURACY] = &one.cut,
         [Q_MAXFLOW_ERROR] = &one.maxflow_error, [Q_CONSERVATION_BEFORE] = &one.cons_before,
-        [Q_CONSERVATION_AFTER] = &one.cons_after, [Q_FIXED_VALUE_RATIO] = &one.fixed_ratio};
+        [Q_CONSERVATION_AFTER] = &one.cons_after, [Q_FIXED_VALUE_RATIO] = &one.fixed_ratio,
+        [Q_COVER_WEIGHT_RATIO] = &one.cover_ratio, [Q_COVER_OPT_RATIO] = &one.opt_ratio,
+        [Q_OPT_UNPROVEN] = &one.unproven, [Q_PACKING_EXCESS] = &one.packing_excess,
+        [Q_CERTIFIED_GAP] = &one.gap, [Q_UNCERTIFIED] = &one.uncertified};
     for (int i = 0; i < n_order; i++) {
         int q = order[i];
         if (!sel[q])
@@ -538,6 +581,12 @@ void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_
         case Q_FEASIBLE_EDGES: mean = &acc.feasible; break;
         case Q_PATH_OPTIMAL: mean = &acc.path_optimal; break;
         case Q_PATH_GAP: mean = &acc.path_gap; break;
+        case Q_COVER_WEIGHT_RATIO: mean = &acc.cover_ratio; break;
+        case Q_COVER_OPT_RATIO: mean = &acc.opt_ratio; break;
+        case Q_OPT_UNPROVEN: mean = &acc.unproven; break;
+        case Q_PACKING_EXCESS: mean = &acc.packing_excess; break;
+        case Q_CERTIFIED_GAP: mean = &acc.gap; break;
+        case Q_UNCERTIFIED: mean = &acc.uncertified; break;
         case Q_ACCURACY:
             value = metric_accuracy(acc.confusion);
             break;
