@@ -4,12 +4,14 @@
 #include "algorithm.h"
 #include "algo_maxflow.h"
 #include "algo_shortest_paths.h"
+#include "algo_vertex_cover.h"
 #include <stdio.h>
 #include <string.h>
 
 const struct dar_algorithm *const dar_algorithms[] = {
     &dar_algorithm_maxflow,
     &dar_algorithm_shortest_paths,
+    &dar_algorithm_vertex_cover,
 };
 const int dar_algorithm_count = sizeof dar_algorithms / sizeof *dar_algorithms;
 
