@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     /* before the key is made: it holds the values trained with */
     dar_reference_hyperparameters(o.config.variant, &hidden, &lr, &weight_decay);
     o.config.hidden = (int)hidden;
-    o.config.leak_cut = leak_cut;
+    o.config.leak_dual = leak_cut;
     o.lr = lr;
     o.weight_decay = weight_decay;
 

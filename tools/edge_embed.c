@@ -471,7 +471,7 @@ void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_
     if (m->config.processor != DAR_PGN)
         die(EX_DATAERR, "the model's processor is %s; edge-embed runs PGN models (message "
             "passing along the graph's edges)", dar_processor_name(m->config.processor));
-    if (m->config.leak_cut)
+    if (m->config.leak_dual)
         die(EX_DATAERR, "the model was trained with --leak-cut (it reads the true min cut), "
             "which edge-embed does not have");
     workers_start(o->threads);

@@ -138,12 +138,14 @@ static void recon_graph_load(struct recon_graph *rg, const struct record *rec,
 {
     record_expect_kind(rec, "graph");
     struct dar_graph *dg = &rg->dg;
-    dar_graph_read(dg, rec, 0);
+    maxflow_read_graph(dg, rec, 0);
     /* a traced input's own trace is not used: ours follows the capacity rule */
-    free(dg->phase); free(dg->hint_mask); free(dg->hint_pi); free(dg->hint_flow);
-    free(dg->flow); free(dg->cut);
-    dg->phase = NULL; dg->hint_mask = NULL; dg->hint_pi = NULL; dg->hint_flow = NULL;
-    dg->flow = NULL; dg->cut = NULL;
+    free(dg->phase);
+    dg->phase = NULL;
+    for (int p = 0; p < DAR_MAX_PROBES; p++) {
+        free(dg->probe[p]);
+        dg->probe[p] = NULL;
+    }
     struct graph *g = &dg->g;
     float *in[3];
     vessel_inputs_read(rec, g->m, in, "edge-embed --reconstruct encodes the vessel features");
@@ -187,19 +189,20 @@ static void recon_graph_load(struct recon_graph *rg, const struct record *rec,
     dg->steps = T;
     dg->phase = xmalloc((size_t)T);
     memcpy(dg->phase, tr.phase, (size_t)T);
-    dg->hint_mask = xmalloc((size_t)(T * n));
-    memcpy(dg->hint_mask, tr.mask, (size_t)(T * n));
-    dg->hint_pi = xmalloc(sizeof(int32_t) * (size_t)(T * n));
-    memcpy(dg->hint_pi, tr.pi, sizeof(int32_t) * (size_t)(T * n));
-    dg->hint_flow = xmalloc(sizeof(float) * (size_t)(T * m + 1));
+    dg->probe[MAXFLOW_MASK] = xmalloc((size_t)(T * n));
+    memcpy(maxflow_hint_mask(dg), tr.mask, (size_t)(T * n));
+    dg->probe[MAXFLOW_PTR] = xmalloc(sizeof(int32_t) * (size_t)(T * n));
+    memcpy(maxflow_hint_pi(dg), tr.pi, sizeof(int32_t) * (size_t)(T * n));
+    float *hint_flow = xmalloc(sizeof(float) * (size_t)(T * m + 1));
+    dg->probe[MAXFLOW_FLOW] = hint_flow;
     for (int64_t i = 0; i < T * m; i++)
-        dg->hint_flow[i] = (float)((double)tr.flow[i] / units);
+        hint_flow[i] = (float)((double)tr.flow[i] / units);
     /* the output target: the flow at the end of the frames trained on (the
      * maximum flow when the whole trace is) */
-    dg->flow = xmalloc(sizeof(float) * (size_t)(m + 1));
+    dg->probe[MAXFLOW_FLOW_OUT] = xmalloc(sizeof(float) * (size_t)(m + 1));
     if (m)
-        memcpy(dg->flow, dg->hint_flow + (int64_t)(T - 1) * m, sizeof(float) * (size_t)m);
-    dg->cut = cut;
+        memcpy(maxflow_flow(dg), hint_flow + (int64_t)(T - 1) * m, sizeof(float) * (size_t)m);
+    dg->probe[MAXFLOW_CUT_OUT] = cut;
     trace_free(&tr);
     free(cap);
     free(flow);

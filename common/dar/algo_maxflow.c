@@ -261,25 +261,25 @@ static void predict(struct writer *w, const struct record *rec, struct dar_model
     bool has_cut = model->config.variant == DAR_DUAL || model->config.variant == DAR_PIPELINE;
     bool only_embed = embed && embed_step == DAR_EMBED_FIRST && !hints;
     struct dar_graph dg;
-    int need = model->config.leak_cut ? DAR_NEED_SOLUTION : 0;
-    dar_graph_read(&dg, rec, need);
+    int need = model->config.leak_dual ? DAR_NEED_SOLUTION : 0;
+    maxflow_read_graph(&dg, rec, need);
     if (!dg.phase && !only_embed)
         phases(&dg);
     int64_t n = dg.g.n, m = dg.g.m, T = dg.steps, H3 = 3 * (int64_t)model->config.hidden;
 
     struct dar_prediction p = {0};
     if (!only_embed) {
-        p.flow = xcalloc((size_t)m + 1, sizeof *p.flow);
+        p.probe[MAXFLOW_FLOW_OUT] = xcalloc((size_t)m + 1, sizeof *maxflow_pred_flow(&p));
         keys[nkeys++] = "pred_flow";
         if (has_cut) {
-            p.cut = xcalloc((size_t)n, sizeof *p.cut);
+            p.probe[MAXFLOW_CUT_OUT] = xcalloc((size_t)n, sizeof *maxflow_pred_cut(&p));
             keys[nkeys++] = "pred_cut";
         }
     }
     if (hints && model->config.variant != DAR_NO_ALGO) {
-        p.pi = xcalloc((size_t)(T * n), sizeof *p.pi);
-        p.mask = xcalloc((size_t)(T * n), 1);
-        p.hint_flow = xcalloc((size_t)(T * m + 1), sizeof *p.hint_flow);
+        p.probe[MAXFLOW_PTR] = xcalloc((size_t)(T * n), sizeof *maxflow_pred_pi(&p));
+        p.probe[MAXFLOW_MASK] = xcalloc((size_t)(T * n), 1);
+        p.probe[MAXFLOW_FLOW] = xcalloc((size_t)(T * m + 1), sizeof *maxflow_pred_hint_flow(&p));
         keys[nkeys++] = "pred_pi";
         keys[nkeys++] = "pred_mask";
         keys[nkeys++] = "pred_hint_flow";
@@ -292,15 +292,15 @@ static void predict(struct writer *w, const struct record *rec, struct dar_model
     dar_predict(model, ws, batch, 1, embed ? (enum dar_embed)embed_step : DAR_EMBED_LAST, &p);
 
     writer_begin_enriched(w, rec, keys, nkeys);
-    if (p.flow) { mp_key(w, "pred_flow"); mp_vector(w, DT_F32, m, p.flow); }
-    if (p.cut)  { mp_key(w, "pred_cut");  mp_vector(w, DT_F32, n, p.cut); }
-    if (p.pi) {
-        mp_key(w, "pred_pi");        mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, p.pi);
-        mp_key(w, "pred_mask");      mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.mask);
-        mp_key(w, "pred_hint_flow"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, p.hint_flow);
+    if (maxflow_pred_flow(&p)) { mp_key(w, "pred_flow"); mp_vector(w, DT_F32, m, maxflow_pred_flow(&p)); }
+    if (maxflow_pred_cut(&p))  { mp_key(w, "pred_cut");  mp_vector(w, DT_F32, n, maxflow_pred_cut(&p)); }
+    if (maxflow_pred_pi(&p)) {
+        mp_key(w, "pred_pi");        mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, maxflow_pred_pi(&p));
+        mp_key(w, "pred_mask");      mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, maxflow_pred_mask(&p));
+        mp_key(w, "pred_hint_flow"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, maxflow_pred_hint_flow(&p));
     }
     if (p.embed) { mp_key(w, "embed"); mp_tensor(w, DT_F32, 2, (int64_t[]){n, H3}, p.embed); }
-    free(p.flow); free(p.cut); free(p.pi); free(p.mask); free(p.hint_flow); free(p.embed);
+    free(p.probe[MAXFLOW_FLOW_OUT]); free(p.probe[MAXFLOW_CUT_OUT]); free(p.probe[MAXFLOW_PTR]); free(p.probe[MAXFLOW_MASK]); free(p.probe[MAXFLOW_FLOW]); free(p.embed);
     dar_graph_free(&dg);
 }
 
@@ -348,7 +348,7 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
         memset(pred, 0, sizeof pred);
         for (int b = 0; b < B; b++) {
             batch[b] = &graphs[first + b];
-            pred[b].flow = xmalloc(sizeof(float) * (size_t)(batch[b]->g.m + 1));
+            pred[b].probe[MAXFLOW_FLOW_OUT] = xmalloc(sizeof(float) * (size_t)(batch[b]->g.m + 1));
         }
         dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
         if (kappa)
@@ -356,12 +356,12 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
         for (int b = 0; b < B; b++) {
             const struct dar_graph *g = batch[b];
             for (int e = 0; e < g->g.m; e++)
-                if (g->flow[e] != 0) {
-                    double d = (double)pred[b].flow[e] - g->flow[e];
+                if (maxflow_flow(g)[e] != 0) {
+                    double d = (double)maxflow_pred_flow(&pred[b])[e] - maxflow_flow(g)[e];
                     sum += d * d;
                     pooled++;
                 }
-            free(pred[b].flow);
+            free(pred[b].probe[MAXFLOW_FLOW_OUT]);
         }
     }
     return pooled ? sum / (double)pooled : 0;
@@ -376,7 +376,7 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .layouts = layouts,
     .nlosses = MAXFLOW_LOSSES,
     .loss_names = loss_names,
-    .read_graph = dar_graph_read,
+    .read_graph = maxflow_read_graph,
     .edge_input = edge_input,
     .check = maxflow_check,
     .batch_scales = maxflow_batch_scales,

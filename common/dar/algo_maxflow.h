@@ -37,6 +37,34 @@ enum maxflow_loss { MAXFLOW_LOSS_MASK, MAXFLOW_LOSS_PI, MAXFLOW_LOSS_FLOW_HINT, 
 
 extern const struct dar_algorithm dar_algorithm_maxflow;
 
+/* Its trace in a graph's probe[] (dar.h struct dar_graph), NULL when not
+ * loaded: hint_mask [T*n], hint_pi [T*n], hint_flow [T*m], flow [m], cut [n]. */
+static inline uint8_t *maxflow_hint_mask(const struct dar_graph *g) { return g->probe[MAXFLOW_MASK]; }
+static inline int32_t *maxflow_hint_pi(const struct dar_graph *g) { return g->probe[MAXFLOW_PTR]; }
+static inline float *maxflow_hint_flow(const struct dar_graph *g) { return g->probe[MAXFLOW_FLOW]; }
+static inline float *maxflow_flow(const struct dar_graph *g) { return g->probe[MAXFLOW_FLOW_OUT]; }
+static inline uint8_t *maxflow_cut(const struct dar_graph *g) { return g->probe[MAXFLOW_CUT_OUT]; }
+
+/* Its predictions in a dar_prediction's probe[] (NULL: not wanted):
+ *   flow [m] F_out, the flow head at the last flow step, 0 if none
+ *        (no-algo: at its last step);
+ *   cut [n] P(sink side) = softmax class 1 of c_out (dual: the cut head at
+ *        the last flow step, 0.5 if none; pipeline: the mincut network);
+ *   pi [T*n] pointer argmax at Bellman-Ford steps, identity after a flow step;
+ *   mask [T*n] 1[mask logit > 0];
+ *   hint_flow [T*m] the last flow_hint prediction (0 before the first). */
+static inline float *maxflow_pred_flow(const struct dar_prediction *p) { return p->probe[MAXFLOW_FLOW_OUT]; }
+static inline float *maxflow_pred_cut(const struct dar_prediction *p) { return p->probe[MAXFLOW_CUT_OUT]; }
+static inline int32_t *maxflow_pred_pi(const struct dar_prediction *p) { return p->probe[MAXFLOW_PTR]; }
+static inline uint8_t *maxflow_pred_mask(const struct dar_prediction *p) { return p->probe[MAXFLOW_MASK]; }
+static inline float *maxflow_pred_hint_flow(const struct dar_prediction *p) { return p->probe[MAXFLOW_FLOW]; }
+
+/* Read a graph record with max-flow's trace (its read_graph op,
+ * algo_maxflow_graph.c); the trace keys are loaded when present and checked
+ * (shapes, 0/1 flags, pointers in range, finite flows), and those in need
+ * must be present.  Dies with exit 65 naming the record and key. */
+void maxflow_read_graph(struct dar_graph *g, const struct record *rec, int need);
+
 /* The schedule (algo_maxflow_model.c), for the entry's table. */
 void maxflow_run_group(struct dar_group *c);
 struct dar_scales maxflow_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,

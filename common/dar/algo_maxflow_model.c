@@ -71,10 +71,10 @@ static void state_init(struct mf *f)
         for (int i = 0; i + 1 < gd->T; i++)
             if (!gd->phase[i])
                 st->last_flow = i;
-        if (dg->cut) {
+        if (maxflow_cut(dg)) {
             st->cut_target = arena_zero(c->arena, sizeof(int32_t) * (size_t)n);
             for (int v = 0; v < n; v++)
-                st->cut_target[v] = dg->cut[v];
+                st->cut_target[v] = maxflow_cut(dg)[v];
         }
         st->mask = arena_zero(c->arena, (size_t)n);
         st->pi = arena_zero(c->arena, sizeof(int32_t) * (size_t)n);
@@ -82,18 +82,18 @@ static void state_init(struct mf *f)
         st->cut = arena_zero(c->arena, (size_t)n);
         st->mincut_logit = arena_zero_floats(c->arena, (int64_t)n * 2);
         st->mincut_cut = arena_zero(c->arena, (size_t)n);
-        if (dg->hint_mask) {
-            memcpy(st->mask, dg->hint_mask, (size_t)n);
-            memcpy(st->pi, dg->hint_pi, sizeof(int32_t) * (size_t)n);
+        if (maxflow_hint_mask(dg)) {
+            memcpy(st->mask, maxflow_hint_mask(dg), (size_t)n);
+            memcpy(st->pi, maxflow_hint_pi(dg), sizeof(int32_t) * (size_t)n);
             if (m)
-                memcpy(st->flow, dg->hint_flow, sizeof(float) * (size_t)m);
+                memcpy(st->flow, maxflow_hint_flow(dg), sizeof(float) * (size_t)m);
         } else {
             st->mask[dg->g.s] = 1;
             for (int v = 0; v < n; v++)
                 st->pi[v] = v;
         }
         if (f->leak_cut) {
-            memcpy(st->cut, dg->cut, (size_t)n);
+            memcpy(st->cut, maxflow_cut(dg), (size_t)n);
             st->has_cut = true;
         }
     }
@@ -151,10 +151,10 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
     if (c->training)
         c->sum[MAXFLOW_LOSS_FLOW] += dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1,
                                                     c->backward ? out->grad + r->edge_offset[k] : NULL, F,
-                                                    gd->dg->flow, (float)(2.0 / f->sc.sum_adj), m);
+                                                    maxflow_flow(gd->dg), (float)(2.0 / f->sc.sum_adj), m);
     if (c->pred) {
         struct dar_prediction *p = &c->pred[b];
-        if (p->flow && m) memcpy(p->flow, F, sizeof(float) * (size_t)m);
+        if (maxflow_pred_flow(p) && m) memcpy(maxflow_pred_flow(p), F, sizeof(float) * (size_t)m);
         if (p->embed)
             memcpy(p->embed, r->hd + r->node_offset[k] * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
     }
@@ -202,13 +202,13 @@ static void step_hint_inputs(struct mf *f, struct step *s)
         const struct dar_graph *dg = c->gd[b].dg;
         struct graph_state *st = &f->st[b];
         int n = c->gd[b].n, m = c->gd[b].m;
-        bool forced = s->teacher_forced && dg->hint_mask;
+        bool forced = s->teacher_forced && maxflow_hint_mask(dg);
         struct dar_inputs *in = &s->hints[b];
         memset(in, 0, sizeof *in);
         constant_inputs(st, in);
-        in->probe[MAXFLOW_MASK] = forced ? dg->hint_mask + (int64_t)i * n : st->mask;
-        in->probe[MAXFLOW_PTR] = forced ? dg->hint_pi + (int64_t)i * n : st->pi;
-        const float *flow = forced ? dg->hint_flow + (int64_t)i * m : st->flow;
+        in->probe[MAXFLOW_MASK] = forced ? maxflow_hint_mask(dg) + (int64_t)i * n : st->mask;
+        in->probe[MAXFLOW_PTR] = forced ? maxflow_hint_pi(dg) + (int64_t)i * n : st->pi;
+        const float *flow = forced ? maxflow_hint_flow(dg) + (int64_t)i * m : st->flow;
         in->probe[MAXFLOW_FLOW] = flow;
         in->grad[MAXFLOW_FLOW] = forced ? NULL : st->flow_grad;
         if (c->variant == DAR_PIPELINE) {
@@ -218,7 +218,7 @@ static void step_hint_inputs(struct mf *f, struct step *s)
                 bool zero = true;
                 for (int e = 0; e < m && zero; e++)
                     zero = flow[e] == 0.0f;
-                in->probe[MAXFLOW_CUT] = zero ? dg->cut : NULL;
+                in->probe[MAXFLOW_CUT] = zero ? maxflow_cut(dg) : NULL;
             } else {
                 in->probe[MAXFLOW_CUT] = st->has_cut ? st->cut : NULL;
             }
@@ -281,7 +281,7 @@ static void flow_step_losses(struct mf *f, const struct step *s, int b)
     float flow_hint_scale = (float)(2.0 / ((2.0 * m + n) * sc->count_flow_hint * hints));
     c->sum[MAXFLOW_LOSS_FLOW_HINT] +=
         dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow_hint->grad + edges : NULL,
-                       flow_hint->value + edges, dg->hint_flow + (int64_t)(i + 1) * m, flow_hint_scale, m);
+                       flow_hint->value + edges, maxflow_hint_flow(dg) + (int64_t)(i + 1) * m, flow_hint_scale, m);
     float cut_hint_scale = (float)(1.0 / (n * sc->count_flow_hint * hints));
     if (c->variant == DAR_DUAL) {
         const struct dar_head_out *cut_hint = head_of(r, MAXFLOW_CUT);
@@ -298,7 +298,7 @@ static void flow_step_losses(struct mf *f, const struct step *s, int b)
     const struct dar_head_out *flow = head_of(r, MAXFLOW_FLOW_OUT);
     c->sum[MAXFLOW_LOSS_FLOW] +=
         dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow->grad + edges : NULL,
-                       flow->value + edges, dg->flow, (float)(2.0 / sc->sum_adj), m);
+                       flow->value + edges, maxflow_flow(dg), (float)(2.0 / sc->sum_adj), m);
     if (c->variant == DAR_DUAL) {
         const struct dar_head_out *cut = head_of(r, MAXFLOW_CUT_OUT);
         c->sum[MAXFLOW_LOSS_CUT] +=
@@ -334,14 +334,14 @@ static void step_losses(struct mf *f, const struct step *s)
         int64_t nodes = r->node_offset[index_in_run];
         c->sum[MAXFLOW_LOSS_MASK] +=
             dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? mask->grad + nodes : NULL, mask->value + nodes,
-                           dg->hint_mask + (int64_t)(i + 1) * n, (float)(1.0 / (n * sc->count_mask * hints)),
+                           maxflow_hint_mask(dg) + (int64_t)(i + 1) * n, (float)(1.0 / (n * sc->count_mask * hints)),
                            n);
         if (gd->phase[i]) {
             const struct dar_head_out *pi = head_of(s->bf_run, MAXFLOW_PTR);
             int64_t logits = s->bf_run->pointer_offset[k];
             c->sum[MAXFLOW_LOSS_PI] +=
                 dar_probe_loss(c, DAR_TYPE_POINTER, 1, c->backward ? pi->grad + logits : NULL,
-                               pi->value + logits, dg->hint_pi + (int64_t)(i + 1) * n,
+                               pi->value + logits, maxflow_hint_pi(dg) + (int64_t)(i + 1) * n,
                                (float)(1.0 / (n * sc->count_pi * hints)), n);
         } else {
             flow_step_losses(f, s, b);
@@ -406,19 +406,19 @@ static void step_record_predictions(struct mf *f, const struct step *s)
             const struct dar_run *flow_run = s->flow_run;
             int64_t edges = flow_run->edge_offset[s->flow_pos[b]];
             int64_t nodes = flow_run->node_offset[s->flow_pos[b]];
-            if (p->flow && m)
-                memcpy(p->flow, head_of(flow_run, MAXFLOW_FLOW_OUT)->value + edges, sizeof(float) * (size_t)m);
-            if (p->cut && c->variant == DAR_DUAL)
-                cut_probability(p->cut, head_of(flow_run, MAXFLOW_CUT_OUT)->value + nodes * 2, n);
+            if (maxflow_pred_flow(p) && m)
+                memcpy(maxflow_pred_flow(p), head_of(flow_run, MAXFLOW_FLOW_OUT)->value + edges, sizeof(float) * (size_t)m);
+            if (maxflow_pred_cut(p) && c->variant == DAR_DUAL)
+                cut_probability(maxflow_pred_cut(p), head_of(flow_run, MAXFLOW_CUT_OUT)->value + nodes * 2, n);
             if (p->embed)
                 memcpy(p->embed, flow_run->hd + nodes * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
         }
         if (c->embed_first)
             continue;
-        if (p->pi) memcpy(p->pi + (int64_t)(i + 1) * n, st->pi, sizeof(int32_t) * (size_t)n);
-        if (p->mask) memcpy(p->mask + (int64_t)(i + 1) * n, st->mask, (size_t)n);
-        if (p->hint_flow && m)
-            memcpy(p->hint_flow + (int64_t)(i + 1) * m, st->flow, sizeof(float) * (size_t)m);
+        if (maxflow_pred_pi(p)) memcpy(maxflow_pred_pi(p) + (int64_t)(i + 1) * n, st->pi, sizeof(int32_t) * (size_t)n);
+        if (maxflow_pred_mask(p)) memcpy(maxflow_pred_mask(p) + (int64_t)(i + 1) * n, st->mask, (size_t)n);
+        if (maxflow_pred_hint_flow(p) && m)
+            memcpy(maxflow_pred_hint_flow(p) + (int64_t)(i + 1) * m, st->flow, sizeof(float) * (size_t)m);
     }
 }
 
@@ -432,9 +432,9 @@ static void record_first_frame(struct mf *f)
         const struct dar_graph_layout *gd = &c->gd[b];
         const struct graph_state *st = &f->st[b];
         struct dar_prediction *p = &c->pred[b];
-        if (p->pi) memcpy(p->pi, st->pi, sizeof(int32_t) * (size_t)gd->n);
-        if (p->mask) memcpy(p->mask, st->mask, (size_t)gd->n);
-        if (p->hint_flow && gd->m) memcpy(p->hint_flow, st->flow, sizeof(float) * (size_t)gd->m);
+        if (maxflow_pred_pi(p)) memcpy(maxflow_pred_pi(p), st->pi, sizeof(int32_t) * (size_t)gd->n);
+        if (maxflow_pred_mask(p)) memcpy(maxflow_pred_mask(p), st->mask, (size_t)gd->n);
+        if (maxflow_pred_hint_flow(p) && gd->m) memcpy(maxflow_pred_hint_flow(p), st->flow, sizeof(float) * (size_t)gd->m);
     }
 }
 
@@ -512,8 +512,8 @@ static struct dar_run **mincut_forward(struct mf *f, int *steps, int *nsteps)
             c->sum[MAXFLOW_LOSS_CUT] +=
                 dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, c->backward ? st->mincut_dlogit : NULL,
                                st->mincut_logit, st->cut_target, (float)(1.0 / f->sc.sum_nodes), gd->n);
-        if (c->pred && c->pred[b].cut)
-            cut_probability(c->pred[b].cut, st->mincut_logit, gd->n);
+        if (c->pred && maxflow_pred_cut(&c->pred[b]))
+            cut_probability(maxflow_pred_cut(&c->pred[b]), st->mincut_logit, gd->n);
     }
     return runs;
 }
@@ -530,15 +530,15 @@ static void finish_graphs_without_output(struct mf *f)
             continue;
         if (c->training) {
             for (int e = 0; e < gd->m; e++)
-                c->sum[MAXFLOW_LOSS_FLOW] += 2.0 * (double)gd->dg->flow[e] * gd->dg->flow[e] / f->sc.sum_adj;
+                c->sum[MAXFLOW_LOSS_FLOW] += 2.0 * (double)maxflow_flow(gd->dg)[e] * maxflow_flow(gd->dg)[e] / f->sc.sum_adj;
             if (c->variant == DAR_DUAL)
                 c->sum[MAXFLOW_LOSS_CUT] += gd->n * log(2.0) / f->sc.sum_nodes;
         }
         if (c->pred) {
             struct dar_prediction *p = &c->pred[b];
-            if (p->flow && gd->m) memset(p->flow, 0, sizeof(float) * (size_t)gd->m);
-            if (p->cut && c->variant == DAR_DUAL)
-                for (int v = 0; v < gd->n; v++) p->cut[v] = 0.5f;
+            if (maxflow_pred_flow(p) && gd->m) memset(maxflow_pred_flow(p), 0, sizeof(float) * (size_t)gd->m);
+            if (maxflow_pred_cut(p) && c->variant == DAR_DUAL)
+                for (int v = 0; v < gd->n; v++) maxflow_pred_cut(p)[v] = 0.5f;
             if (p->embed) memset(p->embed, 0, sizeof(float) * (size_t)(gd->n * 3 * H));
         }
     }
@@ -546,7 +546,7 @@ static void finish_graphs_without_output(struct mf *f)
 
 void maxflow_run_group(struct dar_group *c)
 {
-    struct mf f = {.c = c, .leak_cut = c->model->config.leak_cut && c->variant == DAR_DUAL};
+    struct mf f = {.c = c, .leak_cut = c->model->config.leak_dual && c->variant == DAR_DUAL};
     memcpy(&f.sc, &c->scales, sizeof f.sc);
     f.bf = dar_net_index(c->model, "bf");
     f.flow = dar_net_index(c->model, "flow");
@@ -631,14 +631,14 @@ void maxflow_check(const struct dar_model *model, struct dar_graph *const *graph
         const struct dar_graph *g = graphs[b];
         if (training) {
             bool cut = variant == DAR_DUAL || variant == DAR_PIPELINE;
-            if (!g->flow || (cut && !g->cut) || (variant != DAR_NO_ALGO && !g->hint_mask) || !g->phase)
+            if (!maxflow_flow(g) || (cut && !maxflow_cut(g)) || (variant != DAR_NO_ALGO && !maxflow_hint_mask(g)) || !g->phase)
                 die(EX_SOFTWARE, "BUG: graph of record %ld loaded without its trace", g->record);
             continue;
         }
         if (embed != DAR_EMBED_FIRST && !g->phase)
             die_record_in(g->source, g->record, "missing key 'hint_phase' (the model follows the trace's "
                           "phase flags and length; run ff-trace first)");
-        if (model->config.leak_cut && variant == DAR_DUAL && !g->cut)
+        if (model->config.leak_dual && variant == DAR_DUAL && !maxflow_cut(g))
             die_record_in(g->source, g->record, "missing key 'cut' (--leak-cut feeds the true min cut)");
     }
 }

@@ -318,7 +318,7 @@ void sp_check(const struct dar_model *model, struct dar_graph *const *graphs, in
     enum dar_variant variant = model->config.variant;
     if (embed == DAR_EMBED_FIRST)
         die(EX_USAGE, "the shortest-paths model has no first-step embedding");
-    if (model->config.leak_cut)
+    if (model->config.leak_dual)
         die(EX_USAGE, "--leak-cut feeds max-flow's true min cut; the shortest-paths model has none");
     for (int b = 0; b < B; b++) {
         const struct dar_graph *g = graphs[b];

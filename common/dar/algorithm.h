@@ -13,7 +13,11 @@
  * Probe types and what the processor does with them:
  *   scalar       node: an input column x·a; edge: summed onto the arcs of
  *                the edge (both directions)
- *   mask         node: input column; decoder 3H→1 logit, BCE
+ *   mask         node: input column; decoder 3H→1 logit, BCE; edge: summed
+ *                onto both arcs; decoder the symmetric edge head (dar.h
+ *                struct dar_head), a logit per edge, BCE
+ *   scalar       (decoders) node 3H→1, edge the symmetric edge head;
+ *                squared error
  *   mask_one     node: input column (1 at one node)
  *   categorical  node, width K: one-hot input columns, encoder H×K; decoder
  *                3H→K logits, softmax cross-entropy

@@ -1,6 +1,6 @@
 /* dar.c - the DAR model's computation (formats/model.md §1-§5): encoders,
  * the PGN/MPNN processor and the decoders by probe type, their hand-written
- * backward, and the call: the batch cut into groups, each group laid out and
+ * backward, and the call: the batch split into groups, each group laid out and
  * handed to its algorithm's schedule (algorithm.h, dar_processor.h).  dar.h
  * says how the batch is laid out and what is kept for backward. */
 #include "dar.h"
@@ -122,6 +122,21 @@ CLONES static void mask_by_positive(float *d, const float *x, int64_t count)
 static int net_index(const struct dar_model *m, const struct dar_net *net)
 {
     return (int)(net - m->nets);
+}
+
+/* An edge mask or scalar: the symmetric edge head (dar.h struct dar_head). */
+static bool symmetric_edge_head(const struct dar_head *head)
+{
+    return head->location == DAR_LOCATION_EDGE && head->type != DAR_TYPE_BOUNDED_ANTISYMMETRIC;
+}
+
+/* The layer of a head that reads the arc features through the rank-4
+ * products (its q3), or NULL. */
+static const struct dar_linear *arc_layer(const struct dar_head *head)
+{
+    if (head->type == DAR_TYPE_BOUNDED_ANTISYMMETRIC)
+        return &head->linear[2];
+    return symmetric_edge_head(head) ? &head->linear[1] : NULL;
 }
 
 /* ---- graphs laid out for the processor ------------------------------------- */
@@ -324,7 +339,7 @@ void dar_net_arc_products(const struct dar_model *m, const struct dar_net *net,
 }
 
 /* The rank-4 products of every network, once per call: Me·a_c, and q3·a_c
- * of every bounded_antisymmetric head. */
+ * of every edge head. */
 static void netcache_init(struct dar_group *c)
 {
     int H = c->H;
@@ -343,12 +358,12 @@ static void netcache_init(struct dar_group *c)
             if (!net->encodes[model->arc_probe[col]])
                 continue;
             for (int hd = 0; hd < net->nheads; hd++) {
-                const struct dar_head *head = &net->heads[hd];
-                if (head->type != DAR_TYPE_BOUNDED_ANTISYMMETRIC)
+                const struct dar_linear *q3 = arc_layer(&net->heads[hd]);
+                if (!q3)
                     continue;
                 float s = 0.0f;
                 for (int h = 0; h < H; h++)
-                    s += head->linear[2].weight[h] * a[h];
+                    s += q3->weight[h] * a[h];
                 nc->kq[hd][col] = s;
             }
         }
@@ -575,6 +590,31 @@ static void antisymmetric_head_forward(struct dar_group *c, const struct dar_run
     }
 }
 
+/* The symmetric edge head: V_e = p_u + p_v + Σ_c kq_c (f_ac + f_a'c), with
+ * p = q1·hd (its bias included) of node v at p[v·stride]. */
+static void edge_head_forward(struct dar_group *c, const struct dar_run *r, const float *kq, const float *p,
+                              int64_t stride, float *V_out)
+{
+    const struct dar_net *net = r->net;
+    const struct dar_model *model = c->model;
+    int narc = model->narc;
+    for (int k = 0; k < r->ngraphs; k++) {
+        const struct dar_graph_layout *gd = &c->gd[r->graph[k]];
+        const struct graph *g = &gd->dg->g;
+        const float *arc = r->arc + r->arc_offset[k] * narc;
+        const float *q1 = p + r->node_offset[k] * stride;
+        for (int e = 0; e < gd->m; e++) {
+            const float *fa = arc + (int64_t)gd->arc_fwd[e] * narc;
+            const float *fb = arc + (int64_t)gd->arc_bwd[e] * narc;
+            float V = q1[(int64_t)g->src[e] * stride] + q1[(int64_t)g->dst[e] * stride];
+            for (int col = 0; col < narc; col++)
+                if (net->encodes[model->arc_probe[col]])
+                    V += kq[col] * (fa[col] + fb[col]);
+            V_out[r->edge_offset[k] + e] = V;
+        }
+    }
+}
+
 /* Columns [col, col + width) of the fused product's rows into dst (N×width). */
 static void take_columns(float *dst, const float *all, int64_t stride, int col, int width, int64_t N)
 {
@@ -608,7 +648,7 @@ static void heads_allocate(struct dar_group *c, struct dar_run *r)
             count = N * head->width;
             break;
         default:
-            count = N;
+            count = symmetric_edge_head(head) ? r->E : N;
             break;
         }
         out->value = arena_floats(c->arena, count);
@@ -649,7 +689,10 @@ static void heads_forward(struct dar_group *c, struct dar_run *r)
                                        o->value);
             break;
         default:
-            take_columns(o->value, all, out, col, head->width, N);
+            if (symmetric_edge_head(head))
+                edge_head_forward(c, r, nc->kq[hd], all + col, out, o->value);
+            else
+                take_columns(o->value, all, out, col, head->width, N);
             break;
         }
         col += head->width;
@@ -708,6 +751,46 @@ static void antisymmetric_head_backward(struct dar_group *c, const struct dar_ru
     arena_release(c->arena, mark);
 }
 
+/* dV of a symmetric edge head back to dhd, q1 (weight and bias), kq and
+ * the arc columns of the antisymmetric edge inputs (darc[c], NULL for others). */
+static void edge_head_backward(struct dar_group *c, const struct dar_run *r, const struct dar_head *head,
+                               const float *kq, float *dkq, const float *dV, float *dhd, float *const *darc)
+{
+    int H = c->H;
+    const struct dar_net *net = r->net;
+    const struct dar_model *model = c->model;
+    const struct dar_linear *q1 = &head->linear[0];
+    int narc = model->narc;
+    struct arena_mark mark = arena_mark(c->arena);
+    float *dp = arena_zero_floats(c->arena, r->N);
+    for (int k = 0; k < r->ngraphs; k++) {
+        const struct dar_graph_layout *gd = &c->gd[r->graph[k]];
+        const struct graph *g = &gd->dg->g;
+        const float *arc = r->arc + r->arc_offset[k] * narc;
+        float *d1 = dp + r->node_offset[k];
+        for (int e = 0; e < gd->m; e++) {
+            float d = dV[r->edge_offset[k] + e];
+            if (d == 0.0f)
+                continue;
+            d1[g->src[e]] += d;
+            d1[g->dst[e]] += d;
+            const float *fa = arc + (int64_t)gd->arc_fwd[e] * narc;
+            const float *fb = arc + (int64_t)gd->arc_bwd[e] * narc;
+            for (int col = 0; col < narc; col++)
+                if (net->encodes[model->arc_probe[col]])
+                    dkq[col] += d * (fa[col] + fb[col]);
+            for (int col = 0; col < narc; col++)
+                if (darc[col]) {
+                    float *da = darc[col] + r->arc_offset[k];
+                    da[gd->arc_fwd[e]] += d * kq[col];
+                    da[gd->arc_bwd[e]] += d * kq[col];
+                }
+        }
+    }
+    linear_backward(dhd, q1->dweight, q1->dbias, dp, r->hd, q1->weight, r->N, 3 * H, 1);
+    arena_release(c->arena, mark);
+}
+
 /* The pointer decoder's gradient (logits p1·p2ᵀ per graph) into dhd. */
 static void pointer_head_backward(struct dar_group *c, const struct dar_run *r, const struct dar_head *head,
                                   const struct dar_head_out *o, float *dhd)
@@ -743,8 +826,11 @@ static void heads_backward(struct dar_group *c, const struct dar_run *r, float *
             antisymmetric_head_backward(c, r, head, nc->kq[hd], nc->dkq[hd], o->tanh, o->grad, dhd, darc);
             break;
         default:
-            linear_backward(dhd, head->linear[0].dweight, head->linear[0].dbias, o->grad, r->hd,
-                            head->linear[0].weight, r->N, 3 * H, head->width);
+            if (symmetric_edge_head(head))
+                edge_head_backward(c, r, head, nc->kq[hd], nc->dkq[hd], o->grad, dhd, darc);
+            else
+                linear_backward(dhd, head->linear[0].dweight, head->linear[0].dbias, o->grad, r->hd,
+                                head->linear[0].weight, r->N, 3 * H, head->width);
             break;
         }
     }
@@ -979,8 +1065,8 @@ static void netcache_backward(struct dar_group *c)
                 }
             }
             for (int hd = 0; hd < net->nheads; hd++) {
-                const struct dar_linear *q3 = &net->heads[hd].linear[2];
-                if (net->heads[hd].type != DAR_TYPE_BOUNDED_ANTISYMMETRIC)
+                const struct dar_linear *q3 = arc_layer(&net->heads[hd]);
+                if (!q3)
                     continue;
                 for (int h = 0; h < H; h++) {
                     q3->dweight[h] += nc->dkq[hd][p] * a[h];
@@ -1199,15 +1285,14 @@ static void model_with_grads(struct dar_model *view, const struct dar_model *mod
 
 /* The heads' layers that read hd, in the order of their columns in the
  * fused product (heads_forward reads them in this order): all of a head's
- * but an antisymmetric head's q3, which reads the arc encoders; returns how
- * many. */
+ * but an edge head's q3, which reads the arc encoders; returns how many. */
 static int decoder_list(const struct dar_net *net, const struct dar_linear *const **out)
 {
     static _Thread_local const struct dar_linear *list[3 * DAR_MAX_HEADS];
     int count = 0;
     for (int hd = 0; hd < net->nheads; hd++) {
         const struct dar_head *head = &net->heads[hd];
-        int reading = head->type == DAR_TYPE_BOUNDED_ANTISYMMETRIC ? 2 : head->nlinear;
+        int reading = arc_layer(head) ? head->nlinear - 1 : head->nlinear;
         for (int l = 0; l < reading; l++)
             list[count++] = &head->linear[l];
     }
@@ -1282,7 +1367,7 @@ static void model_with_transposed_weights(struct dar_model *view, const struct d
     }
 }
 
-/* Graphs per group.  The batch is cut into groups of this many consecutive
+/* Graphs per group.  The batch is split into groups of this many consecutive
  * graphs, run as tasks of the worker pool, each with its own gradient; the
  * gradients are added in group order.  A constant: it fixes how the sums of
  * dW are grouped, so the bits do not depend on the thread count. */

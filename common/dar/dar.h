@@ -3,25 +3,27 @@
  * backward through time, predictions, and the `model` record.
  *
  * Files: dar_model.c (configuration names, parameter list and init, model
- * records), dar_graph.c (a graph record as the model sees it), dar.c (the
- * computation: encoders, processor, decoders, the step loop, the losses).
+ * records), dar_graph.c (what every entry's graphs share), dar.c (the
+ * computation: encoders, processor, decoders by probe type, their losses and
+ * backward); the entries' schedules drive it through dar_processor.h.
  *
- * Batching.  A call takes B graphs, cut into groups of a fixed number of
+ * Batching.  A call takes B graphs, split into groups of a fixed number of
  * consecutive graphs (dar.c's GROUP_GRAPHS) that run as tasks of the worker
  * pool (workers.h), each into its own gradient; the groups' gradients and
  * losses are added in group order.  Within a group, at every step the graphs whose
  * trajectory is still running (step i < T_b − 1) are laid out one after
  * another (compact node and arc offsets per graph), and each linear layer of
  * each network runs as one sgemm over all their nodes or arcs; a graph whose
- * steps are over takes no further part.  P_F runs only on the graphs at a
- * flow step (its outputs are masked at Bellman-Ford steps, and its hidden
- * state is not carried), the pointer logits are one small product per graph.
+ * steps are over takes no further part.  A network may run on a subset of
+ * the group's graphs at a step (as the max-flow entry's P_F runs only at its
+ * flow steps), and the pointer logits are one small product per graph.
  *
  * Me·e_a and q3·e_a are computed as rank-4 sums: e_a = Σ_φ f_aφ a_φ, so
  * Me·e_a = Σ_φ f_aφ (Me a_φ) with the products Me a_φ, q3·a_φ formed once
  * per call; backward goes through the same identity (dMe = Σ_φ dk_φ a_φᵀ,
- * da_φ += Meᵀ dk_φ).  The biases of q1, q2, q3 cancel in P_a − P_a' and get
- * an exactly zero gradient.
+ * da_φ += Meᵀ dk_φ).  In an antisymmetric edge head the biases of q1, q2,
+ * q3 cancel in P_a − P_a' and get an exactly zero gradient; a symmetric edge
+ * head (edge mask and scalar) adds q1's bias on both endpoints.
  *
  * Memory kept per step for backward: the decoder input hd (N×3H, which holds
  * z = [x; h_prev] and h), the aggregate (N×H) with its argmax for max, the
@@ -64,7 +66,7 @@ struct dar_config {
     enum dar_processor processor;
     enum dar_agg agg;
     int hidden;                 /* H */
-    bool leak_cut;              /* dual: feed the true dual output as an input, as the
+    bool leak_dual;             /* dual: feed the true dual output as an input, as the
                                    authors' code does (max-flow) */
     bool vessel_inputs;         /* edge-embed --reconstruct: the arcs encode the vessel
                                    inputs instead of the algorithm's vessel_replaces
@@ -95,12 +97,15 @@ struct dar_linear {
 };
 
 /* One decoder: the probe it predicts and its layers, by the probe's type
- * (algorithm.h): mask, scalar and categorical one (3H→width); pointer two
- * (3H→H each, "<decoder>1", "<decoder>2"); bounded_antisymmetric three (q1
- * and q2 3H→1, q3 H→1 on the arc features). */
+ * (algorithm.h): node mask, scalar and categorical one (3H→width); pointer
+ * two (3H→H each, "<decoder>1", "<decoder>2"); bounded_antisymmetric three
+ * (q1 and q2 3H→1, q3 H→1 on the arc features); an edge mask or scalar two,
+ * the symmetric edge head (q1 3H→1, q3 H→1 without bias on the arc
+ * features: value_e = q1·hd_u + q1·hd_v + q3·(e_uv + e_vu)). */
 struct dar_head {
     int probe;
     enum dar_type type;
+    enum dar_location location;
     int width;                          /* columns of the fused product it reads */
     int nlinear;
     struct dar_linear linear[3];
@@ -162,9 +167,10 @@ int dar_net_index(const struct dar_model *m, const char *name);
 
 /* ---- model records (formats/model.md §7) ------------------------------------ */
 
-/* Write a model record: kind, format, algorithm, variant, processor, agg, hidden,
- * leak_cut, params (values, or the model's own when NULL: a storage laid out
- * as model.values), then n_extra more key/value pairs packed by extra(w, ctx)
+/* Write a model record: kind, format, algorithm, variant, processor, agg,
+ * hidden, leak_cut (config.leak_dual, under max-flow's name), params
+ * (values, or the model's own when NULL: a storage laid out as
+ * model.values), then n_extra more key/value pairs packed by extra(w, ctx)
  * (provenance, train_state). */
 void dar_model_write(struct writer *w, const struct dar_model *m, const float *values,
                      int n_extra, void (*extra)(struct writer *w, void *ctx), void *ctx);
@@ -198,32 +204,22 @@ enum {
  * and phases (the schedule's, per step), and the trace's probes.  An entry
  * keeps its probes in probe[] by probe index (hints [T × n or m], outputs
  * [n or m]; u8 for mask, mask_one and categorical, i32 for pointer, f32
- * for scalar), loaded by its read_graph op, freed by dar_graph_free.
- * Max-flow, the first entry, reads its trace into the named arrays below
- * (dar_graph.c, its read_graph). */
+ * for scalar and bounded_antisymmetric), loaded by its read_graph op and
+ * read through its own typed accessors (the max-flow entry's are
+ * maxflow_hint_mask() and the like, algo_maxflow.h); dar_graph_free frees
+ * them. */
 struct dar_graph {
-    struct graph g;             /* n, m, s, t, src, dst, cap, w (graph_read) */
+    struct graph g;             /* n, m, src, dst and the instance's keys (graph_read_instance) */
     long record;                /* index in its stream, for messages */
     const char *source;         /* its stream's name, NULL for stdin (struct record) */
     int steps;                  /* T, 0 when not loaded */
-    uint8_t *phase;             /* [T] the schedule's phase of each step (max-flow: 1 = Bellman-Ford) */
+    uint8_t *phase;             /* [T] the schedule's phase of each step, or NULL */
     void *probe[DAR_MAX_PROBES];
-    /* max-flow's trace */
-    uint8_t *hint_mask;         /* [T*n] or NULL */
-    int32_t *hint_pi;           /* [T*n] or NULL */
-    float *hint_flow;           /* [T*m] or NULL */
-    float *flow;                /* [m] or NULL */
-    uint8_t *cut;               /* [n] or NULL */
     /* [m] each, or NULL: the vessel edge inputs a model with vessel_inputs
      * encodes (set by the caller, e.g. edge_embed.h; freed here) */
     float *length, *distance, *curveness;
 };
 
-/* Read a graph record with max-flow's trace (its read_graph op); the trace
- * keys are loaded when present and checked (shapes, 0/1 flags, pointers in
- * range, finite flows), and those in need must be present.  Dies with exit
- * 65 naming the record and key. */
-void dar_graph_read(struct dar_graph *g, const struct record *rec, int need);
 void dar_graph_free(struct dar_graph *g);
 
 /* ---- training: loss and gradients ------------------------------------------ */
@@ -244,9 +240,10 @@ void dar_workspace_free(struct dar_workspace *ws);
 /* Bytes the workspace holds (its high-water mark). */
 size_t dar_workspace_bytes(const struct dar_workspace *ws);
 
-/* Testing: makes the stop-gradient on P_F's h_prev visible to finite
- * differences.  DAR_HPREV_RECORD stores, during each call, the h_prev P_F
- * receives (P_BF's h at each flow step); DAR_HPREV_REPLAY then feeds those
+/* Testing: makes a stop-gradient on a carried h_prev visible to finite
+ * differences (the max-flow entry's P_F takes P_BF's h at each flow step
+ * through one).  DAR_HPREV_RECORD stores, during each call, the h_prev so
+ * received; DAR_HPREV_REPLAY then feeds those
  * stored values in later calls on the same batch instead of the live ones,
  * so the loss as a function of the parameters has exactly the gradient the
  * backward pass computes.  DAR_HPREV_LIVE (the default) is the model. */
@@ -279,36 +276,30 @@ void dar_net_arc_products(const struct dar_model *m, const struct dar_net *net,
 /* ---- prediction (dar-step) -------------------------------------------------- */
 
 /* Where dar_predict writes, per graph; every pointer may be NULL (not wanted).
- * Frames are aligned with the trace: frame 0 is the input (identity, e_s, 0),
- * frame i+1 what step i predicts. */
+ * An entry's predictions go in probe[] by probe index, as its predict op
+ * asks and in the layout its header says (frames aligned with the trace:
+ * frame 0 the input, frame i+1 what step i predicts). */
 struct dar_prediction {
-    /* max-flow's */
-    float *flow;            /* [m] F_out: the flow head at the last flow step, 0 if none
-                               (no-algo: at its last step) */
-    float *cut;             /* [n] P(sink side) = softmax class 1 of c_out (dual: the cut head
-                               at the last flow step, 0.5 if none; pipeline: mincut) */
-    int32_t *pi;            /* [T*n] pointer argmax at Bellman-Ford steps, identity after a flow step */
-    uint8_t *mask;          /* [T*n] 1[mask logit > 0] */
-    float *hint_flow;       /* [T*m] the last flow_hint prediction (0 before the first) */
     float *embed;           /* [n*3H] the node embedding, see enum dar_embed */
-    void *probe[DAR_MAX_PROBES];    /* another entry's predictions by probe, as its predict op asks */
+    void *probe[DAR_MAX_PROBES];
 };
 
+/* Node embeddings, as the entry's schedule defines them (the max-flow
+ * entry's, for the vessel half: LAST is P_F's decoder input hd = [x; h_prev;
+ * h] at the graph's last flow step, zeros if it has none, no-algo its
+ * network's hd at its last step; FIRST one Ford-Fulkerson step from the
+ * frame-0 hints, P_BF then P_F, P_F's hd, which needs no trace and writes
+ * only `embed`). */
 enum dar_embed {
-    /* P_F's decoder input hd = [x; h_prev; h] at the graph's last flow step
-     * (zeros if it has none); no-algo: its network's hd at its last step. */
     DAR_EMBED_LAST,
-    /* One Ford-Fulkerson step from the frame-0 hints (mask e_s, pi identity,
-     * flow 0): P_BF, then P_F with h_prev = P_BF's h, P_F's hd (no-algo: hd of
-     * step 0; pipeline: cut input from the mincut network).  Needs no trace;
-     * only `embed` is written. */
     DAR_EMBED_FIRST,
 };
 
 /* Run the model without teacher forcing and fill out[b] for each graph.
  * Except with DAR_EMBED_FIRST the graphs need their phase flags and length
  * (DAR_NEED_PHASES: the model follows the trace's phases, as the paper does),
- * and with --leak-cut their cut (DAR_NEED_SOLUTION); hint values are not read.
+ * and with a leaked dual its output probe (DAR_NEED_SOLUTION); hint values
+ * are not read.
  * Memory is released step by step (nothing is kept for backward). */
 void dar_predict(struct dar_model *model, struct dar_workspace *ws,
                  struct dar_graph *const *graphs, int B, enum dar_embed embed,

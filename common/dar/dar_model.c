@@ -111,12 +111,24 @@ static void add_head(struct layout *L, const char *net, struct dar_head *head, i
     char part[64];
     head->probe = p;
     head->type = probe->type;
-    /* the processor's edge decoder is the antisymmetric one; an edge mask
-     * or scalar head (matching's edges, a packing) is the next type */
-    if (probe->location != DAR_LOCATION_NODE && probe->type != DAR_TYPE_BOUNDED_ANTISYMMETRIC)
+    head->location = probe->location;
+    /* edges are decoded as antisymmetric values, or as masks and scalars
+     * by the symmetric edge head; nothing else */
+    bool edge_head = probe->location == DAR_LOCATION_EDGE &&
+                     (probe->type == DAR_TYPE_MASK || probe->type == DAR_TYPE_SCALAR);
+    if (probe->location != DAR_LOCATION_NODE && probe->type != DAR_TYPE_BOUNDED_ANTISYMMETRIC && !edge_head)
         die(EX_SOFTWARE, "BUG: %s's probe '%s': the processor decodes no %s probe of this type yet",
             L->m->config.algorithm->name, probe->decoder,
             probe->location == DAR_LOCATION_EDGE ? "edge" : "graph");
+    if (edge_head) {
+        head->nlinear = 2;
+        head->width = 1;
+        snprintf(part, sizeof part, "dec.%s.q1", probe->decoder);
+        add_linear(L, net, part, &head->linear[0], 3 * H, 1, true);
+        snprintf(part, sizeof part, "dec.%s.q3", probe->decoder);
+        add_linear(L, net, part, &head->linear[1], H, 1, false);
+        return;
+    }
     switch (probe->type) {
     case DAR_TYPE_POINTER:
         head->nlinear = 2;
@@ -291,7 +303,7 @@ void dar_model_write(struct writer *w, const struct dar_model *m, const float *v
     mp_key(w, "processor"); mp_str(w, dar_processor_name(m->config.processor));
     mp_key(w, "agg");       mp_str(w, dar_agg_name(m->config.agg));
     mp_key(w, "hidden");    mp_int(w, m->config.hidden);
-    mp_key(w, "leak_cut");  mp_bool(w, m->config.leak_cut);
+    mp_key(w, "leak_cut");  mp_bool(w, m->config.leak_dual);
     if (m->config.vessel_inputs) {
         mp_key(w, "edge_inputs"); mp_str(w, "vessel");
     }
@@ -300,13 +312,13 @@ void dar_model_write(struct writer *w, const struct dar_model *m, const float *v
         extra(w, ctx);
 }
 
-static void shape_string(char *buf, size_t cap, int ndim, const int64_t *shape)
+static void shape_string(char *buf, size_t size, int ndim, const int64_t *shape)
 {
-    int len = snprintf(buf, cap, "[");
-    for (int i = 0; i < ndim && len < (int)cap; i++)
-        len += snprintf(buf + len, cap - (size_t)len, "%s%lld", i ? ", " : "", (long long)shape[i]);
-    if (len < (int)cap)
-        snprintf(buf + len, cap - (size_t)len, "]");
+    int len = snprintf(buf, size, "[");
+    for (int i = 0; i < ndim && len < (int)size; i++)
+        len += snprintf(buf + len, size - (size_t)len, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    if (len < (int)size)
+        snprintf(buf + len, size - (size_t)len, "]");
 }
 
 void dar_params_read(const struct dar_model *m, const struct record *rec, const char *key,
@@ -405,7 +417,7 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
     if (hidden < 1 || hidden > 65536)
         record_die(rec, "'hidden' is %lld, expected 1..65536", (long long)hidden);
     c.hidden = (int)hidden;
-    c.leak_cut = record_bool(rec, "leak_cut");
+    c.leak_dual = record_bool(rec, "leak_cut");
     if (record_has(rec, "edge_inputs")) {
         if (strcmp(record_str(rec, "edge_inputs", buf, sizeof buf), "vessel") == 0)
             c.vessel_inputs = true;

@@ -3,7 +3,7 @@
  * network on a set of graphs at one step, their forward and backward, the
  * carried hidden state, and the losses by probe type.
  *
- * dar.c owns the call: it cuts the batch into groups, lays out each group's
+ * dar.c owns the call: it splits the batch into groups, lays out each group's
  * graphs and caches the rank-4 products, then hands the group to the
  * algorithm's run_group (algorithm.h), which runs its networks in its own
  * order through the functions below and keeps its own per-graph state.  The

@@ -6,7 +6,7 @@
  * validation stream the seconds of dar-fit's validation pass over it.
  *   dar_bench train.mp ITERS [variant processor agg hidden batch [val.mp]]
  * Threads: DAR_BENCH_THREADS (default 1). */
-#include "dar.h"
+#include "algo_maxflow.h"
 #include "die.h"
 #include "gemm.h"
 #include "io.h"
@@ -33,7 +33,7 @@ static int load(const char *path, struct dar_graph **out)
     while (reader_next(&rd, &rec)) {
         if (count == cap)
             graphs = xrealloc(graphs, sizeof *graphs * (size_t)(cap *= 2));
-        dar_graph_read(&graphs[count++], &rec, DAR_NEED_TRAINING);
+        maxflow_read_graph(&graphs[count++], &rec, DAR_NEED_TRAINING);
     }
     reader_free(&rd);
     fclose(f);

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         dar_processor_parse(processor, &c.processor);
         dar_agg_parse(agg, &c.agg);
         c.hidden = (int)hidden;
-        c.leak_cut = leak_cut;
+        c.leak_dual = leak_cut;
         c.algorithm = dar_algorithm_find(algorithm);
         init_seed = seed;
         dar_model_init(&model, &c, (uint64_t)seed);

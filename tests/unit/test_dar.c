@@ -36,22 +36,22 @@ static void trace_graph(struct dar_graph *dg)
     double scale = graph_capacity_units(g, cap);
     struct flownet net = flownet_from_graph(g, cap);
     struct trace tr = {0};
-    dg->cut = xmalloc((size_t)g->n);
-    maxflow_trace(&net, &tr, flow, dg->cut);
+    dg->probe[MAXFLOW_CUT_OUT] = xmalloc((size_t)g->n);
+    maxflow_trace(&net, &tr, flow, maxflow_cut(dg));
     int T = tr.steps;
     dg->steps = T;
     dg->phase = xmalloc((size_t)T);
     memcpy(dg->phase, tr.phase, (size_t)T);
-    dg->hint_mask = xmalloc((size_t)T * g->n);
-    memcpy(dg->hint_mask, tr.mask, (size_t)T * g->n);
-    dg->hint_pi = xmalloc(sizeof(int32_t) * (size_t)T * g->n);
-    memcpy(dg->hint_pi, tr.pi, sizeof(int32_t) * (size_t)T * g->n);
-    dg->hint_flow = xmalloc(sizeof(float) * (size_t)(T * g->m + 1));
+    dg->probe[MAXFLOW_MASK] = xmalloc((size_t)T * g->n);
+    memcpy(maxflow_hint_mask(dg), tr.mask, (size_t)T * g->n);
+    dg->probe[MAXFLOW_PTR] = xmalloc(sizeof(int32_t) * (size_t)T * g->n);
+    memcpy(maxflow_hint_pi(dg), tr.pi, sizeof(int32_t) * (size_t)T * g->n);
+    dg->probe[MAXFLOW_FLOW] = xmalloc(sizeof(float) * (size_t)(T * g->m + 1));
     for (int64_t i = 0; i < (int64_t)T * g->m; i++)
-        dg->hint_flow[i] = (float)((double)tr.flow[i] / (double)scale);
-    dg->flow = xmalloc(sizeof(float) * (size_t)(g->m + 1));
+        maxflow_hint_flow(dg)[i] = (float)((double)tr.flow[i] / (double)scale);
+    dg->probe[MAXFLOW_FLOW_OUT] = xmalloc(sizeof(float) * (size_t)(g->m + 1));
     for (int e = 0; e < g->m; e++)
-        dg->flow[e] = (float)((double)flow[e] / (double)scale);
+        maxflow_flow(dg)[e] = (float)((double)flow[e] / (double)scale);
     trace_free(&tr);
     free(cap);
     free(flow);
@@ -447,27 +447,27 @@ static void test_batching(struct dar_graph *A, struct dar_graph *L)
         /* A's predictions beside a much longer graph */
         int H = c.hidden, n = A->g.n, mm = A->g.m, T = A->steps;
         struct dar_prediction p1 = {0}, p2[2] = {{0}, {0}};
-        p1.flow = xcalloc((size_t)mm, sizeof(float));
-        p1.cut = xcalloc((size_t)n, sizeof(float));
-        p1.pi = xcalloc((size_t)(T * n), sizeof(int32_t));
-        p1.mask = xcalloc((size_t)(T * n), 1);
-        p1.hint_flow = xcalloc((size_t)(T * mm), sizeof(float));
+        p1.probe[MAXFLOW_FLOW_OUT] = xcalloc((size_t)mm, sizeof(float));
+        p1.probe[MAXFLOW_CUT_OUT] = xcalloc((size_t)n, sizeof(float));
+        p1.probe[MAXFLOW_PTR] = xcalloc((size_t)(T * n), sizeof(int32_t));
+        p1.probe[MAXFLOW_MASK] = xcalloc((size_t)(T * n), 1);
+        p1.probe[MAXFLOW_FLOW] = xcalloc((size_t)(T * mm), sizeof(float));
         p1.embed = xcalloc((size_t)(n * 3 * H), sizeof(float));
-        p2[0].flow = xcalloc((size_t)mm, sizeof(float));
-        p2[0].cut = xcalloc((size_t)n, sizeof(float));
-        p2[0].pi = xcalloc((size_t)(T * n), sizeof(int32_t));
-        p2[0].mask = xcalloc((size_t)(T * n), 1);
-        p2[0].hint_flow = xcalloc((size_t)(T * mm), sizeof(float));
+        p2[0].probe[MAXFLOW_FLOW_OUT] = xcalloc((size_t)mm, sizeof(float));
+        p2[0].probe[MAXFLOW_CUT_OUT] = xcalloc((size_t)n, sizeof(float));
+        p2[0].probe[MAXFLOW_PTR] = xcalloc((size_t)(T * n), sizeof(int32_t));
+        p2[0].probe[MAXFLOW_MASK] = xcalloc((size_t)(T * n), 1);
+        p2[0].probe[MAXFLOW_FLOW] = xcalloc((size_t)(T * mm), sizeof(float));
         p2[0].embed = xcalloc((size_t)(n * 3 * H), sizeof(float));
         dar_predict(&m, ws, one_a, 1, DAR_EMBED_LAST, &p1);
         dar_predict(&m, ws, both, 2, DAR_EMBED_LAST, p2);
-        bool same = rel_diff(p2[0].flow, p1.flow, mm) < 1e-5 && rel_diff(p2[0].embed, p1.embed, n * 3 * H) < 1e-5;
+        bool same = rel_diff(maxflow_pred_flow(&p2[0]), maxflow_pred_flow(&p1), mm) < 1e-5 && rel_diff(p2[0].embed, p1.embed, n * 3 * H) < 1e-5;
         if (v != DAR_NO_ALGO)
-            same &= memcmp(p1.pi, p2[0].pi, sizeof(int32_t) * (size_t)(T * n)) == 0 &&
-                    memcmp(p1.mask, p2[0].mask, (size_t)(T * n)) == 0 &&
-                    rel_diff(p2[0].hint_flow, p1.hint_flow, T * mm) < 1e-5;
+            same &= memcmp(maxflow_pred_pi(&p1), maxflow_pred_pi(&p2[0]), sizeof(int32_t) * (size_t)(T * n)) == 0 &&
+                    memcmp(maxflow_pred_mask(&p1), maxflow_pred_mask(&p2[0]), (size_t)(T * n)) == 0 &&
+                    rel_diff(maxflow_pred_hint_flow(&p2[0]), maxflow_pred_hint_flow(&p1), T * mm) < 1e-5;
         if (v == DAR_DUAL || v == DAR_PIPELINE)
-            same &= rel_diff(p2[0].cut, p1.cut, n) < 1e-5;
+            same &= rel_diff(maxflow_pred_cut(&p2[0]), maxflow_pred_cut(&p1), n) < 1e-5;
         CHECK(same, "%s: a graph's predictions are unchanged beside a graph of %d steps (it has %d)",
               dar_variant_name(c.variant), L->steps, A->steps);
         /* predictions are the loss's forward pass: the training forward pass
@@ -475,13 +475,13 @@ static void test_batching(struct dar_graph *A, struct dar_graph *L)
         if (v != DAR_NO_ALGO) {
             double lf = 0;
             for (int e = 0; e < mm; e++)
-                lf += 2.0 * ((double)p1.flow[e] - A->flow[e]) * ((double)p1.flow[e] - A->flow[e]);
+                lf += 2.0 * ((double)maxflow_pred_flow(&p1)[e] - maxflow_flow(A)[e]) * ((double)maxflow_pred_flow(&p1)[e] - maxflow_flow(A)[e]);
             lf /= adj_a;
             CHECK(check_close(lf, la.term[MAXFLOW_LOSS_FLOW], 1e-5, 1e-8), "%s: predicted flow scores the training L_f",
                   dar_variant_name(c.variant));
         }
-        free(p1.flow); free(p1.cut); free(p1.pi); free(p1.mask); free(p1.hint_flow); free(p1.embed);
-        free(p2[0].flow); free(p2[0].cut); free(p2[0].pi); free(p2[0].mask); free(p2[0].hint_flow);
+        free(p1.probe[MAXFLOW_FLOW_OUT]); free(p1.probe[MAXFLOW_CUT_OUT]); free(p1.probe[MAXFLOW_PTR]); free(p1.probe[MAXFLOW_MASK]); free(p1.probe[MAXFLOW_FLOW]); free(p1.embed);
+        free(p2[0].probe[MAXFLOW_FLOW_OUT]); free(p2[0].probe[MAXFLOW_CUT_OUT]); free(p2[0].probe[MAXFLOW_PTR]); free(p2[0].probe[MAXFLOW_MASK]); free(p2[0].probe[MAXFLOW_FLOW]);
         free(p2[0].embed);
         free(ga);
         free(gb);
@@ -500,7 +500,7 @@ static void test_no_flow_step(struct dar_graph *U, struct dar_graph **g)
     char bad[4000];
     double sum_flow2 = 0;
     for (int e = 0; e < U->g.m; e++)
-        sum_flow2 += 2.0 * U->flow[e] * U->flow[e];
+        sum_flow2 += 2.0 * maxflow_flow(U)[e] * maxflow_flow(U)[e];
     for (int v = 0; v < 4; v++) {
         struct dar_config c = config_of((enum dar_variant)v, DAR_PGN, DAR_AGG_MAX, 5, false);
         struct dar_model m;
@@ -514,18 +514,18 @@ static void test_no_flow_step(struct dar_graph *U, struct dar_graph **g)
         if (v == DAR_DUAL)
             ok &= check_close(L.term[MAXFLOW_LOSS_CUT], log(2.0), 1e-6, 1e-9);
         struct dar_prediction p = {0};
-        p.flow = xmalloc(sizeof(float) * (size_t)U->g.m);
-        p.cut = xmalloc(sizeof(float) * (size_t)U->g.n);
+        p.probe[MAXFLOW_FLOW_OUT] = xmalloc(sizeof(float) * (size_t)U->g.m);
+        p.probe[MAXFLOW_CUT_OUT] = xmalloc(sizeof(float) * (size_t)U->g.n);
         dar_predict(&m, ws, one, 1, DAR_EMBED_LAST, &p);
         for (int e = 0; e < U->g.m && v != DAR_NO_ALGO; e++)
-            ok &= p.flow[e] == 0.0f;
+            ok &= maxflow_pred_flow(&p)[e] == 0.0f;
         if (v == DAR_DUAL)
             for (int n = 0; n < U->g.n; n++)
-                ok &= p.cut[n] == 0.5f;
+                ok &= maxflow_pred_cut(&p)[n] == 0.5f;
         CHECK(ok, "%s: a graph without augmentation %s (L_f %.6g)", dar_variant_name(c.variant),
               v == DAR_NO_ALGO ? "still runs its T-1 steps" : "predicts no flow", L.term[MAXFLOW_LOSS_FLOW]);
-        free(p.flow);
-        free(p.cut);
+        free(p.probe[MAXFLOW_FLOW_OUT]);
+        free(p.probe[MAXFLOW_CUT_OUT]);
         struct dar_graph *mixed[] = {U, g[0], g[1]};
         double worst;
         int fails = gradient_check(&m, ws, mixed, 3, NULL, 0, &r, &worst, bad, sizeof bad);
@@ -552,26 +552,26 @@ static void test_streamed(struct dar_graph *A)
         dar_model_init(&model, &c, 60 + a);
         struct dar_prediction *p = xcalloc(COPIES, sizeof *p), one = {0};
         for (int i = 0; i < COPIES; i++) {
-            p[i].flow = xmalloc(sizeof(float) * (size_t)m);
+            p[i].probe[MAXFLOW_FLOW_OUT] = xmalloc(sizeof(float) * (size_t)m);
             p[i].embed = xmalloc(sizeof(float) * (size_t)(n * 3 * H));
         }
-        one.flow = xmalloc(sizeof(float) * (size_t)m);
+        one.probe[MAXFLOW_FLOW_OUT] = xmalloc(sizeof(float) * (size_t)m);
         one.embed = xmalloc(sizeof(float) * (size_t)(n * 3 * H));
         dar_predict(&model, ws, many, COPIES, DAR_EMBED_LAST, p);
         dar_predict(&model, ws, many, 1, DAR_EMBED_LAST, &one);
         double worst = 0;
         for (int i = 0; i < COPIES; i++) {
-            worst = fmax(worst, rel_diff(p[i].flow, one.flow, m));
+            worst = fmax(worst, rel_diff(maxflow_pred_flow(&p[i]), maxflow_pred_flow(&one), m));
             worst = fmax(worst, rel_diff(p[i].embed, one.embed, n * 3 * H));
         }
         CHECK(worst < 1e-5, "%s: %d graphs of %d arcs (streamed in chunks) predict what one does (rel %.2g)",
               dar_agg_name(c.agg), COPIES, n * n, worst);
         for (int i = 0; i < COPIES; i++) {
-            free(p[i].flow);
+            free(p[i].probe[MAXFLOW_FLOW_OUT]);
             free(p[i].embed);
         }
         free(p);
-        free(one.flow);
+        free(one.probe[MAXFLOW_FLOW_OUT]);
         free(one.embed);
         dar_model_free(&model);
     }
@@ -633,7 +633,7 @@ static void test_records(struct dar_graph *A)
     CHECK(got && back.count == m.count && back.nparams == m.nparams &&
           memcmp(back.values, m.values, sizeof(float) * (size_t)m.count) == 0 &&
           back.config.variant == c.variant && back.config.processor == c.processor &&
-          back.config.agg == c.agg && back.config.hidden == c.hidden && back.config.leak_cut,
+          back.config.agg == c.agg && back.config.hidden == c.hidden && back.config.leak_dual,
           "model record write -> read is exact (%zu bytes)", len);
     /* writing the read model gives the same bytes */
     char *buf2 = NULL;
@@ -648,7 +648,7 @@ static void test_records(struct dar_graph *A)
     dar_model_free(&back);
     dar_model_free(&m);
 
-    /* graph record: the fields dar_graph_read loads equal what was written */
+    /* graph record: the fields maxflow_read_graph loads equal what was written */
     buf = NULL;
     f = open_memstream(&buf, &len);
     writer_init(&w, f);
@@ -658,27 +658,27 @@ static void test_records(struct dar_graph *A)
     graph_write_core(&w, g);
     mp_key(&w, "steps"); mp_int(&w, T);
     mp_key(&w, "hint_phase"); mp_vector(&w, DT_U8, T, A->phase);
-    mp_key(&w, "hint_mask"); mp_tensor(&w, DT_U8, 2, (int64_t[]){T, g->n}, A->hint_mask);
-    mp_key(&w, "hint_pi"); mp_tensor(&w, DT_I32, 2, (int64_t[]){T, g->n}, A->hint_pi);
-    mp_key(&w, "hint_flow"); mp_tensor(&w, DT_F32, 2, (int64_t[]){T, g->m}, A->hint_flow);
-    mp_key(&w, "flow"); mp_vector(&w, DT_F32, g->m, A->flow);
-    mp_key(&w, "cut"); mp_vector(&w, DT_U8, g->n, A->cut);
+    mp_key(&w, "hint_mask"); mp_tensor(&w, DT_U8, 2, (int64_t[]){T, g->n}, maxflow_hint_mask(A));
+    mp_key(&w, "hint_pi"); mp_tensor(&w, DT_I32, 2, (int64_t[]){T, g->n}, maxflow_hint_pi(A));
+    mp_key(&w, "hint_flow"); mp_tensor(&w, DT_F32, 2, (int64_t[]){T, g->m}, maxflow_hint_flow(A));
+    mp_key(&w, "flow"); mp_vector(&w, DT_F32, g->m, maxflow_flow(A));
+    mp_key(&w, "cut"); mp_vector(&w, DT_U8, g->n, maxflow_cut(A));
     fclose(f);
     f = fmemopen(buf, len, "rb");
     reader_init(&rd, f, "<memory>");
     reader_next(&rd, &rec);
     struct dar_graph dg;
-    dar_graph_read(&dg, &rec, DAR_NEED_TRAINING);
+    maxflow_read_graph(&dg, &rec, DAR_NEED_TRAINING);
     reader_free(&rd);
     fclose(f);
     free(buf);
     CHECK(dg.g.n == g->n && dg.g.m == g->m && dg.steps == T &&
           memcmp(dg.phase, A->phase, (size_t)T) == 0 &&
-          memcmp(dg.hint_pi, A->hint_pi, sizeof(int32_t) * (size_t)(T * g->n)) == 0 &&
-          memcmp(dg.hint_flow, A->hint_flow, sizeof(float) * (size_t)(T * g->m)) == 0 &&
-          memcmp(dg.flow, A->flow, sizeof(float) * (size_t)g->m) == 0 &&
-          memcmp(dg.cut, A->cut, (size_t)g->n) == 0,
-          "graph record -> dar_graph_read keeps the trace");
+          memcmp(maxflow_hint_pi(&dg), maxflow_hint_pi(A), sizeof(int32_t) * (size_t)(T * g->n)) == 0 &&
+          memcmp(maxflow_hint_flow(&dg), maxflow_hint_flow(A), sizeof(float) * (size_t)(T * g->m)) == 0 &&
+          memcmp(maxflow_flow(&dg), maxflow_flow(A), sizeof(float) * (size_t)g->m) == 0 &&
+          memcmp(maxflow_cut(&dg), maxflow_cut(A), (size_t)g->n) == 0,
+          "graph record -> maxflow_read_graph keeps the trace");
     dar_graph_free(&dg);
 }
 
