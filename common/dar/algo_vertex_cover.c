@@ -7,10 +7,8 @@
  * The mirror of max-flow: the primal (the cover) lives on nodes, the dual
  * (the packing y) on edges.  The primal variant learns the rounds' residual
  * weights and in-cover flags and the cover; no-algo maps the weights to the
- * cover without hints.  The dual variant (also the increments and the
- * packing, edge scalars) needs the processor's edge-scalar decoder and is
- * not laid out yet: its layout is empty, so dar-fit refuses it by name.
- * The trace is an approximation algorithm's: the validation score is the
+ * cover without hints; the dual also the increments δ_e and the packing
+ * y (edge scalars, the symmetric edge head).  The trace is an approximation algorithm's: the validation score is the
  * predicted cover's weight (completed by PDNAR's rule) over the
  * algorithm's, not an error against an optimum. */
 #include "algo_vertex_cover.h"
@@ -48,15 +46,19 @@ static const struct dar_probe probes[VC_PROBES] = {
 #define BIT(p) (1u << (p))
 #define INPUTS BIT(VC_W)
 #define HINTS (INPUTS | BIT(VC_RESIDUAL) | BIT(VC_IN_COVER) | BIT(VC_LIVE))
+#define HINTS_DELTA (HINTS | BIT(VC_DELTA))
 
-/* One network steps through the rounds; no-algo maps the weights to the
- * cover without hints. */
+/* One network steps through the rounds; the dual encodes and decodes the
+ * increments besides and decodes the packing; no-algo maps the weights to
+ * the cover without hints.  No pipeline: the packing is no input a
+ * separate network could hand over before the rounds start. */
 static const struct dar_layout layouts[DAR_VARIANTS] = {
     [DAR_PRIMAL] = {1, {{"vc", HINTS, 3, {VC_RESIDUAL, VC_IN_COVER, VC_COVER}}}},
+    [DAR_DUAL] = {1, {{"vc", HINTS_DELTA, 5, {VC_RESIDUAL, VC_IN_COVER, VC_DELTA, VC_COVER, VC_PACKING}}}},
     [DAR_NO_ALGO] = {1, {{"net", INPUTS, 1, {VC_COVER}}}},
 };
 
-static const char *const loss_names[VC_LOSSES] = {"residual", "in_cover", "cover"};
+static const char *const loss_names[VC_LOSSES] = {"residual", "in_cover", "delta", "cover", "packing"};
 
 static const char *const trace_keys[] = {"steps", "hint_residual", "hint_in_cover", "hint_delta", "hint_live",
                                          "cover", "packing"};
@@ -225,38 +227,50 @@ static void rounds(struct dar_graph *dg)
 }
 
 /* The predictions: pred_cover (the cover head's probability, for
- * flow-fix --algorithm vertex-cover); with hints the rounds'
- * pred_hint_residual and pred_hint_in_cover. */
+ * flow-fix --algorithm vertex-cover) and the dual's pred_packing; with
+ * hints the rounds' pred_hint_residual, pred_hint_in_cover and the dual's
+ * pred_hint_delta. */
 static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
                     bool hints, bool embed, int embed_step)
 {
     (void)embed_step;
     if (embed)
         die(EX_USAGE, "--embed: the " ALGORITHM " model has no node embeddings to give (max-flow's have)");
-    const char *keys[3];
+    const char *keys[5];
     int nkeys = 0;
+    bool dual = model->config.variant == DAR_DUAL;
     struct dar_graph dg;
     read_graph(&dg, rec, 0);
     if (!dg.phase)
         rounds(&dg);
-    int64_t n = dg.g.n, T = dg.steps;
+    int64_t n = dg.g.n, m = dg.g.m, T = dg.steps;
     struct dar_prediction p = {0};
     p.probe[VC_COVER] = xcalloc((size_t)n + 1, sizeof(float));
     keys[nkeys++] = "pred_cover";
+    if (dual) {
+        p.probe[VC_PACKING] = xcalloc((size_t)m + 1, sizeof(float));
+        keys[nkeys++] = "pred_packing";
+    }
     if (hints && model->config.variant != DAR_NO_ALGO) {
         p.probe[VC_RESIDUAL] = xcalloc((size_t)(T * n) + 1, sizeof(float));
         p.probe[VC_IN_COVER] = xcalloc((size_t)(T * n) + 1, 1);
         keys[nkeys++] = "pred_hint_residual";
         keys[nkeys++] = "pred_hint_in_cover";
+        if (dual) {
+            p.probe[VC_DELTA] = xcalloc((size_t)(T * m) + 1, sizeof(float));
+            keys[nkeys++] = "pred_hint_delta";
+        }
     }
     struct dar_graph *batch[1] = {&dg};
     dar_predict(model, ws, batch, 1, DAR_EMBED_LAST, &p);
 
     writer_begin_enriched(w, rec, keys, nkeys);
     mp_key(w, "pred_cover"); mp_vector(w, DT_F32, n, p.probe[VC_COVER]);
+    if (dual) { mp_key(w, "pred_packing"); mp_vector(w, DT_F32, m, p.probe[VC_PACKING]); }
     if (p.probe[VC_RESIDUAL]) {
         mp_key(w, "pred_hint_residual"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, n}, p.probe[VC_RESIDUAL]);
         mp_key(w, "pred_hint_in_cover"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.probe[VC_IN_COVER]);
+        if (dual) { mp_key(w, "pred_hint_delta"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, p.probe[VC_DELTA]); }
     }
     for (int q = 0; q < VC_PROBES; q++)
         free(p.probe[q]);

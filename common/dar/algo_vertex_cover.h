@@ -20,7 +20,7 @@ enum vc_probe {
 };
 
 /* The loss terms, in struct dar_losses and the training curve. */
-enum vc_loss { VC_LOSS_RESIDUAL, VC_LOSS_IN_COVER, VC_LOSS_COVER, VC_LOSSES };
+enum vc_loss { VC_LOSS_RESIDUAL, VC_LOSS_IN_COVER, VC_LOSS_DELTA, VC_LOSS_COVER, VC_LOSS_PACKING, VC_LOSSES };
 
 extern const struct dar_algorithm dar_algorithm_vertex_cover;
 

@@ -3,7 +3,8 @@
  * running, its hidden state carried from round to round (with its
  * gradient), the decoded hints fed to the next round (the residuals as
  * values, the in-cover flags binarised, the live edges those with no end in
- * the cover), the cover decoded at a graph's last round; no-algo's one
+ * the cover, the dual's increments as values), the cover (and the dual's
+ * packing) decoded at a graph's last round; no-algo's one
  * recurrent network on the weights.  algo_vertex_cover.c holds the entry's
  * tables and its tools' operations. */
 #include "algo_vertex_cover.h"
@@ -15,7 +16,9 @@
 
 /* The loss normalisers of the whole batch, in struct dar_scales. */
 struct scales {
-    double n_hints;             /* hint terms averaged over: 2 */
+    double n_hints;             /* node hint terms averaged over: 2 */
+    double sum_edges;           /* Σ_b m */
+    double count_edge_steps;    /* Σ_b m (T_b - 1): the increments scored */
     double count_steps;         /* (graph, round) pairs scored */
     double sum_nodes;           /* Σ_b n */
 };
@@ -26,11 +29,13 @@ struct graph_state {
     float *residual;            /* [n] the last residual prediction (w at first) */
     uint8_t *in_cover;          /* [n] the last in-cover prediction, binarised */
     uint8_t *live;              /* [m] edges with neither end in in_cover */
+    float *delta;               /* [m] the last increments predicted (dual; 0 at first) */
 };
 
 struct vc {
     struct dar_group *c;
     struct scales sc;
+    bool dual;
     struct graph_state *st;     /* [B] */
 };
 
@@ -60,6 +65,7 @@ static void state_init(struct vc *f)
         st->residual = arena_floats(c->arena, n);
         st->in_cover = arena_zero(c->arena, (size_t)n + 1);
         st->live = arena_zero(c->arena, (size_t)m + 1);
+        st->delta = arena_zero_floats(c->arena, m + 1);
         memcpy(st->residual, dg->g.node_w, sizeof(float) * (size_t)n);
         update_live(dg, st);
     }
@@ -85,6 +91,17 @@ static void output_cover(struct vc *f, const struct dar_run *r, int k)
                                                 (float)(1.0 / f->sc.sum_nodes), n);
     if (c->pred && c->pred[b].probe[VC_COVER] && !c->training)
         sigmoid_into(c->pred[b].probe[VC_COVER], cover->value + nodes, n);
+    if (!f->dual)
+        return;
+    const struct dar_head_out *y = head_of(r, VC_PACKING);
+    int64_t edges = r->edge_offset[k];
+    int m = dg->g.m;
+    if (c->training)
+        c->sum[VC_LOSS_PACKING] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, c->backward ? y->grad + edges : NULL,
+                                                  y->value + edges, dg->probe[VC_PACKING],
+                                                  (float)(1.0 / f->sc.sum_edges), m);
+    if (c->pred && c->pred[b].probe[VC_PACKING] && !c->training)
+        memcpy(c->pred[b].probe[VC_PACKING], y->value + edges, sizeof(float) * (size_t)m);
 }
 
 /* ---- no-algo: one recurrent network on the weights ------------------------------ */
@@ -132,6 +149,8 @@ static void step_run(struct vc *f, struct step *s)
         in.probe[VC_RESIDUAL] = forced ? frame(dg, VC_RESIDUAL, i, n, sizeof(float)) : st->residual;
         in.probe[VC_IN_COVER] = forced ? frame(dg, VC_IN_COVER, i, n, 1) : st->in_cover;
         in.probe[VC_LIVE] = forced ? frame(dg, VC_LIVE, i, m, 1) : st->live;
+        if (f->dual)
+            in.probe[VC_DELTA] = forced ? frame(dg, VC_DELTA, i, m, sizeof(float)) : st->delta;
         dar_run_set_inputs(c, s->run, k, &in);
     }
     dar_run_forward(c, s->run, dar_carry_hprev(c, s->run));
@@ -157,6 +176,13 @@ static void step_losses(struct vc *f, const struct step *s)
         c->sum[VC_LOSS_IN_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? in->grad + nodes : NULL,
                                                    in->value + nodes, frame(dg, VC_IN_COVER, i + 1, n, 1),
                                                    hint_scale, n);
+        if (f->dual && dg->g.m) {
+            const struct dar_head_out *d = head_of(r, VC_DELTA);
+            c->sum[VC_LOSS_DELTA] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + r->edge_offset[k] : NULL,
+                                                    d->value + r->edge_offset[k],
+                                                    frame(dg, VC_DELTA, i + 1, dg->g.m, sizeof(float)),
+                                                    (float)(1.0 / f->sc.count_edge_steps), dg->g.m);
+        }
         if (i + 2 == c->gd[b].T)
             output_cover(f, r, k);
     }
@@ -179,11 +205,16 @@ static void step_update(struct vc *f, const struct step *s)
         for (int v = 0; v < n; v++)
             st->in_cover[v] = in[v] > 0.0f;
         update_live(dg, st);
+        if (f->dual)
+            memcpy(st->delta, head_of(r, VC_DELTA)->value + r->edge_offset[k], sizeof(float) * (size_t)dg->g.m);
         dar_carry_from_run(c, r, k);
         if (!c->pred)
             continue;
         struct dar_prediction *p = &c->pred[b];
         int64_t at = (int64_t)(i + 1) * n;
+        if (p->probe[VC_DELTA])
+            memcpy((float *)p->probe[VC_DELTA] + (int64_t)(i + 1) * dg->g.m, st->delta,
+                   sizeof(float) * (size_t)dg->g.m);
         if (p->probe[VC_RESIDUAL]) memcpy((float *)p->probe[VC_RESIDUAL] + at, st->residual, sizeof(float) * (size_t)n);
         if (p->probe[VC_IN_COVER]) memcpy((uint8_t *)p->probe[VC_IN_COVER] + at, st->in_cover, (size_t)n);
         if (i + 2 == c->gd[b].T && !c->training)
@@ -239,7 +270,7 @@ static void rounds(struct vc *f)
 
 void vc_run_group(struct dar_group *c)
 {
-    struct vc f = {.c = c};
+    struct vc f = {.c = c, .dual = c->variant == DAR_DUAL};
     memcpy(&f.sc, &c->scales, sizeof f.sc);
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
@@ -266,7 +297,9 @@ struct dar_scales vc_batch_scales(const struct dar_model *model, struct dar_grap
     sc.n_hints = 2;
     for (int b = 0; b < B; b++) {
         sc.sum_nodes += graphs[b]->g.n;
+        sc.sum_edges += graphs[b]->g.m;
         sc.count_steps += graphs[b]->steps - 1;
+        sc.count_edge_steps += (double)graphs[b]->g.m * (graphs[b]->steps - 1);
     }
     struct dar_scales out = {{0}};
     memcpy(&out, &sc, sizeof sc);
@@ -293,12 +326,13 @@ void vc_check(const struct dar_model *model, struct dar_graph *const *graphs, in
     enum dar_variant variant = model->config.variant;
     if (embed == DAR_EMBED_FIRST)
         die(EX_USAGE, "the vertex-cover model has no first-step embedding");
-    if (model->config.leak_cut)
+    if (model->config.leak_dual)
         die(EX_USAGE, "--leak-cut feeds max-flow's true min cut; the vertex-cover model has none");
     for (int b = 0; b < B; b++) {
         const struct dar_graph *g = graphs[b];
         if (training) {
-            if (!g->probe[VC_COVER] || (variant != DAR_NO_ALGO && !g->probe[VC_RESIDUAL]) || !g->phase)
+            if (!g->probe[VC_COVER] || !g->probe[VC_PACKING] || (variant != DAR_NO_ALGO && !g->probe[VC_RESIDUAL]) ||
+                !g->phase)
                 die(EX_SOFTWARE, "BUG: graph of record %ld loaded without its trace", g->record);
             continue;
         }
