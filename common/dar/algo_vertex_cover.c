@@ -41,6 +41,7 @@ static const struct dar_probe probes[VC_PROBES] = {
     [VC_DELTA]    = {"hint_delta",    "delta",    "delta",    HINT, EDGE, DAR_TYPE_SCALAR, 1, -1, false},
     [VC_COVER]    = {"cover",         NULL,       "cover",    OUT,  NODE, DAR_TYPE_MASK,   1, -1, false},
     [VC_PACKING]  = {"packing",       NULL,       "packing",  OUT,  EDGE, DAR_TYPE_SCALAR, 1, -1, false},
+    [VC_OPT]      = {"opt_cover",     NULL,       NULL,       OUT,  NODE, DAR_TYPE_MASK,   1, -1, false},
 };
 
 #define BIT(p) (1u << (p))
@@ -58,7 +59,7 @@ static const struct dar_layout layouts[DAR_VARIANTS] = {
     [DAR_NO_ALGO] = {1, {{"net", INPUTS, 1, {VC_COVER}}}},
 };
 
-static const char *const loss_names[VC_LOSSES] = {"residual", "in_cover", "delta", "cover", "packing"};
+static const char *const loss_names[VC_LOSSES] = {"residual", "in_cover", "delta", "cover", "packing", "opt"};
 
 static const char *const trace_keys[] = {"steps", "hint_residual", "hint_in_cover", "hint_delta", "hint_live",
                                          "cover", "packing"};
@@ -177,6 +178,10 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
     }
     if (record_has(rec, "packing"))
         dg->probe[VC_PACKING] = read_amounts(rec, "packing", 1, (int64_t[]){m});
+    if (record_has(rec, "opt_cover")) {
+        dg->probe[VC_OPT] = record_vector(rec, "opt_cover", DT_U8, n);
+        check_flags(rec, "opt_cover", dg->probe[VC_OPT], n);
+    }
 }
 
 /* ---- the tracer (ff-trace) ------------------------------------------------------ */

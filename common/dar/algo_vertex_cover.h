@@ -16,11 +16,14 @@ enum vc_probe {
     VC_DELTA,       /* hint_delta: edge scalar, the round's increments (the dual's hint) */
     VC_COVER,       /* output cover: node mask (primal) */
     VC_PACKING,     /* output packing: edge scalar y (dual) */
+    VC_OPT,         /* opt_cover: node mask, the optimum (gen-graphs --optimum): when the training
+                       records carry it, the "+opt" loss scores the cover head against it too */
     VC_PROBES
 };
 
 /* The loss terms, in struct dar_losses and the training curve. */
-enum vc_loss { VC_LOSS_RESIDUAL, VC_LOSS_IN_COVER, VC_LOSS_DELTA, VC_LOSS_COVER, VC_LOSS_PACKING, VC_LOSSES };
+enum vc_loss { VC_LOSS_RESIDUAL, VC_LOSS_IN_COVER, VC_LOSS_DELTA, VC_LOSS_COVER, VC_LOSS_PACKING, VC_LOSS_OPT,
+               VC_LOSSES };
 
 extern const struct dar_algorithm dar_algorithm_vertex_cover;
 

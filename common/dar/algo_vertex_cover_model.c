@@ -89,6 +89,12 @@ static void output_cover(struct vc *f, const struct dar_run *r, int k)
         c->sum[VC_LOSS_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? cover->grad + nodes : NULL,
                                                 cover->value + nodes, dg->probe[VC_COVER],
                                                 (float)(1.0 / f->sc.sum_nodes), n);
+    /* "+opt" (PDNAR's optimal_set_loss): the same head toward the optimum,
+     * its gradient added to the algorithm's */
+    if (c->training && dg->probe[VC_OPT])
+        c->sum[VC_LOSS_OPT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? cover->grad + nodes : NULL,
+                                              cover->value + nodes, dg->probe[VC_OPT],
+                                              (float)(1.0 / f->sc.sum_nodes), n);
     if (c->pred && c->pred[b].probe[VC_COVER] && !c->training)
         sigmoid_into(c->pred[b].probe[VC_COVER], cover->value + nodes, n);
     if (!f->dual)
