@@ -232,7 +232,7 @@ static void rounds(struct dar_graph *dg)
 }
 
 /* The predictions: pred_cover (the cover head's probability, for
- * flow-fix --algorithm vertex-cover) and the dual's pred_packing; with
+ * cover-fix) and the dual's pred_packing; with
  * hints the rounds' pred_hint_residual, pred_hint_in_cover and the dual's
  * pred_hint_delta. */
 static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,

@@ -146,7 +146,7 @@ put("bad-vc-status.mp", [dict(recs[0], opt_status="maybe")])
 put("bad-vc-negative-w.mp", [dict(recs[0], node_w=-recs[0]["node_w"])])
 put("bad-vc-no-w.mp", [{k: v for k, v in recs[0].items() if k != "node_w"}])
 PYEOF
-flow-fix --algorithm vertex-cover < "$C/graph-coverfix/predicted-vc.mp" > "$C/graph-coverfix/fixed-vc.mp"
+cover-fix < "$C/graph-coverfix/predicted-vc.mp" > "$C/graph-coverfix/fixed-vc.mp"
 cp "$C/graph-coverfix/fixed-vc.mp" "$C/graph-metrics/fixed-vc.mp"
 put graph-coverfix two-community.mp bad-truncated bad-not-a-map empty bad-m--1 bad-short-src
 

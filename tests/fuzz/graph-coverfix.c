@@ -1,9 +1,9 @@
 /* graph-coverfix: records with a predicted cover and packing as
- * flow-fix --algorithm vertex-cover reads them (flow_fix_run with the keys
+ * cover-fix reads them (cover_fix_run with the keys
  * pred_cover and pred_packing, both completions), and its output as
  * metrics reads it (metrics_run with the defaults and --per-graph). */
 #include "harness.h"
-#include "flow_fix.h"
+#include "cover_fix.h"
 #include "metrics_tool.h"
 
 struct input {
@@ -16,8 +16,8 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    flow_fix_run(in, "<fuzz>", harness_sink(),
-                 &(struct flow_fix_options){.algorithm = "vertex-cover", .key = "pred_cover",
+    cover_fix_run(in, "<fuzz>", harness_sink(),
+                 &(struct cover_fix_options){.key = "pred_cover",
                                             .dual_key = "pred_packing", .threshold = 0.5,
                                             .completion = p->completion});
     fclose(in);

@@ -12,7 +12,7 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    flow_fix_run(in, "<fuzz>", harness_sink(), &(struct flow_fix_options){.key = "pred_flow"});
+    flow_fix_run(in, "<fuzz>", harness_sink(), "pred_flow");
     fclose(in);
 }
 

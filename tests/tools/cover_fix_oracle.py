@@ -1,4 +1,4 @@
-"""Independent checks of flow-fix --algorithm vertex-cover (tests/310).
+"""Independent checks of cover-fix (tests/310).
 
   perturb IN OUT SEED   add pred_cover (the cover's 0/1 plus noise, a few
                         nodes flipped off) and pred_packing (the packing times

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# metrics on vertex-cover records after flow-fix --algorithm vertex-cover:
+# metrics on vertex-cover records after cover-fix:
 # the weight ratios, the packing's overload and the certified gap, against
 # numpy, and --per-graph's shares pooling to them.
 load test_helper
@@ -15,7 +15,7 @@ setup() {
 }
 
 @test "the algorithm's own pair: ratio 1, and the certified gap within 2/(1-eps) on every graph" {
-    flow-fix --algorithm vertex-cover --key cover --dual-key packing < "$T/t.mp" \
+    cover-fix --key cover --dual-key packing < "$T/t.mp" \
         | metrics --per-graph "$T/pg.mp" > "$T/m.mp"
     mpcat < "$T/m.mp" | jq -e -s 'map({(.name): .value}) | add
         | .cover_weight_ratio == 1 and .opt_unproven == 0 and .uncertified == 0 and .packing_excess < 1e-15
@@ -26,7 +26,7 @@ setup() {
 
 @test "noisy predictions: every quantity equals numpy's, and the per-graph shares pool to it" {
     "$PY" "$ORACLE" perturb "$T/t.mp" "$T/p.mp" 9
-    flow-fix --algorithm vertex-cover < "$T/p.mp" > "$T/f.mp"
+    cover-fix < "$T/p.mp" > "$T/f.mp"
     metrics --per-graph "$T/pg.mp" < "$T/f.mp" > "$T/m.mp"
     py_stream "$T/f.mp" '
 import subprocess, json
@@ -52,7 +52,7 @@ print("ok")' | grep -qx ok
 }
 
 @test "an optimum the time limit did not prove is left out of cover_opt_ratio and counted by opt_unproven" {
-    flow-fix --algorithm vertex-cover --key cover --dual-key packing < "$T/t.mp" | mpcat \
+    cover-fix --key cover --dual-key packing < "$T/t.mp" | mpcat \
         | jq -c 'if .id % 4 == 0 then .opt_status = "feasible" else . end' | mpcat --to-msgpack \
         | metrics --quantity cover_opt_ratio,opt_unproven > "$T/m.mp"
     mpcat < "$T/m.mp" | jq -e -s 'map({(.name): [.value, .count]}) | add
@@ -60,7 +60,7 @@ print("ok")' | grep -qx ok
 }
 
 @test "bad vertex-cover input to metrics: one line, exit 65" {
-    flow-fix --algorithm vertex-cover --key cover --dual-key packing < "$T/t.mp" > "$T/f.mp"
+    cover-fix --key cover --dual-key packing < "$T/t.mp" > "$T/f.mp"
     mpcat < "$T/f.mp" | jq -c '.opt_status = "good"' | mpcat --to-msgpack > "$T/bad.mp"
     run --separate-stderr metrics < "$T/bad.mp"
     assert_failure 65

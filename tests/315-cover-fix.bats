@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# flow-fix --algorithm vertex-cover: a predicted cover completed, a predicted
+# cover-fix: a predicted cover completed, a predicted
 # packing made feasible, against tests/tools/cover_fix_oracle.py.
 load test_helper
 
@@ -21,7 +21,7 @@ noisy_predictions() { # out
 
 @test "vertex cover: 300 noisy predictions become covers (PDNAR's w/d completion) and feasible packings, as the oracle's" {
     noisy_predictions "$T/p.mp"
-    flow-fix --algorithm vertex-cover < "$T/p.mp" > "$T/f.mp"
+    cover-fix < "$T/p.mp" > "$T/f.mp"
     run "$PY" "$ORACLE" check "$T/f.mp" 300 ratio
     assert_success
     echo "$output" >&3
@@ -32,7 +32,7 @@ noisy_predictions() { # out
 
 @test "vertex cover: --complete score takes the higher-scored endpoint of each uncovered edge, as the oracle's" {
     noisy_predictions "$T/p.mp"
-    flow-fix --algorithm vertex-cover --complete score < "$T/p.mp" > "$T/f.mp"
+    cover-fix --complete score < "$T/p.mp" > "$T/f.mp"
     run "$PY" "$ORACLE" check "$T/f.mp" 300 score
     assert_success
 }
@@ -40,7 +40,7 @@ noisy_predictions() { # out
 @test "vertex cover: the algorithm's own cover and packing pass through unchanged" {
     gen-graphs --instance vertex-cover --family barabasi-albert --nodes 40 --count 30 --seed 4 \
         | "$ALGO" --algorithm vertex-cover --no-hints > "$T/t.mp"
-    flow-fix --algorithm vertex-cover --key cover --dual-key packing < "$T/t.mp" > "$T/f.mp"
+    cover-fix --key cover --dual-key packing < "$T/t.mp" > "$T/f.mp"
     py_stream "$T/f.mp" '
 for r in recs:
     assert r["cover_added"] == 0 and (r["fixed_cover"] == r["cover"]).all()
@@ -52,22 +52,22 @@ print(len(recs))' | grep -qx 30
 @test "vertex cover: without a packing key only the cover is repaired" {
     gen-graphs --instance vertex-cover --family star --nodes 10 --count 3 --seed 1 \
         | "$ALGO" --algorithm vertex-cover --no-hints > "$T/t.mp"
-    flow-fix --algorithm vertex-cover --key cover --dual-key none < "$T/t.mp" | mpcat \
+    cover-fix --key cover --dual-key none < "$T/t.mp" | mpcat \
         | jq -e -s 'all(has("fixed_cover") and (has("fixed_packing") | not) and (has("packing_value") | not))'
 }
 
 @test "vertex cover: a missing, short or non-finite prediction, missing or negative weights: one line, exit 65" {
     gen-graphs --instance vertex-cover --family star --nodes 6 --count 2 --seed 1 \
         | "$ALGO" --algorithm vertex-cover --no-hints > "$T/t.mp"
-    run --separate-stderr flow-fix --algorithm vertex-cover < "$T/t.mp"
+    run --separate-stderr cover-fix < "$T/t.mp"
     assert_failure 65
-    assert_one_line_error flow-fix
-    [[ "$stderr" == "flow-fix: record 0: missing key 'pred_cover' (the predicted cover's node scores; choose another with --key)" ]] || fail "$stderr"
+    assert_one_line_error cover-fix
+    [[ "$stderr" == "cover-fix: record 0: missing key 'pred_cover' (the predicted cover's node scores; choose another with --key)" ]] || fail "$stderr"
     mpcat < "$T/t.mp" | jq -c '.pred_cover = {"dtype": "<f4", "shape": [2], "data": [0.5, 0.5]}' \
         | mpcat --to-msgpack > "$T/short.mp"
-    run --separate-stderr flow-fix --algorithm vertex-cover < "$T/short.mp"
+    run --separate-stderr cover-fix < "$T/short.mp"
     assert_failure 65
-    assert_one_line_error flow-fix
+    assert_one_line_error cover-fix
     [[ "$stderr" == *"'pred_cover' must be a vector of 6 numbers"* ]] || fail "$stderr"
     "$PY" - "$T/t.mp" "$T/nan.mp" <<'PYEOF'
 import sys, msgpack, msgpack_numpy as mn, numpy as np
@@ -77,26 +77,23 @@ for r in msgpack.Unpacker(open(sys.argv[1], "rb"), object_hook=mn.decode, raw=Fa
     r["pred_packing"] = np.full(r["m"], np.nan, np.float32)
     out.write(msgpack.packb(r, default=mn.encode))
 PYEOF
-    run --separate-stderr flow-fix --algorithm vertex-cover < "$T/nan.mp"
+    run --separate-stderr cover-fix < "$T/nan.mp"
     assert_failure 65
-    assert_one_line_error flow-fix
-    [[ "$stderr" == "flow-fix: record 0: 'pred_packing' entry 0 is nan, expected a finite number" ]] || fail "$stderr"
+    assert_one_line_error cover-fix
+    [[ "$stderr" == "cover-fix: record 0: 'pred_packing' entry 0 is nan, expected a finite number" ]] || fail "$stderr"
     mpcat < "$T/t.mp" | jq -c '.pred_cover = .cover | del(.node_w)' | mpcat --to-msgpack > "$T/now.mp"
-    run --separate-stderr flow-fix --algorithm vertex-cover < "$T/now.mp"
+    run --separate-stderr cover-fix < "$T/now.mp"
     assert_failure 65
-    [[ "$stderr" == "flow-fix: record 0: 'node_w' is missing (vertex-cover needs node weights)" ]] || fail "$stderr"
+    [[ "$stderr" == "cover-fix: record 0: 'node_w' is missing (vertex-cover needs node weights)" ]] || fail "$stderr"
     mpcat < "$T/t.mp" | jq -c '.pred_cover = .cover | .node_w.data[2] = -1' | mpcat --to-msgpack > "$T/neg.mp"
-    run --separate-stderr flow-fix --algorithm vertex-cover < "$T/neg.mp"
+    run --separate-stderr cover-fix < "$T/neg.mp"
     assert_failure 65
-    assert_one_line_error flow-fix
+    assert_one_line_error cover-fix
 }
 
-@test "vertex cover: the same input gives the same bytes; without --algorithm flow-fix reads a max-flow record" {
+@test "vertex cover: the same input gives the same bytes" {
     noisy_predictions "$T/p.mp"
-    flow-fix --algorithm vertex-cover < "$T/p.mp" | xxh128sum > "$T/a"
-    flow-fix --algorithm vertex-cover < "$T/p.mp" | xxh128sum > "$T/b"
+    cover-fix < "$T/p.mp" | xxh128sum > "$T/a"
+    cover-fix < "$T/p.mp" | xxh128sum > "$T/b"
     cmp "$T/a" "$T/b"
-    run --separate-stderr flow-fix < "$T/p.mp"
-    assert_failure 65
-    [[ "$stderr" == "flow-fix: record 0: missing key 's'" ]] || fail "$stderr"
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Vertex cover, the registry's third entry, end to end: ff-trace
 # --algorithm vertex-cover, gen-graphs --optimum, dar-fit, dar-step,
-# flow-fix --algorithm vertex-cover, metrics; the same bytes at any thread
+# cover-fix, metrics; the same bytes at any thread
 # count; bad input refused with one line and exit 65.
 load test_helper
 
@@ -58,7 +58,7 @@ print(len(ours))" | grep -qx 60
     [[ "$stderr" == "gen-graphs: '--optimum' is for '--instance vertex-cover'"$'\n'* ]] || fail "$stderr"
 }
 
-@test "gen-graphs | ff-trace | dar-fit | dar-step | flow-fix | metrics: primal, dual, no-algo, +opt (PGN, MPNN) give valid covers" {
+@test "gen-graphs | ff-trace | dar-fit | dar-step | cover-fix | metrics: primal, dual, no-algo, +opt (PGN, MPNN) give valid covers" {
     train_and_val
     for cfg in "primal pgn max" "dual pgn max" "no-algo pgn max" "dual mpnn mean"; do
         set -- $cfg
@@ -69,7 +69,7 @@ print(len(ours))" | grep -qx 60
         awk -F'\t' 'NR > 1 && $7 > 0 { found = 1 } END { exit !found }' "$T/curve.tsv"
         mpcat < "$T/m.mp" | jq -e '.algorithm == "vertex-cover"' > /dev/null
         dar-step --model "$T/m.mp" --hints < "$T/val.mp" > "$T/p.mp"
-        flow-fix --algorithm vertex-cover < "$T/p.mp" | metrics -l model=$1 > "$T/metrics.mp"
+        cover-fix < "$T/p.mp" | metrics -l model=$1 > "$T/metrics.mp"
         py_stream "$T/metrics.mp" "
 m = {r['name']: r for r in recs}
 want = ['cover_weight_ratio', 'cover_opt_ratio', 'opt_unproven'] + \
@@ -100,11 +100,11 @@ if '$1' == 'dual':
     done
 }
 
-@test "the random baseline: valid after flow-fix, the same bytes for the same seed" {
+@test "the random baseline: valid after cover-fix, the same bytes for the same seed" {
     train_and_val
     dar-step --baseline random --algorithm vertex-cover --seed 3 < "$T/val.mp" > "$T/r1.mp"
     dar-step --baseline random --algorithm vertex-cover --seed 3 < "$T/val.mp" | cmp - "$T/r1.mp"
-    flow-fix --algorithm vertex-cover < "$T/r1.mp" | metrics | mpcat \
+    cover-fix < "$T/r1.mp" | metrics | mpcat \
         | jq -e -s 'map({(.name): .value}) | add | .cover_weight_ratio > 0 and .certified_gap >= .cover_opt_ratio'
 }
 
