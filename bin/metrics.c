@@ -19,7 +19,8 @@ static const struct cli_option options[] = {
     CLI_REPEAT("label", 'l', labels, "KEY=VALUE", "a label for every metric record (repeat for more: model=dual, seed=3, ...)"),
     CLI_LIST("quantity", 0, quantities, "LIST", "comma-separated quantities (default: every one whose inputs the first record has; with --table: the metrics to keep): "
      "mae_flow mae_hint_flow cut_accuracy maxflow_error conservation_before conservation_after fixed_value_ratio "
-     "accuracy balanced_accuracy roc_auc roc_hard r2 pointer_accuracy mae_d feasible_edges path_optimal path_gap", 0, 0),
+     "accuracy balanced_accuracy roc_auc roc_hard r2 pointer_accuracy mae_d feasible_edges path_optimal path_gap "
+     "match_f1 match_ratio cover_valid_before cover_ratio certified", 0, 0),
     CLI_STRING("fit", 0, fit, "FILE", "r2: fit the linear map from max-pooled embeddings to maxflow on FILE's graphs"),
     CLI_STRING("per-graph", 0, per_graph, "FILE", "also write each graph's sum and count of every mean quantity to FILE "
      "(graph_metric records, for a bootstrap over the graphs)"),

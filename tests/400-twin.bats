@@ -167,3 +167,36 @@ PYEOF
     assert_failure
     assert_output --partial "DIFFERS"
 }
+
+# Matching (tests/twin/match_twin.py): the symmetric edge head (the matching
+# so far as a hint, the maximum matching as an output), the edge-mask input,
+# the node-mask heads (reached, the dual's cover hint and cover) and the
+# pointer head, h carried through the searches; graphs of several sizes and
+# numbers of searches in one batch, one without edges among them.
+@test "twin, matching: primal, dual and no-algo, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
+    local B="$ROOT/bin" i=0 c args=()
+    {
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 4,3 --p 0.5 --count 3 --seed 5
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,4 --p 0.3 --count 3 --seed 6
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,2 --p 0 --count 1 --seed 7
+    } | "$B/ff-trace" --algorithm matching > "$T/mt.mp"
+    py_stream "$T/mt.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["steps"]) for r in recs) >= 3'
+    for c in "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual pgn mean none" \
+             "dual mpnn sum 0101" "no-algo pgn max none" "primal mpnn max none" "no-algo mpnn mean none" \
+             "primal pgn sum 011"; do
+        set -- $c
+        "$DAR_TOOLS/dar_dump" --init --algorithm matching --variant $1 --processor $2 --agg $3 --hidden 8 \
+            --seed 3 > "$T/mm$i.mp"
+        "$DAR_TOOLS/dar_dump" --model "$T/mm$i.mp" --teacher $4 < "$T/mt.mp" > "$T/mc$i.mp"
+        args+=("$T/mm$i.mp:$4:$T/mc$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$ROOT/tests/twin/match_twin.py" check --batch "$T/mt.mp" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "9 of 9 cases agree"
+    # the comparison sees a change of schedule: C's teacher-forced gradients against the twin unforced
+    run "$PY" "$ROOT/tests/twin/match_twin.py" check --batch "$T/mt.mp" "$T/mm1.mp:none:$T/mc1.mp"
+    assert_failure
+    assert_output --partial "DIFFERS"
+}

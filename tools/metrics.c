@@ -32,6 +32,11 @@ static const struct {
     [Q_FEASIBLE_EDGES] = {"feasible_edges", {"n", "m", "src", "dst", "w", "pred_d", "reached"}},
     [Q_PATH_OPTIMAL] = {"path_optimal", {"n", "m", "s", "src", "dst", "w", "pred_pi", "d", "reached"}},
     [Q_PATH_GAP] = {"path_gap", {"n", "m", "s", "src", "dst", "w", "pred_pi", "d", "reached"}},
+    [Q_MATCH_F1] = {"match_f1", {"m", "pred_match", "match"}},
+    [Q_MATCH_RATIO] = {"match_ratio", {"fixed_match_size", "size"}},
+    [Q_COVER_VALID_BEFORE] = {"cover_valid_before", {"cover_valid_before"}},
+    [Q_COVER_RATIO] = {"cover_ratio", {"fixed_cover_size", "size"}},
+    [Q_CERTIFIED] = {"certified", {"fixed_match_size", "fixed_cover_size"}},
     [Q_COVER_WEIGHT_RATIO] = {"cover_weight_ratio", {"n", "node_w", "cover", "fixed_cover_weight"}},
     [Q_COVER_OPT_RATIO] = {"cover_opt_ratio", {"fixed_cover_weight", "opt_weight", "opt_status"}},
     [Q_OPT_UNPROVEN] = {"opt_unproven", {"fixed_cover_weight", "opt_weight", "opt_status"}},
@@ -139,7 +144,8 @@ static int64_t node_index(const struct record *rec, const char *key, int64_t n)
 struct accumulators {
     struct metric_mean mae_flow, hint_graphs, cut, maxflow_error, cons_before, cons_after, fixed_ratio;
     struct metric_mean pointer, mae_d, feasible, path_optimal, path_gap;
-    struct metric_mean cover_ratio, opt_ratio, unproven, packing_excess, gap, uncertified;
+    struct metric_mean match_f1, match_ratio, cover_valid, cover_ratio, certified;
+    struct metric_mean cover_weight_ratio, opt_ratio, unproven, packing_excess, gap, uncertified;
     int64_t *confusion;
     int64_t class_entries;
     /* roc_auc: the kept labels and probability rows of every record */
@@ -271,8 +277,37 @@ static void accumulate_paths(struct accumulators *acc, const bool *sel, const st
     free(reached);
 }
 
-/* The vertex-cover quantities of one record (after flow-fix --algorithm
- * vertex-cover). */
+/* A non-negative size of a matching record. */
+static int64_t size_key(const struct record *rec, const char *key)
+{
+    int64_t v = record_int(rec, key);
+    if (v < 0 || v > INT32_MAX)
+        record_die(rec, "'%s' is %lld, expected 0..%d", key, (long long)v, INT32_MAX);
+    return v;
+}
+
+/* The matching quantities of one record. */
+static void accumulate_matching(struct accumulators *acc, const bool *sel, const struct record *rec)
+{
+    if (sel[Q_MATCH_F1]) {
+        int64_t m = count_key(rec, "m");
+        float *pred = f32_vector(rec, "pred_match", m);
+        uint8_t *truth = record_vector(rec, "match", DT_U8, m);
+        metric_match_f1(&acc->match_f1, pred, truth, m);
+        free(pred);
+        free(truth);
+    }
+    if (sel[Q_MATCH_RATIO])
+        metric_size_ratio(&acc->match_ratio, size_key(rec, "fixed_match_size"), size_key(rec, "size"));
+    if (sel[Q_COVER_VALID_BEFORE])
+        metric_share(&acc->cover_valid, record_bool(rec, "cover_valid_before"));
+    if (sel[Q_COVER_RATIO])
+        metric_size_ratio(&acc->cover_ratio, size_key(rec, "fixed_cover_size"), size_key(rec, "size"));
+    if (sel[Q_CERTIFIED])
+        metric_share(&acc->certified, size_key(rec, "fixed_match_size") == size_key(rec, "fixed_cover_size"));
+}
+
+/* The vertex-cover quantities of one record (after cover-fix). */
 static void accumulate_cover(struct accumulators *acc, const bool *sel, const struct record *rec)
 {
     if (sel[Q_COVER_WEIGHT_RATIO] || sel[Q_PACKING_EXCESS]) {
@@ -283,7 +318,7 @@ static void accumulate_cover(struct accumulators *acc, const bool *sel, const st
                 record_die(rec, "'node_w' entry %lld is %g, expected a weight >= 0", (long long)v, (double)node_w[v]);
         if (sel[Q_COVER_WEIGHT_RATIO]) {
             uint8_t *cover = node_vector(rec, "cover", DT_U8, n);
-            metric_cover_weight_ratio(&acc->cover_ratio, finite_double(rec, "fixed_cover_weight"), node_w, cover, n);
+            metric_cover_weight_ratio(&acc->cover_weight_ratio, finite_double(rec, "fixed_cover_weight"), node_w, cover, n);
             free(cover);
         }
         if (sel[Q_PACKING_EXCESS])
@@ -412,6 +447,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
     if (sel[Q_R2])
         add_embedding_row(acc, false, rec);
     accumulate_paths(acc, sel, rec);
+    accumulate_matching(acc, sel, rec);
     accumulate_cover(acc, sel, rec);
 }
 
@@ -488,13 +524,16 @@ static void write_per_graph(struct writer *w, const struct metrics_options *o, c
     struct accumulators one = {.d = -1};
     bool sel[Q_COUNT] = {false};
     for (int i = 0; i < n_order; i++)
-        sel[order[i]] = order[i] <= Q_FIXED_VALUE_RATIO || order[i] >= Q_COVER_WEIGHT_RATIO;
+        sel[order[i]] = order[i] <= Q_FIXED_VALUE_RATIO || order[i] >= Q_MATCH_F1;
     accumulate(&one, sel, rec, o);
     const struct metric_mean *means[Q_COUNT] = {
         [Q_MAE_FLOW] = &one.mae_flow, [Q_MAE_HINT_FLOW] = &one.hint_graphs, [Q_CUT_ACCURACY] = &one.cut,
         [Q_MAXFLOW_ERROR] = &one.maxflow_error, [Q_CONSERVATION_BEFORE] = &one.cons_before,
         [Q_CONSERVATION_AFTER] = &one.cons_after, [Q_FIXED_VALUE_RATIO] = &one.fixed_ratio,
-        [Q_COVER_WEIGHT_RATIO] = &one.cover_ratio, [Q_COVER_OPT_RATIO] = &one.opt_ratio,
+        [Q_MATCH_F1] = &one.match_f1, [Q_MATCH_RATIO] = &one.match_ratio,
+        [Q_COVER_VALID_BEFORE] = &one.cover_valid, [Q_COVER_RATIO] = &one.cover_ratio,
+        [Q_CERTIFIED] = &one.certified,
+        [Q_COVER_WEIGHT_RATIO] = &one.cover_weight_ratio, [Q_COVER_OPT_RATIO] = &one.opt_ratio,
         [Q_OPT_UNPROVEN] = &one.unproven, [Q_PACKING_EXCESS] = &one.packing_excess,
         [Q_CERTIFIED_GAP] = &one.gap, [Q_UNCERTIFIED] = &one.uncertified};
     for (int i = 0; i < n_order; i++) {
@@ -581,7 +620,12 @@ void metrics_run(FILE *in, const char *in_name, FILE *out, const struct metrics_
         case Q_FEASIBLE_EDGES: mean = &acc.feasible; break;
         case Q_PATH_OPTIMAL: mean = &acc.path_optimal; break;
         case Q_PATH_GAP: mean = &acc.path_gap; break;
-        case Q_COVER_WEIGHT_RATIO: mean = &acc.cover_ratio; break;
+        case Q_MATCH_F1: mean = &acc.match_f1; break;
+        case Q_MATCH_RATIO: mean = &acc.match_ratio; break;
+        case Q_COVER_VALID_BEFORE: mean = &acc.cover_valid; break;
+        case Q_COVER_RATIO: mean = &acc.cover_ratio; break;
+        case Q_CERTIFIED: mean = &acc.certified; break;
+        case Q_COVER_WEIGHT_RATIO: mean = &acc.cover_weight_ratio; break;
         case Q_COVER_OPT_RATIO: mean = &acc.opt_ratio; break;
         case Q_OPT_UNPROVEN: mean = &acc.unproven; break;
         case Q_PACKING_EXCESS: mean = &acc.packing_excess; break;

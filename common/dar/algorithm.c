@@ -2,6 +2,7 @@
  * entry, in --help order, the first the default.  A new entry adds its row
  * here and nothing else outside its own files (ARCHITECTURE.md §6). */
 #include "algorithm.h"
+#include "algo_matching.h"
 #include "algo_maxflow.h"
 #include "algo_shortest_paths.h"
 #include "algo_vertex_cover.h"
@@ -11,6 +12,7 @@
 const struct dar_algorithm *const dar_algorithms[] = {
     &dar_algorithm_maxflow,
     &dar_algorithm_shortest_paths,
+    &dar_algorithm_matching,
     &dar_algorithm_vertex_cover,
 };
 const int dar_algorithm_count = sizeof dar_algorithms / sizeof *dar_algorithms;

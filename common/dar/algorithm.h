@@ -143,14 +143,14 @@ struct dar_algorithm {
 
 /* The registry's names as option tables take them (cli.h CLI_CHOICE), in
  * its order; test_algorithm checks them against the registry. */
-#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths|vertex-cover"
+#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths|matching|vertex-cover"
 
 /* The registry (algorithm.c), in --help order; the first is the default. */
 extern const struct dar_algorithm *const dar_algorithms[];
 extern const int dar_algorithm_count;
 /* The entry called name, or NULL. */
 const struct dar_algorithm *dar_algorithm_find(const char *name);
-/* "max-flow, shortest-paths" into buf, for messages. */
+/* "max-flow, shortest-paths, matching" into buf, for messages. */
 const char *dar_algorithm_names(char *buf, size_t size);
 /* The probe of alg whose encoder or decoder is called name, or -1. */
 int dar_probe_by_encoder(const struct dar_algorithm *alg, const char *name);

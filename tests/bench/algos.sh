@@ -9,7 +9,8 @@
 #     shortest-paths (one thread);
 #  2. matching: 1000 graphs 8+8 at p = 1/4 (Georgiev & Lio) and 100 of
 #     32+32, traced and written, against networkx's hopcroft_karp_matching
-#     + to_vertex_cover (no hints);
+#     + to_vertex_cover (no hints); algo_trace, then ff-trace --algorithm
+#     matching (one thread);
 #  3. vertex cover: 1000 barabasi-albert graphs of 16 nodes and 100 of 64,
 #     traced and written, against plain-Python rounds of the same hints;
 #  4. the exact vertex cover: GLPK on barabasi-albert graphs of 16..1024
@@ -71,6 +72,16 @@ compare matching "-a matching --no-second" matching "8+8 p=1/4 (networkx hopcrof
     --instance matching --family bipartite-sides --sides 8,8
 compare matching "-a matching --no-second" matching "32+32 p=1/4 (networkx hopcroft_karp + to_vertex_cover)" 100 \
     --instance matching --family bipartite-sides --sides 32,32
+# ff-trace --algorithm matching: the same tracer behind the tool, every
+# search's hints written, one thread, against the same peer (which writes none)
+run_algo() { ff-trace --algorithm matching --threads 1 -q "$@" > /dev/null; }
+start=$(best 5 run_algo -i "$w/empty.mp")
+compare "ff-trace --algorithm matching" "" matching "8+8 p=1/4 (networkx hopcroft_karp + to_vertex_cover)" 1000 \
+    --instance matching --family bipartite-sides --sides 8,8
+compare "ff-trace --algorithm matching" "" matching "32+32 p=1/4 (networkx hopcroft_karp + to_vertex_cover)" 100 \
+    --instance matching --family bipartite-sides --sides 32,32
+run_algo() { "$ALGO" "$@" > /dev/null; }
+start=$start_algo
 compare vertex-cover "-a vertex-cover" vertex-cover "barabasi-albert n=16 (plain-Python rounds)" 1000 \
     --instance vertex-cover --family barabasi-albert --nodes 16
 compare vertex-cover "-a vertex-cover" vertex-cover "barabasi-albert n=64 (plain-Python rounds)" 100 \

@@ -1,0 +1,387 @@
+/* algo_matching.c - the bipartite matching entry (algorithm.h): its probes,
+ * the networks of each variant, the record's trace (ff-trace --algorithm
+ * matching: common/algos/matching.h), predictions and the random baseline
+ * (dar-step), the validation score (dar-fit).  The schedule on the
+ * processor is algo_matching_model.c.
+ *
+ * The primal is the maximum matching, an edge mask; the dual the Konig
+ * cover, a node mask, read from the last search's reached set R as
+ * (A \ R) + (B & R).  Covers are not unique: the model is trained on the
+ * trace's, and is scored by validity and size (metrics), never by node
+ * accuracy against that one cover.  Every step is a search, so the phase
+ * flags are all 1 and are not stored in the record. */
+#include "algo_matching.h"
+#include "die.h"
+#include "graph.h"
+#include "matching.h"
+#include "rng.h"
+#include "tensor.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALGORITHM "matching"
+
+/* ---- the description ------------------------------------------------------------ */
+
+#define IN DAR_STAGE_INPUT
+#define HINT DAR_STAGE_HINT
+#define OUT DAR_STAGE_OUTPUT
+#define NODE DAR_LOCATION_NODE
+#define EDGE DAR_LOCATION_EDGE
+
+static const struct dar_probe probes[MATCH_PROBES] = {
+    /*                key             encoder    decoder       stage loc   type               width bound vessel */
+    [MATCH_POS]       = {NULL,           "pos",     NULL,         IN,   NODE, DAR_TYPE_SCALAR,  1, -1, false},
+    [MATCH_SIDE]      = {"side",         "side",    NULL,         IN,   NODE, DAR_TYPE_MASK,    1, -1, false},
+    [MATCH_REACHED]   = {"hint_reached", "reached", "reached",    HINT, NODE, DAR_TYPE_MASK,    1, -1, false},
+    [MATCH_COVER]     = {NULL,           "covered", "cover_hint", HINT, NODE, DAR_TYPE_MASK,    1, -1, false},
+    [MATCH_PI]        = {"hint_pi",      "ptr",     "pi_hint",    HINT, NODE, DAR_TYPE_POINTER, 1, -1, false},
+    [MATCH_MATCHED]   = {"hint_match",   "matched", "match_hint", HINT, EDGE, DAR_TYPE_MASK,    1, -1, false},
+    [MATCH_MATCH_OUT] = {"match",        NULL,      "match",      OUT,  EDGE, DAR_TYPE_MASK,    1, -1, false},
+    [MATCH_COVER_OUT] = {"cover",        NULL,      "cover",      OUT,  NODE, DAR_TYPE_MASK,    1, -1, false},
+};
+
+#define BIT(p) (1u << (p))
+/* what the networks encode: the inputs; with the searches' hints; and the
+ * dual's cover */
+#define INPUTS (BIT(MATCH_POS) | BIT(MATCH_SIDE))
+#define HINTS (INPUTS | BIT(MATCH_REACHED) | BIT(MATCH_PI) | BIT(MATCH_MATCHED))
+#define HINTS_COVER (HINTS | BIT(MATCH_COVER))
+
+/* One network steps through the searches; the dual encodes and decodes the
+ * cover besides; no-algo maps the inputs to the matching without hints.
+ * There is no pipeline. */
+static const struct dar_layout layouts[DAR_VARIANTS] = {
+    [DAR_PRIMAL] = {1, {{"match", HINTS, 4, {MATCH_REACHED, MATCH_PI, MATCH_MATCHED, MATCH_MATCH_OUT}}}},
+    [DAR_DUAL] = {1, {{"match", HINTS_COVER, 6, {MATCH_REACHED, MATCH_PI, MATCH_MATCHED, MATCH_COVER,
+                                                 MATCH_MATCH_OUT, MATCH_COVER_OUT}}}},
+    [DAR_NO_ALGO] = {1, {{"net", INPUTS, 1, {MATCH_MATCH_OUT}}}},
+};
+
+static const char *const loss_names[MATCH_LOSSES] = {"reached", "pi_hint", "match_hint", "cover_hint",
+                                                     "match", "cover"};
+
+static const char *const trace_keys[] = {"steps", "hint_reached", "hint_pi", "hint_match", "match", "cover",
+                                         "size"};
+static const char *const solution_keys[] = {"match", "cover", "size"};
+
+static const float *edge_input(const struct dar_graph *dg, int p) { return NULL; }
+
+/* ---- the record as the model reads it ------------------------------------------- */
+
+static void need_key(const struct record *rec, const char *key, bool needed, const char *why)
+{
+    if (needed && !record_has(rec, key))
+        record_die(rec, "missing key '%s' (%s; run ff-trace --algorithm " ALGORITHM " first)", key, why);
+}
+
+static void check_flags(const struct record *rec, const char *key, const uint8_t *v, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        if (v[i] > 1)
+            record_die(rec, "'%s' entry %lld is %d, expected 0 or 1", key, (long long)i, v[i]);
+}
+
+static void check_pointers(const struct record *rec, const char *key, const int32_t *v, int64_t count, int n)
+{
+    for (int64_t i = 0; i < count; i++)
+        if (v[i] < 0 || v[i] >= n)
+            record_die(rec, "'%s' entry %lld is %d, outside 0..%d", key, (long long)i, v[i], n - 1);
+}
+
+/* The instance: a side per node, every edge between A and B; a record
+ * carrying another entry's trace is refused. */
+static void read_instance(struct graph *g, const struct record *rec)
+{
+    for (int i = 0; i < dar_algorithm_count; i++) {
+        const struct dar_algorithm *alg = dar_algorithms[i];
+        if (alg == &dar_algorithm_matching)
+            continue;
+        bool all = alg->ntrace_keys > 0;
+        for (int k = 0; k < alg->ntrace_keys && all; k++)
+            all = record_has(rec, alg->trace_keys[k]);
+        if (all)
+            record_die(rec, "carries the trace of %s, not of " ALGORITHM, alg->name);
+    }
+    graph_read_instance(g, rec, GRAPH_NEEDS_MATCHING, ALGORITHM);
+}
+
+/* The most searches a graph takes: min(|A|, |B|) + 1. */
+static int most_searches(const struct graph *g)
+{
+    int a = 0;
+    for (int v = 0; v < g->n; v++)
+        a += g->side[v] == 0;
+    return (a < g->n - a ? a : g->n - a) + 1;
+}
+
+/* The trace's [T × width] frames behind the model's frame 0 (initial), as
+ * [(T + 1) × width]; size bytes per entry. */
+static void *with_first_frame(const void *trace, int64_t T, int64_t width, size_t size, const void *first)
+{
+    char *out = xmalloc(size * (size_t)((T + 1) * width + 1));
+    memcpy(out, first, size * (size_t)width);
+    memcpy(out + size * (size_t)width, trace, size * (size_t)(T * width));
+    return out;
+}
+
+/* The model's frame 0 for a graph: the free A nodes reached from s (every A
+ * node: nothing is matched yet), pointers to themselves, no edge matched. */
+static void first_frame(const struct graph *g, uint8_t *reached, int32_t *pi, uint8_t *matched)
+{
+    for (int v = 0; v < g->n; v++) {
+        reached[v] = g->side[v] == 0;
+        pi[v] = v;
+    }
+    memset(matched, 0, (size_t)g->m);
+}
+
+static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
+{
+    memset(dg, 0, sizeof *dg);
+    dg->record = rec->index;
+    dg->source = rec->source;
+    read_instance(&dg->g, rec);
+    int64_t n = dg->g.n, m = dg->g.m;
+
+    need_key(rec, "steps", need & DAR_NEED_PHASES, "the model runs the trace's number of searches");
+    if (record_has(rec, "steps")) {
+        int64_t T = record_int(rec, "steps"), most = most_searches(&dg->g);
+        if (T < 1 || T > most)
+            record_die(rec, "'steps' is %lld, expected 1..min(|A|, |B|) + 1 = %lld", (long long)T, (long long)most);
+        dg->steps = (int)T + 1;
+        dg->phase = xmalloc((size_t)T + 1);
+        memset(dg->phase, 1, (size_t)T + 1);
+    }
+    int64_t T = dg->steps - 1;
+
+    const char *hint_why = "training scores the trace's hints";
+    bool need_hints = need & DAR_NEED_HINTS;
+    need_key(rec, "hint_reached", need_hints, hint_why);
+    need_key(rec, "hint_pi", need_hints, hint_why);
+    need_key(rec, "hint_match", need_hints, hint_why);
+    if (need_hints || record_has(rec, "hint_reached") || record_has(rec, "hint_pi") ||
+        record_has(rec, "hint_match")) {
+        if (!dg->steps)
+            record_die(rec, "missing key 'steps' (the hints come with the trace's length)");
+        uint8_t *reached0 = xmalloc((size_t)n + 1), *matched0 = xmalloc((size_t)m + 1);
+        int32_t *pi0 = xmalloc(sizeof *pi0 * ((size_t)n + 1));
+        first_frame(&dg->g, reached0, pi0, matched0);
+        struct tensor t;
+        record_tensor(rec, "hint_reached", DT_U8, 2, (int64_t[]){T, n}, &t);
+        check_flags(rec, "hint_reached", t.data, T * n);
+        dg->probe[MATCH_REACHED] = with_first_frame(t.data, T, n, 1, reached0);
+        tensor_free(&t);
+        record_tensor(rec, "hint_pi", DT_I32, 2, (int64_t[]){T, n}, &t);
+        check_pointers(rec, "hint_pi", t.data, T * n, (int)n);
+        dg->probe[MATCH_PI] = with_first_frame(t.data, T, n, sizeof(int32_t), pi0);
+        tensor_free(&t);
+        record_tensor(rec, "hint_match", DT_U8, 2, (int64_t[]){T, m}, &t);
+        check_flags(rec, "hint_match", t.data, T * m);
+        dg->probe[MATCH_MATCHED] = with_first_frame(t.data, T, m, 1, matched0);
+        tensor_free(&t);
+        free(reached0);
+        free(matched0);
+        free(pi0);
+    }
+
+    const char *solution_why = "training scores the matching and the cover";
+    need_key(rec, "match", need & DAR_NEED_SOLUTION, solution_why);
+    need_key(rec, "cover", need & DAR_NEED_SOLUTION, solution_why);
+    if (record_has(rec, "match")) {
+        dg->probe[MATCH_MATCH_OUT] = record_vector(rec, "match", DT_U8, m);
+        check_flags(rec, "match", dg->probe[MATCH_MATCH_OUT], m);
+    }
+    if (record_has(rec, "cover")) {
+        dg->probe[MATCH_COVER_OUT] = record_vector(rec, "cover", DT_U8, n);
+        check_flags(rec, "cover", dg->probe[MATCH_COVER_OUT], n);
+    }
+}
+
+/* ---- the tracer (ff-trace) ------------------------------------------------------ */
+
+static void trace(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
+                  struct dar_tracer_buffers *tb)
+{
+    struct graph g;
+    read_instance(&g, rec);
+    struct matching mt;
+    char err[256];
+    if (!matching_trace(&mt, g.n, g.m, g.src, g.dst, g.side, hints, (size_t)hint_bytes_limit, err, sizeof err))
+        record_die(rec, "%s", err);
+    int64_t n = g.n, m = g.m, T = mt.steps;
+    if (hints) {
+        writer_begin_enriched(w, rec, trace_keys, 7);
+        mp_key(w, "steps");        mp_int(w, T);
+        mp_key(w, "hint_reached"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, mt.hint_reached);
+        mp_key(w, "hint_pi");      mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, mt.hint_pi);
+        mp_key(w, "hint_match");   mp_tensor(w, DT_U8, 2, (int64_t[]){T, m}, mt.hint_match);
+    } else {
+        writer_begin_enriched(w, rec, solution_keys, 3);
+    }
+    mp_key(w, "match"); mp_vector(w, DT_U8, m, mt.match);
+    mp_key(w, "cover"); mp_vector(w, DT_U8, n, mt.cover);
+    mp_key(w, "size");  mp_int(w, mt.size);
+    matching_free(&mt);
+    graph_free(&g);
+}
+
+/* ---- dar-step: predictions, the random baseline ------------------------------------ */
+
+/* An untraced graph runs as many searches as the algorithm takes on it. */
+static void searches(struct dar_graph *dg)
+{
+    const struct graph *g = &dg->g;
+    struct matching mt;
+    char err[256];
+    if (!matching_trace(&mt, g->n, g->m, g->src, g->dst, g->side, false, 0, err, sizeof err))
+        die_record_in(dg->source, dg->record, "%s", err);
+    dg->steps = mt.steps + 1;
+    dg->phase = xmalloc((size_t)dg->steps);
+    memset(dg->phase, 1, (size_t)dg->steps);
+    matching_free(&mt);
+}
+
+static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+/* The predictions: pred_match, P(edge matched), and for the dual
+ * pred_cover, P(node in the cover), for the repair (match-fix); with hints
+ * each frame's decoded pred_hint_reached, pred_hint_pi, pred_hint_match and
+ * the dual's pred_hint_cover. */
+static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
+                    bool hints, bool embed, int embed_step)
+{
+    if (embed)
+        die(EX_USAGE, "--embed: the " ALGORITHM " model has no node embeddings to give (max-flow's have)");
+    const char *keys[6];
+    int nkeys = 0;
+    bool dual = model->config.variant == DAR_DUAL;
+    struct dar_graph dg;
+    read_graph(&dg, rec, 0);
+    if (!dg.phase)
+        searches(&dg);
+    int64_t n = dg.g.n, m = dg.g.m, T = dg.steps;
+    struct dar_prediction p = {0};
+    p.probe[MATCH_MATCH_OUT] = xcalloc((size_t)m + 1, sizeof(float));
+    keys[nkeys++] = "pred_match";
+    if (dual) {
+        p.probe[MATCH_COVER_OUT] = xcalloc((size_t)n + 1, sizeof(float));
+        keys[nkeys++] = "pred_cover";
+    }
+    if (hints && model->config.variant != DAR_NO_ALGO) {
+        p.probe[MATCH_REACHED] = xcalloc((size_t)(T * n) + 1, 1);
+        p.probe[MATCH_PI] = xcalloc((size_t)(T * n) + 1, sizeof(int32_t));
+        p.probe[MATCH_MATCHED] = xcalloc((size_t)(T * m) + 1, 1);
+        keys[nkeys++] = "pred_hint_reached";
+        keys[nkeys++] = "pred_hint_pi";
+        keys[nkeys++] = "pred_hint_match";
+        if (dual) {
+            p.probe[MATCH_COVER] = xcalloc((size_t)(T * n) + 1, 1);
+            keys[nkeys++] = "pred_hint_cover";
+        }
+    }
+    struct dar_graph *batch[1] = {&dg};
+    dar_predict(model, ws, batch, 1, DAR_EMBED_LAST, &p);
+
+    float *match = p.probe[MATCH_MATCH_OUT], *cover = p.probe[MATCH_COVER_OUT];
+    for (int64_t e = 0; e < m; e++)
+        match[e] = sigmoid(match[e]);
+    for (int64_t v = 0; dual && v < n; v++)
+        cover[v] = sigmoid(cover[v]);
+    writer_begin_enriched(w, rec, keys, nkeys);
+    mp_key(w, "pred_match"); mp_vector(w, DT_F32, m, match);
+    if (dual) { mp_key(w, "pred_cover"); mp_vector(w, DT_F32, n, cover); }
+    if (p.probe[MATCH_REACHED]) {
+        mp_key(w, "pred_hint_reached"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.probe[MATCH_REACHED]);
+        mp_key(w, "pred_hint_pi");      mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, p.probe[MATCH_PI]);
+        mp_key(w, "pred_hint_match");   mp_tensor(w, DT_U8, 2, (int64_t[]){T, m}, p.probe[MATCH_MATCHED]);
+        if (dual) { mp_key(w, "pred_hint_cover"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.probe[MATCH_COVER]); }
+    }
+    for (int q = 0; q < MATCH_PROBES; q++)
+        free(p.probe[q]);
+    dar_graph_free(&dg);
+}
+
+/* The random baseline: a score U(0,1) per edge and per node, which the
+ * repair turns into a valid matching and cover. */
+static void random_baseline(struct writer *w, const struct record *rec, uint64_t seed)
+{
+    static const char *const keys[] = {"pred_match", "pred_cover"};
+    struct graph g;
+    read_instance(&g, rec);
+    struct rng r;
+    rng_init(&r, seed, rng_stream_id("random-baseline"), (uint64_t)rec->index);
+    float *match = xmalloc(sizeof *match * ((size_t)g.m + 1)), *cover = xmalloc(sizeof *cover * ((size_t)g.n + 1));
+    for (int e = 0; e < g.m; e++)
+        match[e] = rng_uniform_f32(&r);
+    for (int v = 0; v < g.n; v++)
+        cover[v] = rng_uniform_f32(&r);
+    writer_begin_enriched(w, rec, keys, 2);
+    mp_key(w, "pred_match"); mp_vector(w, DT_F32, g.m, match);
+    mp_key(w, "pred_cover"); mp_vector(w, DT_F32, g.n, cover);
+    free(match);
+    free(cover);
+    graph_free(&g);
+}
+
+/* ---- dar-fit: the validation score -------------------------------------------------- */
+
+/* 1 − the F1 score of the predicted matching (logit > 0) against the
+ * trace's, pooled over the edges of all graphs. */
+static double validation_score(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
+                               int count, double *kappa)
+{
+    enum { EVAL_BATCH = 32 };
+    int64_t tp = 0, fp = 0, fn = 0;
+    for (int first = 0; first < count; first += EVAL_BATCH) {
+        int B = count - first < EVAL_BATCH ? count - first : EVAL_BATCH;
+        struct dar_graph *batch[EVAL_BATCH];
+        struct dar_prediction pred[EVAL_BATCH];
+        memset(pred, 0, sizeof pred);
+        for (int b = 0; b < B; b++) {
+            batch[b] = &graphs[first + b];
+            pred[b].probe[MATCH_MATCH_OUT] = xmalloc(sizeof(float) * (size_t)(batch[b]->g.m + 1));
+        }
+        dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
+        if (kappa)
+            *kappa += 1 + dar_batch_steps(batch, B);
+        for (int b = 0; b < B; b++) {
+            const uint8_t *truth = batch[b]->probe[MATCH_MATCH_OUT];
+            const float *logit = pred[b].probe[MATCH_MATCH_OUT];
+            for (int e = 0; e < batch[b]->g.m; e++) {
+                bool guess = logit[e] > 0.0f;
+                tp += guess && truth[e];
+                fp += guess && !truth[e];
+                fn += !guess && truth[e];
+            }
+            free(pred[b].probe[MATCH_MATCH_OUT]);
+        }
+    }
+    return tp ? 1.0 - 2.0 * (double)tp / (double)(2 * tp + fp + fn) : (fp + fn ? 1.0 : 0.0);
+}
+
+const struct dar_algorithm dar_algorithm_matching = {
+    .name = ALGORITHM,
+    .summary = "Ford-Fulkerson with BFS augmenting paths on s->A->B->t; primal: the matching, dual: the Konig cover",
+    .nprobes = MATCH_PROBES,
+    .probes = probes,
+    .vessel_replaces = -1,
+    .layouts = layouts,
+    .nlosses = MATCH_LOSSES,
+    .loss_names = loss_names,
+    .read_graph = read_graph,
+    .edge_input = edge_input,
+    .check = match_check,
+    .batch_scales = match_batch_scales,
+    .run_group = match_run_group,
+    .total_loss = match_total_loss,
+    .ntrace_keys = 7,
+    .nsolution_keys = 3,
+    .trace_keys = trace_keys,
+    .solution_keys = solution_keys,
+    .trace = trace,
+    .predict = predict,
+    .random_baseline = random_baseline,
+    .validation_score = validation_score,
+};

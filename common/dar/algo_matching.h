@@ -1,0 +1,42 @@
+/* algo_matching.h - the bipartite matching entry of the algorithm registry
+ * (algorithm.h): Ford-Fulkerson with BFS augmenting paths on the unit
+ * network s->A->B->t (common/algos/matching.h, as Georgiev & Lio learn it);
+ * the primal is the matching (an edge mask), the dual the Konig cover (a
+ * node mask).  Its probes by index, for its own files and the tests.
+ *
+ * The model's frames: frame 0 is the state before any search (the free A
+ * nodes reached from s, pointers to themselves, no edge matched), frame
+ * k + 1 the trace's frame k (search k's reached set and BFS parents, the
+ * matching after its augmentation); a graph with T searches runs T steps. */
+#ifndef DAR_ALGO_MATCHING_H
+#define DAR_ALGO_MATCHING_H
+#include "dar.h"
+
+/* The probes, in the order of the encoders' parameters. */
+enum match_probe {
+    MATCH_POS,          /* input, node scalar v/n */
+    MATCH_SIDE,         /* input side: node mask, 1 on side B */
+    MATCH_REACHED,      /* hint_reached: node mask */
+    MATCH_COVER,        /* the dual's hint: node mask; its target is the final cover */
+    MATCH_PI,           /* hint_pi: node pointer */
+    MATCH_MATCHED,      /* hint_match: edge mask, the matching so far */
+    MATCH_MATCH_OUT,    /* output match: edge mask, the maximum matching (primal) */
+    MATCH_COVER_OUT,    /* output cover: node mask, the Konig cover (dual) */
+    MATCH_PROBES
+};
+
+/* The loss terms, in struct dar_losses and the training curve. */
+enum match_loss { MATCH_LOSS_REACHED, MATCH_LOSS_PI_HINT, MATCH_LOSS_MATCH_HINT, MATCH_LOSS_COVER_HINT,
+                  MATCH_LOSS_MATCH, MATCH_LOSS_COVER, MATCH_LOSSES };
+
+extern const struct dar_algorithm dar_algorithm_matching;
+
+/* The schedule (algo_matching_model.c), for the entry's table. */
+void match_run_group(struct dar_group *c);
+struct dar_scales match_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
+                                     bool embed_first);
+double match_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
+                        double *terms);
+void match_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed);
+
+#endif

@@ -1,0 +1,126 @@
+# pipelines/matching.mk - bipartite matching with its Konig cover, the
+# registry's third entry, as tables (included by the top-level Makefile,
+# before study.mk, whose `heavy` and `light` it uses).
+#
+#   make table-matching [PROFILE=smoke|quick]
+#
+# PGN-max dual (the matching and the cover), primal (the matching) and
+# no-algo (inputs to the matching, no hints) trained on 8+8-node bipartite
+# graphs at edge probability 1/4 (Georgiev & Lio's distribution), each
+# repaired by match-fix and scored by metrics on every test set: 16, 32, 64
+# and 128 nodes at p = 1/4, a sparse set and an unbalanced one; with the
+# random baseline and the exact solver (the trace's own matching and cover
+# as the prediction: 1, 1, 100 % by construction).  One table per test set,
+# then the claims with their verdicts on the means (one seed: no spread to
+# test a difference against).  Same conventions as study.mk: every heavy
+# recipe one `bash -c` line through $(RUN), $@.tmp renamed into place,
+# dar-fit cached by content.  Variables are MT_-prefixed.
+
+PROFILE ?= quick
+OUT ?= out/$(PROFILE)
+
+ifeq ($(PROFILE),smoke)
+  MT_NOTE := smoke profile: 24 training graphs of 4+4 nodes, 4 iterations, H=8; 4 test graphs a set
+  MT_TRAIN_SIDES := 4,4
+  MT_TRAIN_COUNT := 24
+  MT_VAL_COUNT := 8
+  MT_TEST_COUNT := 4
+  MT_ITERS := 4
+  MT_EVAL_EVERY := 2
+  MT_FIT_EXTRA := --hidden 8 --batch 4
+  MT_SETS := n16 sparse unbalanced
+else
+  MT_NOTE := quick profile: 1000 training graphs of 8+8 nodes, 300 iterations, 1 seed; 32 test graphs a set
+  MT_TRAIN_SIDES := 8,8
+  MT_TRAIN_COUNT := 1000
+  MT_VAL_COUNT := 32
+  MT_TEST_COUNT := 32
+  MT_ITERS := 300
+  MT_EVAL_EVERY := 50
+  MT_FIT_EXTRA :=
+  MT_SETS := n16 n32 n64 n128 sparse unbalanced
+endif
+MT_SEEDS := 0
+
+# the test sets: sides and edge probability (gen-graphs --sides, --p)
+MT_SET_n16 := 8,8 0.25
+MT_SET_n32 := 16,16 0.25
+MT_SET_n64 := 32,32 0.25
+MT_SET_n128 := 64,64 0.25
+MT_SET_sparse := 16,16 0.02:0.08
+MT_SET_unbalanced := 8,24 0.25
+MT_SET_TITLE_n16 := 16 nodes (8+8, p = 1/4: the training distribution)
+MT_SET_TITLE_n32 := 32 nodes (16+16, p = 1/4)
+MT_SET_TITLE_n64 := 64 nodes (32+32, p = 1/4)
+MT_SET_TITLE_n128 := 128 nodes (64+64, p = 1/4)
+MT_SET_TITLE_sparse := sparse, 32 nodes (16+16, p ~ U(0.02, 0.08) per graph)
+MT_SET_TITLE_unbalanced := unbalanced, 32 nodes (8+24, p = 1/4)
+
+MT_OUT := $(OUT)/matching
+MT_DATA := $(MT_OUT)/data
+MT_CONFIGS := dual primal noalgo
+mt_variant = $(if $(filter noalgo,$(1)),no-algo,$(1))
+mt_label = $(if $(filter random,$(1)),Random,$(if $(filter exact,$(1)),Exact (the trace),PGN-max ($(call mt_variant,$(1)))))
+# a model is <config>-s<seed>
+mt_word = $(word $(2),$(subst -, ,$(1)))
+mt_seed = $(patsubst s%,%,$(call mt_word,$(1),2))
+mt_metrics = metrics --split test -l "model=$(call mt_label,$(1))" -l seed=$(2) -l set=$(3)
+MT_QUANTITIES := match_f1,match_ratio,cover_valid_before,cover_ratio,certified
+.PRECIOUS: $(MT_OUT)/models/%.mp
+
+mt_gen = gen-graphs --instance matching --family bipartite-sides --sides $(1) --p $(2) --count $(3) --seed $(4) \
+  | ff-trace --algorithm matching -q
+$(MT_DATA)/train.mp: | all
+	@mkdir -p $(@D)
+	$(call light, $(call mt_gen,$(MT_TRAIN_SIDES),0.25,$(MT_TRAIN_COUNT),301) > $@.tmp) && mv $@.tmp $@
+$(MT_DATA)/val.mp: | all
+	@mkdir -p $(@D)
+	$(call light, $(call mt_gen,$(MT_TRAIN_SIDES),0.25,$(MT_VAL_COUNT),302) > $@.tmp) && mv $@.tmp $@
+$(MT_DATA)/test-%.mp: | all
+	@mkdir -p $(@D)
+	$(call light, $(call mt_gen,$(word 1,$(MT_SET_$*)),$(word 2,$(MT_SET_$*)),$(MT_TEST_COUNT),303) > $@.tmp) \
+	  && mv $@.tmp $@
+
+$(MT_OUT)/models/%.mp: $(MT_DATA)/train.mp $(MT_DATA)/val.mp | all
+	@mkdir -p $(@D) $(MT_OUT)/logs
+	$(call heavy, dar-fit --variant $(call mt_variant,$(call mt_word,$*,1)) --processor pgn --agg max \
+	  --seed $(call mt_seed,$*) --iters $(MT_ITERS) --eval-every $(MT_EVAL_EVERY) --threads 1 $(MT_FIT_EXTRA) \
+	  --val $(MT_DATA)/val.mp --log $(MT_OUT)/logs/$*.tsv -q < $(MT_DATA)/train.mp > $@.tmp) && mv $@.tmp $@
+
+# the predictions of a row: a model, the random baseline, or the trace's
+# own solution as scores (mpcat and jq, no model)
+MT_EXACT := mpcat | jq -c ".pred_match = {dtype: \"<f4\", shape: .match.shape, data: .match.data} \
+  | .pred_cover = {dtype: \"<f4\", shape: .cover.shape, data: .cover.data}" | mpcat --to-msgpack
+mt_predict = $(if $(filter random,$(1)),dar-step --baseline random --algorithm matching --seed $(2),$(if \
+  $(filter exact,$(1)),$(MT_EXACT),dar-step --no-cache --model $(MT_OUT)/models/$(1)-s$(2).mp))
+
+# A row's scores on one set (the stem): predicted, repaired, scored.
+define MT_SCORE_RULE
+$(MT_OUT)/scores/$(1)-s$(2)-%.mp: $(if $(filter random exact,$(1)),,$(MT_OUT)/models/$(1)-s$(2).mp) $(MT_DATA)/test-%.mp | all
+	@mkdir -p $$(@D)
+	$$(call heavy, < $(MT_DATA)/test-$$*.mp $$(call mt_predict,$(1),$(2)) | match-fix \
+	  | $$(call mt_metrics,$(1),$(2),$$*) > $$@.tmp) && mv $$@.tmp $$@
+endef
+MT_ROW_CONFIGS := $(MT_CONFIGS) random exact
+$(foreach c,$(MT_ROW_CONFIGS),$(foreach s,$(MT_SEEDS),$(eval $(call MT_SCORE_RULE,$(c),$(s)))))
+
+MT_ROWS := $(foreach c,$(MT_ROW_CONFIGS),$(foreach s,$(MT_SEEDS),$(c)-s$(s)))
+# make 4.3 matches .PRECIOUS patterns against the rules' own target patterns
+.PRECIOUS: $(foreach r,$(MT_ROWS),$(MT_OUT)/scores/$(r)-%.mp) $(MT_DATA)/test-%.mp $(MT_OUT)/table-%.md
+$(MT_OUT)/table-%.md: $(foreach r,$(MT_ROWS),$(MT_OUT)/scores/$(r)-%.mp)
+	cat $^ | metrics --table md --rows model --cols name --quantity $(MT_QUANTITIES) \
+	  --percent cover_valid_before,certified --digits 3 \
+	  --title "Matching, trained on $(MT_TRAIN_SIDES) nodes, tested on $(MT_SET_TITLE_$*) — $(MT_NOTE)" > $@.tmp \
+	  && mv $@.tmp $@
+
+# Under the tables, issue 24's claims with their verdicts on this profile's
+# means (pipelines/matching-claims.awk).
+$(MT_OUT)/table-matching.md: $(foreach s,$(MT_SETS),$(MT_OUT)/table-$(s).md) pipelines/matching-claims.awk
+	{ for t in $(filter %.md,$^); do cat $$t; echo; done; \
+	  cat $(foreach s,$(MT_SETS),$(foreach r,$(MT_ROWS),$(MT_OUT)/scores/$(r)-$(s).mp)) \
+	  | metrics --table tsv --rows model,set --cols name --quantity match_ratio,certified \
+	  | awk -F'\t' -f pipelines/matching-claims.awk; } > $@.tmp && mv $@.tmp $@
+
+.PHONY: table-matching
+table-matching: $(MT_OUT)/table-matching.md
+	@cat $<
