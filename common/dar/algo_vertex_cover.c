@@ -283,7 +283,7 @@ static void predict(struct writer *w, const struct record *rec, struct dar_model
 }
 
 /* The random baseline: a cover score U(0,1) per node, and a packing U(0,1)
- * times the lighter end's weight per edge (flow-fix completes and scales
+ * times the lighter end's weight per edge (cover-fix completes and scales
  * them). */
 static void random_baseline(struct writer *w, const struct record *rec, uint64_t seed)
 {
