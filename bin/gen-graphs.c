@@ -11,7 +11,7 @@ static const char *family = "two-community", *capacity = "max-of-two", *output =
 static const char *from_vesselgraph = "", *instance = "max-flow", *probability = "", *sides = "";
 static const char *node_weights = "uniform";
 static int64_t nodes = 16, count = 1, seed = 0, edges = 0;
-static double density = 0.75, inter_density = 0.05;
+static double density = 0.75, inter_density = 0.05, optimum;
 static bool directed, force, no_cache, verbose, quiet, progress;
 
 static const struct cli_option options[] = {
@@ -34,6 +34,8 @@ static const struct cli_option options[] = {
      "half; --sides sets the node count)"),
     CLI_CHOICE_KEY("node-weights", 0, node_weights, "LAW", "vertex-cover: node_w U(0,1] per node (uniform) or 1 (unit)",
      GRAPHGEN_NODE_WEIGHT_CHOICES),
+    CLI_DOUBLE_KEY("optimum", 0, optimum, "S", "vertex-cover: add the lightest cover (opt_cover, opt_weight, opt_status): "
+     "the min cut on bipartite-sides, else GLPK stopped after S seconds per graph (its status says if proven)", 0, 1e6),
     CLI_DOUBLE_KEY("inter-density", 0, inter_density, "P", "two-community: probability of each C1-C2 pair (+0.01 per redraw until one)", 0, 1),
     CLI_FLAG_KEY("directed", 0, directed, "directed arcs, ordered pairs drawn independently (else undirected, src<dst)"),
     CLI_CHOICE_KEY("capacity", 0, capacity, "LAW", "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
@@ -72,7 +74,7 @@ int main(int argc, char **argv)
     struct gen_graphs_options o = {
         .graph = {.family = family, .nodes = (int)nodes, .edges = edges, .density = density,
                   .inter_density = inter_density, .directed = directed, .seed = (uint64_t)seed},
-        .count = count, .from_vesselgraph = from_vesselgraph, .no_cache = no_cache, .verbose = verbose,
+        .count = count, .from_vesselgraph = from_vesselgraph, .optimum = optimum, .no_cache = no_cache, .verbose = verbose,
         .quiet = quiet, .progress = progress, .spec = &spec,
     };
     char err[256];
@@ -90,6 +92,8 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "unknown capacity law '%s'", capacity);
     if (!from_vesselgraph[0] && !graphgen_check(&o.graph, err, sizeof err))
         cli_usage_error(&spec, "%s", err);
+    if (optimum > 0 && o.graph.instance != INSTANCE_VERTEX_COVER)
+        cli_usage_error(&spec, "'--optimum' is for '--instance vertex-cover'");
     bool vessel = strcmp(family, "vessel") == 0 || from_vesselgraph[0];
     if (vessel && count != 1)
         cli_usage_error(&spec, "a vessel graph is one record: '--count' must be 1, got %lld", (long long)count);

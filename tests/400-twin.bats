@@ -200,3 +200,33 @@ PYEOF
     assert_failure
     assert_output --partial "DIFFERS"
 }
+
+@test "twin, vertex cover: primal, dual, no-algo and +opt, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
+    local B="$ROOT/bin" i=0 c args=()
+    {
+        "$B/gen-graphs" --instance vertex-cover --family barabasi-albert --nodes 7 --count 3 --seed 5 --optimum 60
+        "$B/gen-graphs" --instance vertex-cover --family star --nodes 5 --count 2 --seed 6
+        "$B/gen-graphs" --instance vertex-cover --family erdos-renyi --nodes 4 --p 0 --count 1 --seed 7
+    } | "$B/ff-trace" --algorithm vertex-cover > "$T/vc.mp"
+    # a graph without edges (one frame, no step), the +opt target on some graphs only
+    py_stream "$T/vc.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["steps"]) for r in recs) >= 3
+assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
+    for c in "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual pgn mean none" \
+             "dual mpnn sum 0101" "no-algo pgn max none" "primal mpnn max none" "no-algo mpnn mean none" \
+             "primal pgn sum 011"; do
+        set -- $c
+        "$DAR_TOOLS/dar_dump" --init --algorithm vertex-cover --variant $1 --processor $2 --agg $3 --hidden 8 \
+            --seed 3 > "$T/vm$i.mp"
+        "$DAR_TOOLS/dar_dump" --model "$T/vm$i.mp" --teacher $4 < "$T/vc.mp" > "$T/vcg$i.mp"
+        args+=("$T/vm$i.mp:$4:$T/vcg$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$ROOT/tests/twin/vc_twin.py" check --batch "$T/vc.mp" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "9 of 9 cases agree"
+    # the comparison sees a change of schedule: C's teacher-forced gradients against the twin unforced
+    run "$PY" "$ROOT/tests/twin/vc_twin.py" check --batch "$T/vc.mp" "$T/vm1.mp:none:$T/vcg1.mp"
+    assert_failure
+    assert_output --partial "DIFFERS"
+}

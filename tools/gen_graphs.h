@@ -14,6 +14,8 @@ struct gen_graphs_options {
     struct graphgen_options graph;  /* checked by graphgen_check unless from a directory */
     int64_t count;                  /* records; 1 for a vessel graph */
     const char *from_vesselgraph;   /* a VesselGraph directory, or "" */
+    double optimum;                 /* vertex cover: > 0 adds the optimum, GLPK's limit per graph in
+                                       seconds (the min cut where the graph has sides); 0: none */
     bool no_cache, verbose, quiet, progress;
     const struct cli_spec *spec;    /* the tool's options: the cache key */
 };

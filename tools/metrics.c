@@ -37,6 +37,12 @@ static const struct {
     [Q_COVER_VALID_BEFORE] = {"cover_valid_before", {"cover_valid_before"}},
     [Q_COVER_RATIO] = {"cover_ratio", {"fixed_cover_size", "size"}},
     [Q_CERTIFIED] = {"certified", {"fixed_match_size", "fixed_cover_size"}},
+    [Q_COVER_WEIGHT_RATIO] = {"cover_weight_ratio", {"n", "node_w", "cover", "fixed_cover_weight"}},
+    [Q_COVER_OPT_RATIO] = {"cover_opt_ratio", {"fixed_cover_weight", "opt_weight", "opt_status"}},
+    [Q_OPT_UNPROVEN] = {"opt_unproven", {"fixed_cover_weight", "opt_weight", "opt_status"}},
+    [Q_PACKING_EXCESS] = {"packing_excess", {"n", "node_w", "packing_excess"}},
+    [Q_CERTIFIED_GAP] = {"certified_gap", {"fixed_cover_weight", "packing_value"}},
+    [Q_UNCERTIFIED] = {"uncertified", {"fixed_cover_weight", "packing_value"}},
 };
 
 const char *metric_quantity_name(enum metric_quantity q)
@@ -139,6 +145,7 @@ struct accumulators {
     struct metric_mean mae_flow, hint_graphs, cut, maxflow_error, cons_before, cons_after, fixed_ratio;
     struct metric_mean pointer, mae_d, feasible, path_optimal, path_gap;
     struct metric_mean match_f1, match_ratio, cover_valid, cover_ratio, certified;
+    struct metric_mean cover_weight_ratio, opt_ratio, unproven, packing_excess, gap, uncertified;
     int64_t *confusion;
     int64_t class_entries;
     /* roc_auc: the kept labels and probability rows of every record */
@@ -300,6 +307,37 @@ static void accumulate_matching(struct accumulators *acc, const bool *sel, const
         metric_share(&acc->certified, size_key(rec, "fixed_match_size") == size_key(rec, "fixed_cover_size"));
 }
 
+/* The vertex-cover quantities of one record (after cover-fix). */
+static void accumulate_cover(struct accumulators *acc, const bool *sel, const struct record *rec)
+{
+    if (sel[Q_COVER_WEIGHT_RATIO] || sel[Q_PACKING_EXCESS]) {
+        int64_t n = count_key(rec, "n");
+        float *node_w = f32_vector(rec, "node_w", n);
+        for (int64_t v = 0; v < n; v++)
+            if (node_w[v] < 0)
+                record_die(rec, "'node_w' entry %lld is %g, expected a weight >= 0", (long long)v, (double)node_w[v]);
+        if (sel[Q_COVER_WEIGHT_RATIO]) {
+            uint8_t *cover = node_vector(rec, "cover", DT_U8, n);
+            metric_cover_weight_ratio(&acc->cover_weight_ratio, finite_double(rec, "fixed_cover_weight"), node_w, cover, n);
+            free(cover);
+        }
+        if (sel[Q_PACKING_EXCESS])
+            metric_packing_excess(&acc->packing_excess, finite_double(rec, "packing_excess"), node_w, n);
+        free(node_w);
+    }
+    if (sel[Q_COVER_OPT_RATIO] || sel[Q_OPT_UNPROVEN]) {
+        char status[32];
+        record_str(rec, "opt_status", status, sizeof status);
+        if (strcmp(status, "optimal") && strcmp(status, "feasible") && strcmp(status, "unsolved"))
+            record_die(rec, "'opt_status' is '%s', expected optimal, feasible or unsolved", status);
+        metric_cover_opt_ratio(&acc->opt_ratio, &acc->unproven, finite_double(rec, "fixed_cover_weight"),
+                               finite_double(rec, "opt_weight"), status);
+    }
+    if (sel[Q_CERTIFIED_GAP] || sel[Q_UNCERTIFIED])
+        metric_certified_gap(&acc->gap, &acc->uncertified, finite_double(rec, "fixed_cover_weight"),
+                             finite_double(rec, "packing_value"));
+}
+
 static void accumulate(struct accumulators *acc, const bool *sel, const struct record *rec,
                        const struct metrics_options *o)
 {
@@ -410,6 +448,7 @@ static void accumulate(struct accumulators *acc, const bool *sel, const struct r
         add_embedding_row(acc, false, rec);
     accumulate_paths(acc, sel, rec);
     accumulate_matching(acc, sel, rec);
+    accumulate_cover(acc, sel, rec);
 }
 
 static void check_kind(const struct record *rec, const char *want)
@@ -496,6 +535,12 @@ static const struct metric_mean *quantity_mean(const struct accumulators *acc, i
     case Q_COVER_VALID_BEFORE: return &acc->cover_valid;
     case Q_COVER_RATIO: return &acc->cover_ratio;
     case Q_CERTIFIED: return &acc->certified;
+    case Q_COVER_WEIGHT_RATIO: return &acc->cover_weight_ratio;
+    case Q_COVER_OPT_RATIO: return &acc->opt_ratio;
+    case Q_OPT_UNPROVEN: return &acc->unproven;
+    case Q_PACKING_EXCESS: return &acc->packing_excess;
+    case Q_CERTIFIED_GAP: return &acc->gap;
+    case Q_UNCERTIFIED: return &acc->uncertified;
     default: return NULL;
     }
 }

@@ -14,6 +14,8 @@ enum metric_quantity {
        their inputs, so its metrics come out as before) */
     Q_POINTER_ACCURACY, Q_MAE_D, Q_FEASIBLE_EDGES, Q_PATH_OPTIMAL, Q_PATH_GAP,
     Q_MATCH_F1, Q_MATCH_RATIO, Q_COVER_VALID_BEFORE, Q_COVER_RATIO, Q_CERTIFIED,
+    /* vertex cover (cover-fix's keys) */
+    Q_COVER_WEIGHT_RATIO, Q_COVER_OPT_RATIO, Q_OPT_UNPROVEN, Q_PACKING_EXCESS, Q_CERTIFIED_GAP, Q_UNCERTIFIED,
     Q_COUNT
 };
 const char *metric_quantity_name(enum metric_quantity q);

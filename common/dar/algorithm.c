@@ -5,6 +5,7 @@
 #include "algo_matching.h"
 #include "algo_maxflow.h"
 #include "algo_shortest_paths.h"
+#include "algo_vertex_cover.h"
 #include "dar.h"
 #include "graph.h"
 #include <stdio.h>
@@ -14,6 +15,7 @@ const struct dar_algorithm *const dar_algorithms[] = {
     &dar_algorithm_maxflow,
     &dar_algorithm_shortest_paths,
     &dar_algorithm_matching,
+    &dar_algorithm_vertex_cover,
 };
 const int dar_algorithm_count = sizeof dar_algorithms / sizeof *dar_algorithms;
 

@@ -148,7 +148,7 @@ struct dar_algorithm {
 
 /* The registry's names as option tables take them (cli.h CLI_CHOICE), in
  * its order; test_algorithm checks them against the registry. */
-#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths|matching"
+#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths|matching|vertex-cover"
 
 /* The registry (algorithm.c), in --help order; the first is the default. */
 extern const struct dar_algorithm *const dar_algorithms[];

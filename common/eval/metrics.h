@@ -99,6 +99,29 @@ void metric_tree_paths(struct metric_mean *gap, struct metric_mean *optimal, con
                        const double *d, const uint8_t *reached, const int32_t *src, const int32_t *dst,
                        const float *w, int64_t n, int64_t m, int s);
 
+/* ---- vertex cover (metrics_cover.c) -------------------------------------- */
+
+/* Adds fixed_weight / w(cover), the repaired cover's weight over the
+ * algorithm's cover (PDNAR's final_weight_ratio, per graph), when w(cover)
+ * > 0 (a graph without edges has the empty cover and is not scored). */
+void metric_cover_weight_ratio(struct metric_mean *acc, double fixed_weight, const float *node_w,
+                               const uint8_t *cover, int64_t n);
+/* Adds 1 to unproven when opt_status is not "optimal" (else 0), and
+ * fixed_weight / opt_weight to ratio only when it is and opt_weight > 0: a
+ * cover the time limit left unproven is no optimum to divide by. */
+void metric_cover_opt_ratio(struct metric_mean *ratio, struct metric_mean *unproven, double fixed_weight,
+                            double opt_weight, const char *opt_status);
+/* Adds excess / sum(node_w), flow-fix's packing_excess (the predicted
+ * packing's overload sum_v max(0, load_v - w_v)) relative to the weights,
+ * when the weights sum to more than 0. */
+void metric_packing_excess(struct metric_mean *acc, double excess, const float *node_w, int64_t n);
+/* For a graph with cover_weight > 0: adds to uncertified 1 when the
+ * repaired packing is empty (sum y = 0, nothing certified), else 0, and to
+ * gap w(C) / sum y when sum y > 0: by weak duality sum y <= OPT, so the
+ * cover is within this factor of the optimum. */
+void metric_certified_gap(struct metric_mean *gap, struct metric_mean *uncertified, double cover_weight,
+                          double packing_value);
+
 /* ---- classification ----------------------------------------------------- */
 
 /* Labels are bytes, so a confusion matrix is METRIC_CLASSES x METRIC_CLASSES

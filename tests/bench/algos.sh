@@ -13,6 +13,7 @@
 #     matching (one thread);
 #  3. vertex cover: 1000 barabasi-albert graphs of 16 nodes and 100 of 64,
 #     traced and written, against plain-Python rounds of the same hints;
+#     algo_trace, then ff-trace --algorithm vertex-cover (one thread);
 #  4. the exact vertex cover: GLPK on barabasi-albert graphs of 16..1024
 #     nodes (5 s limit per graph; the statuses are counted), the min cut on
 #     bipartite-sides graphs of the same sizes (the trace without hints is
@@ -86,6 +87,16 @@ compare vertex-cover "-a vertex-cover" vertex-cover "barabasi-albert n=16 (plain
     --instance vertex-cover --family barabasi-albert --nodes 16
 compare vertex-cover "-a vertex-cover" vertex-cover "barabasi-albert n=64 (plain-Python rounds)" 100 \
     --instance vertex-cover --family barabasi-albert --nodes 64
+# ff-trace --algorithm vertex-cover: the same tracer behind the tool (its
+# record reader, checks and writer), one thread, against the same peer
+run_algo() { ff-trace --algorithm vertex-cover --threads 1 -q "$@" > /dev/null; }
+start=$(best 5 run_algo -i "$w/empty.mp")
+compare "ff-trace --algorithm vertex-cover" "" vertex-cover "barabasi-albert n=16 (plain-Python rounds)" 1000 \
+    --instance vertex-cover --family barabasi-albert --nodes 16
+compare "ff-trace --algorithm vertex-cover" "" vertex-cover "barabasi-albert n=64 (plain-Python rounds)" 100 \
+    --instance vertex-cover --family barabasi-albert --nodes 64
+run_algo() { "$ALGO" "$@" > /dev/null; }
+start=$start_algo
 
 for n in 16 32 64 128 256 512 1024; do
     count=$(( n <= 64 ? 20 : 6 ))

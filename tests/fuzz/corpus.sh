@@ -14,7 +14,7 @@ F=tests/fuzz/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$F"
-for h in record tensor graph-fftrace graph-flowfix graph-metrics graph-darstep graph-matching traced-darfit \
+for h in record tensor graph-fftrace graph-flowfix graph-coverfix graph-metrics graph-darstep graph-matching traced-darfit \
          model-load model-resume checkpoint metric-table jsonl vesselgraph-csv cache-entry; do
     mkdir -p "$C/$h"
 done
@@ -128,6 +128,33 @@ done
 printf '{"kind": "x", "t": {"dtype": "<f4", "shape": [2], "data": [1, "nan"]}, "b": {"$bin": "00ff"}}\n' > "$C/jsonl/tensor-bin.jsonl"
 printf '{"a": 1}\n[1, 2]\n' > "$C/jsonl/bad-not-object.jsonl"
 printf '{"a": \n' > "$C/jsonl/bad-truncated.jsonl"
+
+# vertex cover: instances with noisy predictions of a cover and a packing
+# (and the keys metrics reads), their repair, and bad ones
+{ gen-graphs --instance vertex-cover --family barabasi-albert --nodes 7 --count 2 --seed 1
+  gen-graphs --instance vertex-cover --family star --nodes 5 --count 1 --seed 2; } > "$tmp/vc.mp"
+"$PY" - "$tmp/vc.mp" "$C/graph-coverfix" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn, numpy as np
+rng = np.random.default_rng(2)
+recs = list(msgpack.Unpacker(open(sys.argv[1], "rb"), object_hook=mn.decode, raw=False))
+for r in recs:
+    r["pred_cover"] = rng.random(r["n"]).astype(np.float32)
+    r["pred_packing"] = rng.normal(0.2, 0.3, r["m"]).astype(np.float32)
+    r["cover"] = np.ones(r["n"], np.uint8)
+    r["opt_weight"], r["opt_status"] = float(r["node_w"].sum()) / 2, "optimal"
+def put(name, rs):
+    open(f"{sys.argv[2]}/{name}", "wb").write(b"".join(msgpack.packb(x, default=mn.encode) for x in rs))
+put("predicted-vc.mp", recs)
+put("predicted-vc-u8.mp", [dict(recs[0], pred_cover=recs[0]["cover"], pred_packing=np.zeros(recs[0]["m"]))])
+put("bad-vc-nan.mp", [dict(recs[0], pred_packing=np.full(recs[0]["m"], np.nan, np.float32))])
+put("bad-vc-short.mp", [dict(recs[0], pred_cover=np.zeros(2, np.float32))])
+put("bad-vc-status.mp", [dict(recs[0], opt_status="maybe")])
+put("bad-vc-negative-w.mp", [dict(recs[0], node_w=-recs[0]["node_w"])])
+put("bad-vc-no-w.mp", [{k: v for k, v in recs[0].items() if k != "node_w"}])
+PYEOF
+cover-fix < "$C/graph-coverfix/predicted-vc.mp" > "$C/graph-coverfix/fixed-vc.mp"
+cp "$C/graph-coverfix/fixed-vc.mp" "$C/graph-metrics/fixed-vc.mp"
+put graph-coverfix two-community.mp bad-truncated bad-not-a-map empty bad-m--1 bad-short-src
 
 # the VesselGraph pair: nodes, a NUL byte, edges
 cols="length;distance;curveness;volume;avgCrossSection;minRadiusAvg;minRadiusStd;avgRadiusAvg;avgRadiusStd;maxRadiusAvg;maxRadiusStd;roundnessAvg;roundnessStd"

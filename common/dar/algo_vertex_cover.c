@@ -1,0 +1,367 @@
+/* algo_vertex_cover.c - the vertex-cover entry (algorithm.h): its probes,
+ * the networks of each variant, the record's trace (ff-trace --algorithm
+ * vertex-cover: common/algos/vertex_cover.h), predictions and the random
+ * baseline (dar-step), the validation score (dar-fit).  The schedule on the
+ * processor is algo_vertex_cover_model.c.
+ *
+ * The mirror of max-flow: the primal (the cover) lives on nodes, the dual
+ * (the packing y) on edges.  The primal variant learns the rounds' residual
+ * weights and in-cover flags and the cover; no-algo maps the weights to the
+ * cover without hints; the dual also the increments δ_e and the packing
+ * y (edge scalars, the symmetric edge head).  The trace is an approximation algorithm's: the validation score is the
+ * predicted cover's weight (completed by PDNAR's rule) over the
+ * algorithm's, not an error against an optimum. */
+#include "algo_vertex_cover.h"
+#include "die.h"
+#include "graph.h"
+#include "rng.h"
+#include "tensor.h"
+#include "vertex_cover.h"
+#include "vertex_cover_repair.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALGORITHM "vertex-cover"
+
+/* ---- the description ------------------------------------------------------------ */
+
+#define IN DAR_STAGE_INPUT
+#define HINT DAR_STAGE_HINT
+#define OUT DAR_STAGE_OUTPUT
+#define NODE DAR_LOCATION_NODE
+#define EDGE DAR_LOCATION_EDGE
+
+static const struct dar_probe probes[VC_PROBES] = {
+    /*            key              encoder     decoder     stage loc   type             width bound vessel */
+    [VC_W]        = {"node_w",        "w",        NULL,       IN,   NODE, DAR_TYPE_SCALAR, 1, -1, false},
+    [VC_RESIDUAL] = {"hint_residual", "residual", "residual", HINT, NODE, DAR_TYPE_SCALAR, 1, -1, false},
+    [VC_IN_COVER] = {"hint_in_cover", "in_cover", "in_cover", HINT, NODE, DAR_TYPE_MASK,   1, -1, false},
+    [VC_LIVE]     = {"hint_live",     "live",     NULL,       HINT, EDGE, DAR_TYPE_MASK,   1, -1, false},
+    [VC_DELTA]    = {"hint_delta",    "delta",    "delta",    HINT, EDGE, DAR_TYPE_SCALAR, 1, -1, false},
+    [VC_COVER]    = {"cover",         NULL,       "cover",    OUT,  NODE, DAR_TYPE_MASK,   1, -1, false},
+    [VC_PACKING]  = {"packing",       NULL,       "packing",  OUT,  EDGE, DAR_TYPE_SCALAR, 1, -1, false},
+    [VC_OPT]      = {"opt_cover",     NULL,       NULL,       OUT,  NODE, DAR_TYPE_MASK,   1, -1, false},
+};
+
+#define BIT(p) (1u << (p))
+#define INPUTS BIT(VC_W)
+#define HINTS (INPUTS | BIT(VC_RESIDUAL) | BIT(VC_IN_COVER) | BIT(VC_LIVE))
+#define HINTS_DELTA (HINTS | BIT(VC_DELTA))
+
+/* One network steps through the rounds; the dual encodes and decodes the
+ * increments besides and decodes the packing; no-algo maps the weights to
+ * the cover without hints.  No pipeline: the packing is no input a
+ * separate network could hand over before the rounds start. */
+static const struct dar_layout layouts[DAR_VARIANTS] = {
+    [DAR_PRIMAL] = {1, {{"vc", HINTS, 3, {VC_RESIDUAL, VC_IN_COVER, VC_COVER}}}},
+    [DAR_DUAL] = {1, {{"vc", HINTS_DELTA, 5, {VC_RESIDUAL, VC_IN_COVER, VC_DELTA, VC_COVER, VC_PACKING}}}},
+    [DAR_NO_ALGO] = {1, {{"net", INPUTS, 1, {VC_COVER}}}},
+};
+
+static const char *const loss_names[VC_LOSSES] = {"residual", "in_cover", "delta", "cover", "packing", "opt"};
+
+static const char *const trace_keys[] = {"steps", "hint_residual", "hint_in_cover", "hint_delta", "hint_live",
+                                         "cover", "packing"};
+static const char *const solution_keys[] = {"cover", "packing"};
+
+static const float *edge_input(const struct dar_graph *dg, int p)
+{
+    (void)dg;
+    (void)p;
+    return NULL;
+}
+
+/* ---- the record as the model reads it ------------------------------------------- */
+
+static void need_key(const struct record *rec, const char *key, bool needed, const char *why)
+{
+    if (needed && !record_has(rec, key))
+        record_die(rec, "missing key '%s' (%s; run ff-trace --algorithm " ALGORITHM " first)", key, why);
+}
+
+static void check_flags(const struct record *rec, const char *key, const uint8_t *v, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        if (v[i] > 1)
+            record_die(rec, "'%s' entry %lld is %d, expected 0 or 1", key, (long long)i, v[i]);
+}
+
+/* f64 values as the model's f32 scalars, checked finite (a residual that
+ * reaches 0 may be a rounding below it). */
+static float *read_amounts(const struct record *rec, const char *key, int ndim, const int64_t *shape)
+{
+    struct tensor t;
+    record_tensor(rec, key, DT_F64, ndim, shape, &t);
+    int64_t count = ndim == 2 ? shape[0] * shape[1] : shape[0];
+    const double *d = t.data;
+    float *out = xmalloc(sizeof *out * (size_t)(count + 1));
+    for (int64_t i = 0; i < count; i++) {
+        if (!isfinite(d[i]))
+            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, d[i]);
+        out[i] = (float)d[i];
+    }
+    tensor_free(&t);
+    return out;
+}
+
+/* The instance: node weights on an undirected graph; a record carrying
+ * another entry's trace is refused (a model of one algorithm would
+ * otherwise read the instance and ignore the trace it was given). */
+static void read_instance(struct graph *g, const struct record *rec)
+{
+    for (int i = 0; i < dar_algorithm_count; i++) {
+        const struct dar_algorithm *alg = dar_algorithms[i];
+        if (alg == &dar_algorithm_vertex_cover)
+            continue;
+        bool all = alg->ntrace_keys > 0;
+        for (int k = 0; k < alg->ntrace_keys && all; k++)
+            all = record_has(rec, alg->trace_keys[k]);
+        if (all)
+            record_die(rec, "carries the trace of %s, not of " ALGORITHM, alg->name);
+    }
+    graph_read_instance(g, rec, GRAPH_NEEDS_VERTEX_COVER, ALGORITHM);
+    if (g->directed)
+        record_die(rec, "'directed' is true; " ALGORITHM " runs on undirected graphs");
+}
+
+static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
+{
+    memset(dg, 0, sizeof *dg);
+    dg->record = rec->index;
+    dg->source = rec->source;
+    read_instance(&dg->g, rec);
+    int64_t n = dg->g.n, m = dg->g.m;
+
+    need_key(rec, "steps", need & DAR_NEED_PHASES, "the model runs the trace's number of rounds");
+    if (record_has(rec, "steps")) {
+        int64_t T = record_int(rec, "steps");
+        if (T < 1 || T > n + 1)
+            record_die(rec, "'steps' is %lld, expected 1..n + 1 = %lld", (long long)T, (long long)n + 1);
+        dg->steps = (int)T;
+        dg->phase = xmalloc((size_t)T);
+        memset(dg->phase, 1, (size_t)T);
+    }
+    int64_t T = dg->steps;
+
+    const char *hint_why = "training scores the trace's hints";
+    bool need_hints = need & DAR_NEED_HINTS;
+    static const char *const hint_keys[] = {"hint_residual", "hint_in_cover", "hint_delta", "hint_live"};
+    bool any = false;
+    for (int k = 0; k < 4; k++) {
+        need_key(rec, hint_keys[k], need_hints, hint_why);
+        any |= record_has(rec, hint_keys[k]);
+    }
+    if (need_hints || any) {
+        if (!T)
+            record_die(rec, "missing key 'steps' (the hints come with the trace's length)");
+        for (int k = 0; k < 4; k++)
+            need_key(rec, hint_keys[k], true, "the hints come together");
+        int64_t nodes[2] = {T, n}, edges[2] = {T, m};
+        struct tensor t;
+        dg->probe[VC_RESIDUAL] = read_amounts(rec, "hint_residual", 2, nodes);
+        record_tensor(rec, "hint_in_cover", DT_U8, 2, nodes, &t);
+        dg->probe[VC_IN_COVER] = t.data;
+        check_flags(rec, "hint_in_cover", t.data, T * n);
+        dg->probe[VC_DELTA] = read_amounts(rec, "hint_delta", 2, edges);
+        record_tensor(rec, "hint_live", DT_U8, 2, edges, &t);
+        dg->probe[VC_LIVE] = t.data;
+        check_flags(rec, "hint_live", t.data, T * m);
+    }
+
+    const char *solution_why = "training scores the cover and the packing";
+    need_key(rec, "cover", need & DAR_NEED_SOLUTION, solution_why);
+    need_key(rec, "packing", need & DAR_NEED_SOLUTION, solution_why);
+    if (record_has(rec, "cover")) {
+        dg->probe[VC_COVER] = record_vector(rec, "cover", DT_U8, n);
+        check_flags(rec, "cover", dg->probe[VC_COVER], n);
+    }
+    if (record_has(rec, "packing"))
+        dg->probe[VC_PACKING] = read_amounts(rec, "packing", 1, (int64_t[]){m});
+    if (record_has(rec, "opt_cover")) {
+        dg->probe[VC_OPT] = record_vector(rec, "opt_cover", DT_U8, n);
+        check_flags(rec, "opt_cover", dg->probe[VC_OPT], n);
+    }
+}
+
+/* ---- the tracer (ff-trace) ------------------------------------------------------ */
+
+static void trace(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
+                  struct dar_tracer_buffers *tb)
+{
+    (void)tb;
+    struct graph g;
+    read_instance(&g, rec);
+    struct vertex_cover vc;
+    char err[256];
+    if (!vertex_cover_trace(&vc, g.n, g.m, g.src, g.dst, g.node_w, VERTEX_COVER_EPSILON, hints,
+                            (size_t)hint_bytes_limit, err, sizeof err))
+        record_die(rec, "%s", err);
+    int64_t n = g.n, m = g.m, T = vc.steps;
+    if (hints) {
+        writer_begin_enriched(w, rec, trace_keys, 7);
+        mp_key(w, "steps");         mp_int(w, T);
+        mp_key(w, "hint_residual"); mp_tensor(w, DT_F64, 2, (int64_t[]){T, n}, vc.hint_residual);
+        mp_key(w, "hint_in_cover"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, vc.hint_in_cover);
+        mp_key(w, "hint_delta");    mp_tensor(w, DT_F64, 2, (int64_t[]){T, m}, vc.hint_delta);
+        mp_key(w, "hint_live");     mp_tensor(w, DT_U8, 2, (int64_t[]){T, m}, vc.hint_live);
+    } else {
+        writer_begin_enriched(w, rec, solution_keys, 2);
+    }
+    mp_key(w, "cover");   mp_vector(w, DT_U8, n, vc.cover);
+    mp_key(w, "packing"); mp_vector(w, DT_F64, m, vc.packing);
+    vertex_cover_free(&vc);
+    graph_free(&g);
+}
+
+/* ---- dar-step: predictions, the random baseline ------------------------------------ */
+
+/* An untraced graph runs as many rounds as the algorithm takes on it. */
+static void rounds(struct dar_graph *dg)
+{
+    const struct graph *g = &dg->g;
+    struct vertex_cover vc;
+    char err[256];
+    if (!vertex_cover_trace(&vc, g->n, g->m, g->src, g->dst, g->node_w, VERTEX_COVER_EPSILON, false, 0, err,
+                            sizeof err))
+        die_record_in(dg->source, dg->record, "%s", err);
+    dg->steps = vc.steps;
+    dg->phase = xmalloc((size_t)vc.steps);
+    memset(dg->phase, 1, (size_t)vc.steps);
+    vertex_cover_free(&vc);
+}
+
+/* The predictions: pred_cover (the cover head's probability, for
+ * cover-fix) and the dual's pred_packing; with
+ * hints the rounds' pred_hint_residual, pred_hint_in_cover and the dual's
+ * pred_hint_delta. */
+static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
+                    bool hints, bool embed, int embed_step)
+{
+    (void)embed_step;
+    if (embed)
+        die(EX_USAGE, "--embed: the " ALGORITHM " model has no node embeddings to give (max-flow's have)");
+    const char *keys[5];
+    int nkeys = 0;
+    bool dual = model->config.variant == DAR_DUAL;
+    struct dar_graph dg;
+    read_graph(&dg, rec, 0);
+    if (!dg.phase)
+        rounds(&dg);
+    int64_t n = dg.g.n, m = dg.g.m, T = dg.steps;
+    struct dar_prediction p = {0};
+    p.probe[VC_COVER] = xcalloc((size_t)n + 1, sizeof(float));
+    keys[nkeys++] = "pred_cover";
+    if (dual) {
+        p.probe[VC_PACKING] = xcalloc((size_t)m + 1, sizeof(float));
+        keys[nkeys++] = "pred_packing";
+    }
+    if (hints && model->config.variant != DAR_NO_ALGO) {
+        p.probe[VC_RESIDUAL] = xcalloc((size_t)(T * n) + 1, sizeof(float));
+        p.probe[VC_IN_COVER] = xcalloc((size_t)(T * n) + 1, 1);
+        keys[nkeys++] = "pred_hint_residual";
+        keys[nkeys++] = "pred_hint_in_cover";
+        if (dual) {
+            p.probe[VC_DELTA] = xcalloc((size_t)(T * m) + 1, sizeof(float));
+            keys[nkeys++] = "pred_hint_delta";
+        }
+    }
+    struct dar_graph *batch[1] = {&dg};
+    dar_predict(model, ws, batch, 1, DAR_EMBED_LAST, &p);
+
+    writer_begin_enriched(w, rec, keys, nkeys);
+    mp_key(w, "pred_cover"); mp_vector(w, DT_F32, n, p.probe[VC_COVER]);
+    if (dual) { mp_key(w, "pred_packing"); mp_vector(w, DT_F32, m, p.probe[VC_PACKING]); }
+    if (p.probe[VC_RESIDUAL]) {
+        mp_key(w, "pred_hint_residual"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, n}, p.probe[VC_RESIDUAL]);
+        mp_key(w, "pred_hint_in_cover"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.probe[VC_IN_COVER]);
+        if (dual) { mp_key(w, "pred_hint_delta"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, p.probe[VC_DELTA]); }
+    }
+    for (int q = 0; q < VC_PROBES; q++)
+        free(p.probe[q]);
+    dar_graph_free(&dg);
+}
+
+/* The random baseline: a cover score U(0,1) per node, and a packing U(0,1)
+ * times the lighter end's weight per edge (cover-fix completes and scales
+ * them). */
+static void random_baseline(struct writer *w, const struct record *rec, uint64_t seed)
+{
+    static const char *const keys[] = {"pred_cover", "pred_packing"};
+    struct graph g;
+    read_instance(&g, rec);
+    struct rng r;
+    rng_init(&r, seed, rng_stream_id("random-baseline"), (uint64_t)rec->index);
+    float *cover = xmalloc(sizeof *cover * ((size_t)g.n + 1)), *y = xmalloc(sizeof *y * ((size_t)g.m + 1));
+    for (int v = 0; v < g.n; v++)
+        cover[v] = rng_uniform_f32(&r);
+    for (int e = 0; e < g.m; e++)
+        y[e] = rng_uniform_f32(&r) * fminf(g.node_w[g.src[e]], g.node_w[g.dst[e]]);
+    writer_begin_enriched(w, rec, keys, 2);
+    mp_key(w, "pred_cover");   mp_vector(w, DT_F32, g.n, cover);
+    mp_key(w, "pred_packing"); mp_vector(w, DT_F32, g.m, y);
+    free(cover);
+    free(y);
+    graph_free(&g);
+}
+
+/* ---- dar-fit: the validation score -------------------------------------------------- */
+
+/* The predicted covers' weight, completed by PDNAR's rule, over the
+ * algorithm's, summed over the graphs (a ratio of sums: a graph without
+ * edges weighs 0 both ways). */
+static double validation_score(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
+                               int count, double *kappa)
+{
+    enum { EVAL_BATCH = 32 };
+    double ours = 0, theirs = 0;
+    for (int first = 0; first < count; first += EVAL_BATCH) {
+        int B = count - first < EVAL_BATCH ? count - first : EVAL_BATCH;
+        struct dar_graph *batch[EVAL_BATCH];
+        struct dar_prediction pred[EVAL_BATCH];
+        memset(pred, 0, sizeof pred);
+        for (int b = 0; b < B; b++) {
+            batch[b] = &graphs[first + b];
+            pred[b].probe[VC_COVER] = xcalloc((size_t)batch[b]->g.n + 1, sizeof(float));
+        }
+        dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
+        if (kappa)
+            *kappa += 1 + dar_batch_steps(batch, B);
+        for (int b = 0; b < B; b++) {
+            const struct graph *g = &batch[b]->g;
+            uint8_t *cover = xmalloc((size_t)g->n + 1);
+            vertex_cover_complete(g->n, g->m, g->src, g->dst, g->node_w, pred[b].probe[VC_COVER], 0.5,
+                                  VERTEX_COVER_COMPLETE_RATIO, cover);
+            ours += vertex_cover_weight(g->n, g->node_w, cover);
+            theirs += vertex_cover_weight(g->n, g->node_w, batch[b]->probe[VC_COVER]);
+            free(cover);
+            free(pred[b].probe[VC_COVER]);
+        }
+    }
+    return theirs > 0 ? ours / theirs : 0;
+}
+
+const struct dar_algorithm dar_algorithm_vertex_cover = {
+    .name = ALGORITHM,
+    .summary = "PDNAR's primal-dual rounds with uniform increases; primal: the cover, dual: the edge packing",
+    .nprobes = VC_PROBES,
+    .probes = probes,
+    .vessel_replaces = -1,
+    .layouts = layouts,
+    .nlosses = VC_LOSSES,
+    .loss_names = loss_names,
+    .read_graph = read_graph,
+    .edge_input = edge_input,
+    .check = vc_check,
+    .batch_scales = vc_batch_scales,
+    .run_group = vc_run_group,
+    .total_loss = vc_total_loss,
+    .ntrace_keys = 7,
+    .nsolution_keys = 2,
+    .trace_keys = trace_keys,
+    .solution_keys = solution_keys,
+    .trace = trace,
+    .predict = predict,
+    .random_baseline = random_baseline,
+    .validation_score = validation_score,
+};

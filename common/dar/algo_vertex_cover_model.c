@@ -1,0 +1,349 @@
+/* algo_vertex_cover_model.c - vertex cover's schedule on the DAR
+ * processor: one network per primal-dual round on every graph still
+ * running, its hidden state carried from round to round (with its
+ * gradient), the decoded hints fed to the next round (the residuals as
+ * values, the in-cover flags binarised, the live edges those with no end in
+ * the cover, the dual's increments as values), the cover (and the dual's
+ * packing) decoded at a graph's last round; no-algo's one
+ * recurrent network on the weights.  algo_vertex_cover.c holds the entry's
+ * tables and its tools' operations. */
+#include "algo_vertex_cover.h"
+#include "dar_processor.h"
+#include "die.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The loss normalisers of the whole batch, in struct dar_scales. */
+struct scales {
+    double n_hints;             /* node hint terms averaged over: 2 */
+    double sum_edges;           /* Σ_b m */
+    double count_edge_steps;    /* Σ_b m (T_b - 1): the increments scored */
+    double count_steps;         /* (graph, round) pairs scored */
+    double sum_nodes;           /* Σ_b n */
+};
+_Static_assert(sizeof(struct scales) <= sizeof(struct dar_scales), "struct dar_scales is too small");
+
+/* Per-graph state carried across rounds. */
+struct graph_state {
+    float *residual;            /* [n] the last residual prediction (w at first) */
+    uint8_t *in_cover;          /* [n] the last in-cover prediction, binarised */
+    uint8_t *live;              /* [m] edges with neither end in in_cover */
+    float *delta;               /* [m] the last increments predicted (dual; 0 at first) */
+};
+
+struct vc {
+    struct dar_group *c;
+    struct scales sc;
+    bool dual;
+    struct graph_state *st;     /* [B] */
+};
+
+static struct dar_head_out *head_of(const struct dar_run *r, int probe)
+{
+    return (struct dar_head_out *)&r->head[r->net->head_of[probe]];
+}
+
+static const void *frame(const struct dar_graph *dg, int probe, int i, int64_t width, size_t size)
+{
+    return (const char *)dg->probe[probe] + (size_t)i * (size_t)width * size;
+}
+
+static void update_live(const struct dar_graph *dg, struct graph_state *st)
+{
+    for (int e = 0; e < dg->g.m; e++)
+        st->live[e] = !st->in_cover[dg->g.src[e]] && !st->in_cover[dg->g.dst[e]];
+}
+
+static void state_init(struct vc *f)
+{
+    struct dar_group *c = f->c;
+    for (int b = 0; b < c->B; b++) {
+        const struct dar_graph *dg = c->gd[b].dg;
+        struct graph_state *st = &f->st[b];
+        int n = dg->g.n, m = dg->g.m;
+        st->residual = arena_floats(c->arena, n);
+        st->in_cover = arena_zero(c->arena, (size_t)n + 1);
+        st->live = arena_zero(c->arena, (size_t)m + 1);
+        st->delta = arena_zero_floats(c->arena, m + 1);
+        memcpy(st->residual, dg->g.node_w, sizeof(float) * (size_t)n);
+        update_live(dg, st);
+    }
+}
+
+static void sigmoid_into(float *out, const float *logit, int n)
+{
+    for (int v = 0; v < n; v++)
+        out[v] = 1.0f / (1.0f + expf(-logit[v]));
+}
+
+/* The cover's loss and prediction at graph k's last step of run r. */
+static void output_cover(struct vc *f, const struct dar_run *r, int k)
+{
+    struct dar_group *c = f->c;
+    int b = r->graph[k], n = c->gd[b].n;
+    const struct dar_graph *dg = c->gd[b].dg;
+    const struct dar_head_out *cover = head_of(r, VC_COVER);
+    int64_t nodes = r->node_offset[k];
+    if (c->training)
+        c->sum[VC_LOSS_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? cover->grad + nodes : NULL,
+                                                cover->value + nodes, dg->probe[VC_COVER],
+                                                (float)(1.0 / f->sc.sum_nodes), n);
+    /* "+opt" (PDNAR's optimal_set_loss): the same head toward the optimum,
+     * its gradient added to the algorithm's */
+    if (c->training && dg->probe[VC_OPT])
+        c->sum[VC_LOSS_OPT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? cover->grad + nodes : NULL,
+                                              cover->value + nodes, dg->probe[VC_OPT],
+                                              (float)(1.0 / f->sc.sum_nodes), n);
+    if (c->pred && c->pred[b].probe[VC_COVER] && !c->training)
+        sigmoid_into(c->pred[b].probe[VC_COVER], cover->value + nodes, n);
+    if (!f->dual)
+        return;
+    const struct dar_head_out *y = head_of(r, VC_PACKING);
+    int64_t edges = r->edge_offset[k];
+    int m = dg->g.m;
+    if (c->training)
+        c->sum[VC_LOSS_PACKING] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, c->backward ? y->grad + edges : NULL,
+                                                  y->value + edges, dg->probe[VC_PACKING],
+                                                  (float)(1.0 / f->sc.sum_edges), m);
+    if (c->pred && c->pred[b].probe[VC_PACKING] && !c->training)
+        memcpy(c->pred[b].probe[VC_PACKING], y->value + edges, sizeof(float) * (size_t)m);
+}
+
+/* ---- no-algo: one recurrent network on the weights ------------------------------ */
+
+static void recurrent_inputs(struct dar_group *c, int b, struct dar_inputs *in, void *ctx)
+{
+    (void)ctx;
+    in->probe[VC_W] = c->gd[b].dg->g.node_w;
+}
+
+static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int k, void *ctx)
+{
+    (void)c;
+    output_cover(ctx, r, k);
+}
+
+/* ---- the rounds ------------------------------------------------------------------ */
+
+struct step {
+    int i;
+    bool teacher_forced;        /* the hint inputs are the trace's frame i */
+    int running;
+    int *list;                  /* [B] batch indices of the graphs running */
+    struct dar_run *run;
+};
+
+static void step_run(struct vc *f, struct step *s)
+{
+    struct dar_group *c = f->c;
+    int i = s->i;
+    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
+    s->running = 0;
+    for (int b = 0; b < c->B; b++)
+        if (i + 1 < c->gd[b].T)
+            s->list[s->running++] = b;
+    s->run = dar_run_new(c, &c->model->nets[0], s->list, s->running);
+    for (int k = 0; k < s->running; k++) {
+        int b = s->list[k];
+        const struct dar_graph *dg = c->gd[b].dg;
+        const struct graph_state *st = &f->st[b];
+        bool forced = s->teacher_forced && dg->probe[VC_RESIDUAL];
+        int n = dg->g.n, m = dg->g.m;
+        struct dar_inputs in = {0};
+        in.probe[VC_W] = dg->g.node_w;
+        in.probe[VC_RESIDUAL] = forced ? frame(dg, VC_RESIDUAL, i, n, sizeof(float)) : st->residual;
+        in.probe[VC_IN_COVER] = forced ? frame(dg, VC_IN_COVER, i, n, 1) : st->in_cover;
+        in.probe[VC_LIVE] = forced ? frame(dg, VC_LIVE, i, m, 1) : st->live;
+        if (f->dual)
+            in.probe[VC_DELTA] = forced ? frame(dg, VC_DELTA, i, m, sizeof(float)) : st->delta;
+        dar_run_set_inputs(c, s->run, k, &in);
+    }
+    dar_run_forward(c, s->run, dar_carry_hprev(c, s->run));
+}
+
+/* The hints of frame i + 1 for every running graph and, at its last
+ * round, the cover. */
+static void step_losses(struct vc *f, const struct step *s)
+{
+    struct dar_group *c = f->c;
+    const struct dar_run *r = s->run;
+    bool bw = c->backward;
+    int i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = r->graph[k], n = c->gd[b].n;
+        const struct dar_graph *dg = c->gd[b].dg;
+        int64_t nodes = r->node_offset[k];
+        float hint_scale = (float)(1.0 / (n * f->sc.count_steps * f->sc.n_hints));
+        const struct dar_head_out *res = head_of(r, VC_RESIDUAL), *in = head_of(r, VC_IN_COVER);
+        c->sum[VC_LOSS_RESIDUAL] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? res->grad + nodes : NULL,
+                                                   res->value + nodes,
+                                                   frame(dg, VC_RESIDUAL, i + 1, n, sizeof(float)), hint_scale, n);
+        c->sum[VC_LOSS_IN_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? in->grad + nodes : NULL,
+                                                   in->value + nodes, frame(dg, VC_IN_COVER, i + 1, n, 1),
+                                                   hint_scale, n);
+        if (f->dual && dg->g.m) {
+            const struct dar_head_out *d = head_of(r, VC_DELTA);
+            c->sum[VC_LOSS_DELTA] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + r->edge_offset[k] : NULL,
+                                                    d->value + r->edge_offset[k],
+                                                    frame(dg, VC_DELTA, i + 1, dg->g.m, sizeof(float)),
+                                                    (float)(1.0 / f->sc.count_edge_steps), dg->g.m);
+        }
+        if (i + 2 == c->gd[b].T)
+            output_cover(f, r, k);
+    }
+}
+
+/* What the next round reads, h carried; predictions of frame i + 1 and, at
+ * a graph's last round, the cover. */
+static void step_update(struct vc *f, const struct step *s)
+{
+    struct dar_group *c = f->c;
+    const struct dar_run *r = s->run;
+    int i = s->i;
+    for (int k = 0; k < s->running; k++) {
+        int b = r->graph[k], n = c->gd[b].n;
+        const struct dar_graph *dg = c->gd[b].dg;
+        struct graph_state *st = &f->st[b];
+        int64_t nodes = r->node_offset[k];
+        memcpy(st->residual, head_of(r, VC_RESIDUAL)->value + nodes, sizeof(float) * (size_t)n);
+        const float *in = head_of(r, VC_IN_COVER)->value + nodes;
+        for (int v = 0; v < n; v++)
+            st->in_cover[v] = in[v] > 0.0f;
+        update_live(dg, st);
+        if (f->dual)
+            memcpy(st->delta, head_of(r, VC_DELTA)->value + r->edge_offset[k], sizeof(float) * (size_t)dg->g.m);
+        dar_carry_from_run(c, r, k);
+        if (!c->pred)
+            continue;
+        struct dar_prediction *p = &c->pred[b];
+        int64_t at = (int64_t)(i + 1) * n;
+        if (p->probe[VC_DELTA])
+            memcpy((float *)p->probe[VC_DELTA] + (int64_t)(i + 1) * dg->g.m, st->delta,
+                   sizeof(float) * (size_t)dg->g.m);
+        if (p->probe[VC_RESIDUAL]) memcpy((float *)p->probe[VC_RESIDUAL] + at, st->residual, sizeof(float) * (size_t)n);
+        if (p->probe[VC_IN_COVER]) memcpy((uint8_t *)p->probe[VC_IN_COVER] + at, st->in_cover, (size_t)n);
+        if (i + 2 == c->gd[b].T && !c->training)
+            output_cover(f, r, k);
+    }
+}
+
+static void record_first_frame(struct vc *f)
+{
+    struct dar_group *c = f->c;
+    for (int b = 0; b < c->B; b++) {
+        const struct graph_state *st = &f->st[b];
+        struct dar_prediction *p = &c->pred[b];
+        int n = c->gd[b].n;
+        if (p->probe[VC_RESIDUAL]) memcpy(p->probe[VC_RESIDUAL], st->residual, sizeof(float) * (size_t)n);
+        if (p->probe[VC_IN_COVER]) memcpy(p->probe[VC_IN_COVER], st->in_cover, (size_t)n);
+    }
+}
+
+static void rounds(struct vc *f)
+{
+    struct dar_group *c = f->c;
+    int B = c->B, most = 0;
+    for (int b = 0; b < B; b++)
+        if (c->gd[b].T > most) most = c->gd[b].T;
+    int nsteps = most > 1 ? most - 1 : 0;
+    struct dar_run **runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
+    struct step s = {0};
+    s.list = arena_zero(c->arena, sizeof(int) * (size_t)(B ? B : 1));
+    if (c->pred)
+        record_first_frame(f);
+    for (int i = 0; i < nsteps; i++) {
+        struct arena_mark mark = arena_mark(c->arena);
+        s.i = i;
+        step_run(f, &s);
+        if (c->training)
+            step_losses(f, &s);
+        step_update(f, &s);
+        if (c->backward)
+            runs[i] = s.run;
+        else
+            arena_release(c->arena, mark);
+    }
+    for (int b = 0; b < B; b++)
+        c->carry[b].h_valid = false;
+    if (!c->backward)
+        return;
+    for (int b = 0; b < B; b++)
+        c->carry[b].dh_pending = false;
+    for (int i = nsteps - 1; i >= 0; i--)
+        dar_run_backward(c, runs[i], true, true);
+}
+
+void vc_run_group(struct dar_group *c)
+{
+    struct vc f = {.c = c, .dual = c->variant == DAR_DUAL};
+    memcpy(&f.sc, &c->scales, sizeof f.sc);
+    f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
+    state_init(&f);
+    if (c->variant != DAR_NO_ALGO) {
+        rounds(&f);
+        return;
+    }
+    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
+    for (int b = 0; b < c->B; b++)
+        steps[b] = c->gd[b].T - 1;
+    int nsteps = 0;
+    struct dar_run **runs = dar_recurrent_forward(c, &c->model->nets[0], steps, &nsteps, recurrent_inputs,
+                                                  no_algo_last_step, &f);
+    if (c->backward)
+        dar_recurrent_backward(c, runs, nsteps);
+}
+
+struct dar_scales vc_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
+                                  bool embed_first)
+{
+    (void)model;
+    (void)embed_first;
+    struct scales sc = {0};
+    sc.n_hints = 2;
+    for (int b = 0; b < B; b++) {
+        sc.sum_nodes += graphs[b]->g.n;
+        sc.sum_edges += graphs[b]->g.m;
+        sc.count_steps += graphs[b]->steps - 1;
+        sc.count_edge_steps += (double)graphs[b]->g.m * (graphs[b]->steps - 1);
+    }
+    struct dar_scales out = {{0}};
+    memcpy(&out, &sc, sizeof sc);
+    return out;
+}
+
+double vc_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
+                     double *terms)
+{
+    (void)model;
+    struct scales sc;
+    memcpy(&sc, scales, sizeof sc);
+    double total = 0;
+    for (int t = 0; t < VC_LOSSES; t++) {
+        bool hint = t == VC_LOSS_RESIDUAL || t == VC_LOSS_IN_COVER;
+        terms[t] = hint ? sum[t] * sc.n_hints : sum[t];
+        total += sum[t];
+    }
+    return total;
+}
+
+void vc_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
+{
+    enum dar_variant variant = model->config.variant;
+    if (embed == DAR_EMBED_FIRST)
+        die(EX_USAGE, "the vertex-cover model has no first-step embedding");
+    if (model->config.leak_dual)
+        die(EX_USAGE, "--leak-cut feeds max-flow's true min cut; the vertex-cover model has none");
+    for (int b = 0; b < B; b++) {
+        const struct dar_graph *g = graphs[b];
+        if (training) {
+            if (!g->probe[VC_COVER] || !g->probe[VC_PACKING] || (variant != DAR_NO_ALGO && !g->probe[VC_RESIDUAL]) ||
+                !g->phase)
+                die(EX_SOFTWARE, "BUG: graph of record %ld loaded without its trace", g->record);
+            continue;
+        }
+        if (!g->phase)
+            die_record_in(g->source, g->record, "missing key 'steps' (the model runs the trace's number of "
+                          "rounds; run ff-trace --algorithm vertex-cover first)");
+    }
+}
