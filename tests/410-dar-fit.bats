@@ -196,5 +196,5 @@ print("ok")'
     run --separate-stderr dar-step --no-cache --model "$T/m.mp.bad" < "$T/val.mp"
     [ "$status" -eq 65 ] || fail "status $status: $stderr"
     assert_one_line_error dar-step
-    [[ "$stderr" == *"'algorithm' is 'no-such', expected one of max-flow, shortest-paths, matching" ]] || fail "$stderr"
+    [[ "$stderr" == *"'algorithm' is 'no-such', expected one of max-flow, shortest-paths, matching, vertex-cover" ]] || fail "$stderr"
 }
