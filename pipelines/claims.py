@@ -261,7 +261,8 @@ def number(x, percent):
 
 
 PERCENT = ("cut_accuracy", "accuracy", "balanced_accuracy", "roc_auc", "roc_hard",
-           "pointer_accuracy", "feasible_edges", "path_optimal")
+           "pointer_accuracy", "feasible_edges", "path_optimal", "certified", "cover_valid_before",
+           "opt_unproven", "uncertified")
 
 
 def is_percent(column):

@@ -17,7 +17,9 @@
 # PDNAR's corrective stage alone (greedy by weight per uncovered edge, from
 # an empty cover) and random scores.  Three tables (the weight over the
 # algorithm's, over the optimum, and the certified gap; sets as columns),
-# then the claims with their verdicts on the means.  PDNAR's published
+# then the claims of pipelines/claims-vc.tsv, decided by pipelines/claims.py
+# with a paired bootstrap over the test graphs (each run's per-graph scores,
+# metrics --per-graph) and the seeds, as make report decides them.  PDNAR's published
 # numbers go in pipelines/paper/vertex-cover-pdnar.tsv (none transcribed
 # yet: vertex-cover-pdnar.md).  Same conventions as study.mk: every heavy
 # recipe one `bash -c` line through $(RUN), $@.tmp renamed into place,
@@ -75,7 +77,9 @@ vc_var_label = $(if $(filter noalgo,$(1)),no-algo,$(if $(filter dualopt,$(1)),du
 vc_label = $(if $(filter random,$(1)),Random,$(if $(filter algorithm,$(1)),The algorithm (its own cover and packing),$(if \
   $(filter greedy,$(1)),Greedy w/d alone (the corrective stage of PDNAR),$(call vc_proc_label,$(call vc_word,$(1),2)) ($(call \
   vc_var_label,$(call vc_word,$(1),1))))))
-vc_metrics = metrics --split test -l "model=$(call vc_label,$(1))" -l seed=$(2) -l set=$(3)
+# a row's scores on a set on stdout and each graph's share of them in graphs/
+# (metrics --per-graph: the bootstrap that decides the claims resamples them)
+vc_metrics = metrics --split test -l "model=$(call vc_label,$(1))" -l seed=$(2) -l set=$(3) --per-graph $(4)
 VC_QUANTITIES := cover_weight_ratio,cover_opt_ratio,opt_unproven,packing_excess,certified_gap,uncertified
 
 vc_gen = gen-graphs --instance vertex-cover --family $(1) --nodes $(2) --count $(3) --seed $(4) $(5) \
@@ -111,20 +115,37 @@ vc_predict = $(if $(filter random,$(1)),dar-step --baseline random --algorithm v
   --threshold 2 --dual-key none,dar-step --no-cache --model $(VC_OUT)/models/$(1)-s$(2).mp | cover-fix)))
 
 define VC_SCORE_RULE
-$(VC_OUT)/scores/$(1)-s$(2)-%.mp: $(if $(filter random algorithm greedy,$(1)),,$(VC_OUT)/models/$(1)-s$(2).mp) $(VC_DATA)/test-%.mp | all
-	@mkdir -p $$(@D)
+$(VC_OUT)/scores/$(1)-s$(2)-%.mp $(VC_OUT)/graphs/$(1)-s$(2)-%.mp: $(if $(filter random algorithm greedy,$(1)),,$(VC_OUT)/models/$(1)-s$(2).mp) $(VC_DATA)/test-%.mp | all
+	@mkdir -p $(VC_OUT)/scores $(VC_OUT)/graphs
 	$$(call heavy, < $(VC_DATA)/test-$$*.mp $$(call vc_predict,$(1),$(2)) \
-	  | $$(call vc_metrics,$(1),$(2),$$*) > $$@.tmp) && mv $$@.tmp $$@
+	  | $$(call vc_metrics,$(1),$(2),$$*,$(VC_OUT)/graphs/$(1)-s$(2)-$$*.mp.tmp) > $(VC_OUT)/scores/$(1)-s$(2)-$$*.mp.tmp) \
+	  && mv $(VC_OUT)/graphs/$(1)-s$(2)-$$*.mp.tmp $(VC_OUT)/graphs/$(1)-s$(2)-$$*.mp \
+	  && mv $(VC_OUT)/scores/$(1)-s$(2)-$$*.mp.tmp $(VC_OUT)/scores/$(1)-s$(2)-$$*.mp
 endef
 VC_ROW_CONFIGS := $(VC_CONFIGS) algorithm greedy random
 $(foreach c,$(VC_ROW_CONFIGS),$(foreach s,$(VC_SEEDS),$(eval $(call VC_SCORE_RULE,$(c),$(s)))))
 
 VC_ROWS := $(foreach c,$(VC_ROW_CONFIGS),$(foreach s,$(VC_SEEDS),$(c)-s$(s)))
 VC_SCORES := $(foreach s,$(VC_SETS),$(foreach r,$(VC_ROWS),$(VC_OUT)/scores/$(r)-$(s).mp))
-.PRECIOUS: $(foreach r,$(VC_ROWS),$(VC_OUT)/scores/$(r)-%.mp) $(VC_DATA)/test-%.mp
+.PRECIOUS: $(foreach r,$(VC_ROWS),$(VC_OUT)/scores/$(r)-%.mp $(VC_OUT)/graphs/$(r)-%.mp) $(VC_DATA)/test-%.mp
+
+# Every set's scores as one table TSV (a row per model and set) and its
+# resampling units (each test graph's sum and count per run,
+# pipelines/bootstrap.py): what claims.py decides the claims of
+# pipelines/claims-vc.tsv on, here and in make report.
+VC_CLAIM_QUANTITIES := cover_weight_ratio,cover_opt_ratio,certified_gap
+VC_PY := /usr/bin/python3
+$(VC_OUT)/table-vc.tsv: $(VC_SCORES)
+	cat $^ | metrics --table tsv --rows model,set --cols name --quantity $(VC_CLAIM_QUANTITIES) > $@.tmp && mv $@.tmp $@
+$(VC_OUT)/table-vc.units.tsv: $(VC_SCORES) $(subst /scores/,/graphs/,$(VC_SCORES)) pipelines/bootstrap.py
+	$(VC_PY) pipelines/bootstrap.py units --rows model,set --cols name --quantity $(VC_CLAIM_QUANTITIES) $(VC_SCORES) > $@.tmp \
+	  && mv $@.tmp $@
+vc_claims = $(VC_PY) pipelines/claims.py --claims pipelines/claims-vc.tsv --paper-dir pipelines/paper \
+  --table table-vc=$(VC_OUT)/table-vc.tsv --units table-vc=$(VC_OUT)/table-vc.units.tsv
 
 VC_TITLE = trained on Barabasi-Albert graphs of $(VC_TRAIN_NODES) nodes; columns: ba<n> = Barabasi-Albert of n nodes, the other families at $(VC_FAMILY_NODES) — $(VC_NOTE)
-$(VC_OUT)/table-vc.md: $(VC_SCORES) pipelines/paper/vertex-cover-pdnar.tsv pipelines/vertex-cover-claims.awk
+$(VC_OUT)/table-vc.md: $(VC_SCORES) pipelines/paper/vertex-cover-pdnar.tsv $(VC_OUT)/table-vc.tsv $(VC_OUT)/table-vc.units.tsv \
+  pipelines/claims-vc.tsv pipelines/claims.py
 	{ cat $(VC_SCORES) | metrics --table md --rows model --cols set --quantity cover_weight_ratio --digits 3 \
 	    --paper pipelines/paper/vertex-cover-pdnar.tsv \
 	    --title "Vertex cover: w(C) / w(C_alg) after cover-fix (PDNAR's final_weight_ratio, mean over graphs), $(VC_TITLE)"; echo; \
@@ -136,8 +157,8 @@ $(VC_OUT)/table-vc.md: $(VC_SCORES) pipelines/paper/vertex-cover-pdnar.tsv pipel
 	    | metrics --table md --rows set --cols name --quantity opt_unproven --percent opt_unproven --digits 1 --title "The optimum's status: the share of graphs GLPK did not prove optimal in $(VC_TIME_LIMIT) s (left out of w(C) / OPT)"; \
 	  if ! grep -qv '^#' pipelines/paper/vertex-cover-pdnar.tsv; then echo; \
 	    echo "PDNAR's published numbers are not in this table: none transcribed yet (pipelines/paper/vertex-cover-pdnar.md)."; fi; \
-	  cat $(VC_SCORES) | metrics --table tsv --rows model,set --cols name --quantity cover_weight_ratio,certified_gap \
-	  | awk -F'\t' -v largest=ba$(lastword $(VC_SIZES)) -f pipelines/vertex-cover-claims.awk; } > $@.tmp && mv $@.tmp $@
+	  printf '\nClaims (pipelines/claims-vc.tsv): PDNAR'"'"'s own, then DAR'"'"'s question; each comparison decided by a paired bootstrap over the test graphs of each set and the seeds (95%% interval of the margin, positive on the claim'"'"'s side: pipelines/bootstrap.py):\n\n'; \
+	  $(vc_claims) --markdown; } > $@.tmp && mv $@.tmp $@
 
 .PHONY: table-vc
 table-vc: $(VC_OUT)/table-vc.md
