@@ -110,3 +110,34 @@ r = dict(recs[0]); del r['side']; dump('no-side', r)
     assert_one_line_error match-fix
     [[ "$stderr" == *"'side' is missing (match-fix needs a side per node)"* ]] || fail "$stderr"
 }
+
+@test "match-fix: greedy by score over every edge gives a maximal matching; --threshold 0.5 takes no edge scored below it" {
+    dar-step --baseline random --algorithm matching --seed 4 < "$BATS_FILE_TMPDIR/g.mp" > "$T/r.mp"
+    match-fix < "$T/r.mp" > "$T/all.mp"
+    match-fix --threshold 0.5 < "$T/r.mp" > "$T/half.mp"
+    run py_stream "$T/all.mp" '
+for r in recs:
+    free = np.ones(r["n"], bool)
+    free[r["src"][r["fixed_match"] == 1]] = False; free[r["dst"][r["fixed_match"] == 1]] = False
+    assert not any(free[u] and free[v] for u, v in zip(r["src"], r["dst"])), "an edge with both ends free: not maximal"
+    # greedy: an edge left out has a taken neighbour edge of a score at least its own
+    for e in np.flatnonzero(r["fixed_match"] == 0):
+        u, v = r["src"][e], r["dst"][e]
+        rivals = [f for f in np.flatnonzero(r["fixed_match"] == 1) if {r["src"][f], r["dst"][f]} & {u, v}]
+        assert any(r["pred_match"][f] >= r["pred_match"][e] for f in rivals), (e, rivals)
+print("ok")
+'
+    assert_success
+    assert_output ok
+    run py_stream "$T/half.mp" '
+taken = below = 0
+for r in recs:
+    taken += int(r["fixed_match"].sum())
+    below += int(((r["fixed_match"] == 1) & (r["pred_match"] < 0.5)).sum())
+assert below == 0 and taken > 0, (below, taken)
+print("ok")
+'
+    assert_success
+    assert_output ok
+    [ "$(mpcat < "$T/all.mp" | jq -s 'map(.fixed_match_size) | add')" -gt "$(mpcat < "$T/half.mp" | jq -s 'map(.fixed_match_size) | add')" ]
+}

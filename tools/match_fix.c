@@ -34,7 +34,8 @@ static void fix_record(struct writer *w, const struct record *rec, void *context
     float *pm = scores(rec, "pred_match", g.m, "the predicted edge scores");
     float *pc = record_has(rec, "pred_cover") ? scores(rec, "pred_cover", g.n, "the predicted node scores") : NULL;
     uint8_t *match = xmalloc((size_t)g.m + 1), *cover = xmalloc((size_t)g.n + 1);
-    int match_size = matching_fix(g.n, g.m, g.src, g.dst, pm, match);
+    const struct match_fix_options *o = context;
+    int match_size = matching_fix(g.n, g.m, g.src, g.dst, pm, (float)o->threshold, match);
     writer_begin_enriched(w, rec, pc ? both_keys : match_keys, pc ? 5 : 2);
     mp_key(w, "fixed_match");      mp_vector(w, DT_U8, g.m, match);
     mp_key(w, "fixed_match_size"); mp_int(w, match_size);
@@ -52,7 +53,7 @@ static void fix_record(struct writer *w, const struct record *rec, void *context
     graph_free(&g);
 }
 
-void match_fix_run(FILE *in, const char *in_name, FILE *out)
+void match_fix_run(FILE *in, const char *in_name, FILE *out, const struct match_fix_options *o)
 {
-    stream_map(in, in_name, out, &(struct stream_map){.each = fix_record});
+    stream_map(in, in_name, out, &(struct stream_map){.each = fix_record, .context = (void *)o});
 }

@@ -5,6 +5,10 @@
 #define DAR_MATCH_FIX_H
 #include <stdio.h>
 
-void match_fix_run(FILE *in, const char *in_name, FILE *out);
+struct match_fix_options {
+    double threshold;           /* the least edge score a matched edge may have */
+};
+
+void match_fix_run(FILE *in, const char *in_name, FILE *out, const struct match_fix_options *o);
 
 #endif

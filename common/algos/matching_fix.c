@@ -16,13 +16,14 @@ static int by_score(const void *a, const void *b, void *scores)
     return (x > y) - (x < y);
 }
 
-int matching_fix(int n, int m, const int32_t *src, const int32_t *dst, const float *score, uint8_t *match)
+int matching_fix(int n, int m, const int32_t *src, const int32_t *dst, const float *score, float min_score,
+                 uint8_t *match)
 {
     int32_t *order = xmalloc(sizeof *order * ((size_t)m + 1));
     uint8_t *used = xcalloc((size_t)n + 1, 1);
     int count = 0, size = 0;
     for (int e = 0; e < m; e++)
-        if (score[e] >= 0.5f)
+        if (score[e] >= min_score)
             order[count++] = e;
     qsort_r(order, (size_t)count, sizeof *order, by_score, (void *)score);
     for (int e = 0; e < m; e++)

@@ -8,10 +8,12 @@
 #include <stdint.h>
 
 /* A matching from the edge scores score[m] (P(matched)): the edges scored
- * at least 1/2, by score from the highest (equal scores by edge index),
- * each taken unless an endpoint is already used.  Into match[m]; returns
- * its size. */
-int matching_fix(int n, int m, const int32_t *src, const int32_t *dst, const float *score, uint8_t *match);
+ * at least min_score (0: every edge, the greedy rule of issue 24; 1/2: only
+ * those the model predicts matched), by score from the highest (equal
+ * scores by edge index), each taken unless an endpoint is already used.
+ * Into match[m]; returns its size. */
+int matching_fix(int n, int m, const int32_t *src, const int32_t *dst, const float *score, float min_score,
+                 uint8_t *match);
 
 /* A cover from the node scores score[n] (P(in the cover)): the nodes scored
  * at least 1/2, then, edge by edge in index order, an uncovered edge's more
