@@ -5,8 +5,8 @@
 # behaviour (issue 19's layout): the tables, figures' data, scores, models,
 # traced data and the report's claims must be the same files.
 #
-# What is not compared: logs/ (the training curves' seconds column and the
-# progress lines measure time) and the report's header and figures (wall
+# What is not compared: logs/ and the *.progress files beside the targets
+# (the training curves' seconds column and the progress lines measure time) and the report's header and figures (wall
 # time, commit, the date).  Everything else under out/ must match; a missing
 # or extra file is a difference too.  Exit 0 when identical, 1 otherwise.
 #
@@ -38,8 +38,8 @@ status=0
 sed "s#$w/base/#OUT/#g" "$w/base.stdout" > "$w/base.printed"
 sed "s#$w/new/#OUT/#g" "$w/new.stdout" > "$w/new.printed"
 cmp -s "$w/base.printed" "$w/new.printed" || { echo "differ: the printed tables"; status=1; }
-(cd "$w/base" && find . -type f ! -path './logs/*' | sort) > "$w/base.files"
-(cd "$w/new" && find . -type f ! -path './logs/*' | sort) > "$w/new.files"
+(cd "$w/base" && find . -type f ! -path './logs/*' ! -name '*.progress' | sort) > "$w/base.files"
+(cd "$w/new" && find . -type f ! -path './logs/*' ! -name '*.progress' | sort) > "$w/new.files"
 if ! diff -q "$w/base.files" "$w/new.files" > /dev/null; then
     echo "differ: the set of files"; diff "$w/base.files" "$w/new.files" | sed 's/^/  /'; status=1
 fi

@@ -196,6 +196,7 @@ dump('huge', r)
         grep -qx 'algorithms (the registry; formats/graph.md has their keys):' "$T/help.txt"
         for a in $names; do
             grep -q "^  $a\( (the default)\)\?: " "$T/help.txt" || fail "$tool: no entry for $a"
+            sed -n "/^  $a/,/^  [a-z]/p" "$T/help.txt" | grep -q "^      instance: [a-z]" || fail "$tool: $a names no instance key"
             added=$(ff-trace --algorithm $a < "$T/$a.mp" | mpcat | jq -r 'keys_unsorted | .[]' | grep -vxFf <(mpcat < "$T/$a.mp" | jq -r 'keys_unsorted | .[]') | tr '\n' ' ')
             sed -n "/^  $a/,/^  [a-z]/p" "$T/help.txt" | grep -qx "      trace: ${added% }" || fail "$tool: $a's trace keys are not '$added'"
         done

@@ -152,3 +152,13 @@ dump('huge', r)
     assert_one_line_error dar-fit
     run -64 --separate-stderr dar-fit --variant pipeline --hidden 4 --iters 1 -q --no-cache -i "$T/train.mp"
 }
+
+@test "an untraced matching or vertex-cover instance given to dar-fit names its algorithm and the ff-trace to run" {
+    gen-graphs --instance vertex-cover --family barabasi-albert --nodes 8 --count 2 --seed 1 > "$T/vc.mp"
+    run -65 --separate-stderr dar-fit --iters 1 -q --no-cache -i "$T/vc.mp"
+    [ "${#lines[@]}" -eq 0 ] && [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || fail "$stderr"
+    [[ "$stderr" == *"carries no vertex-cover trace (no 'steps'): run ff-trace --algorithm vertex-cover on it first" ]] || fail "$stderr"
+    gen-graphs --instance matching --family bipartite-sides --sides 3,3 --count 2 --seed 1 > "$T/mt.mp"
+    run -65 --separate-stderr dar-fit --iters 1 -q --no-cache -i "$T/mt.mp"
+    [[ "$stderr" == *"carries no matching trace (no 'steps'): run ff-trace --algorithm matching on it first" ]] || fail "$stderr"
+}

@@ -364,6 +364,9 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
 const struct dar_algorithm dar_algorithm_matching = {
     .name = ALGORITHM,
     .summary = "Ford-Fulkerson with BFS augmenting paths on s->A->B->t; primal: the matching, dual: the Konig cover",
+    .predictions_help = "pred_match (P(edge matched)), pred_cover (P(node in the cover); dual); --hints: "
+                        "pred_hint_reached, pred_hint_pi, pred_hint_match, pred_hint_cover (dual)",
+    .validation_help = "1 - F1 of the matching",
     .nprobes = MATCH_PROBES,
     .probes = probes,
     .vessel_replaces = -1,
@@ -376,6 +379,7 @@ const struct dar_algorithm dar_algorithm_matching = {
     .batch_scales = match_batch_scales,
     .run_group = match_run_group,
     .total_loss = match_total_loss,
+    .instance_needs = GRAPH_NEEDS_MATCHING,
     .ntrace_keys = 7,
     .nsolution_keys = 3,
     .trace_keys = trace_keys,

@@ -344,6 +344,9 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
 const struct dar_algorithm dar_algorithm_vertex_cover = {
     .name = ALGORITHM,
     .summary = "PDNAR's primal-dual rounds with uniform increases; primal: the cover, dual: the edge packing",
+    .predictions_help = "pred_cover (P(node in the cover)), pred_packing (the packing y; dual); --hints: "
+                        "pred_hint_residual, pred_hint_in_cover, pred_hint_delta (dual)",
+    .validation_help = "the completed cover's weight over the algorithm's (a ratio of sums)",
     .nprobes = VC_PROBES,
     .probes = probes,
     .vessel_replaces = -1,
@@ -356,6 +359,7 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .batch_scales = vc_batch_scales,
     .run_group = vc_run_group,
     .total_loss = vc_total_loss,
+    .instance_needs = GRAPH_NEEDS_VERTEX_COVER,
     .ntrace_keys = 7,
     .nsolution_keys = 2,
     .trace_keys = trace_keys,
