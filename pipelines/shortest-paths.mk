@@ -18,8 +18,12 @@
 # below name their targets at read time, so the defaults are needed here.
 PROFILE ?= quick
 OUT ?= out/$(PROFILE)
+# this table's own profile: PROFILE's unless SP_PROFILE names another, so
+# `make report PROFILE=core SP_PROFILE=smoke` runs max-flow at the paper's
+# settings without this pair's quick-size trainings
+SP_PROFILE ?= $(PROFILE)
 
-ifeq ($(PROFILE),smoke)
+ifeq ($(SP_PROFILE),smoke)
   SP_NOTE := smoke profile: 24 training graphs of 8 nodes, 4 iterations, H=8; tests on 6 graphs of 16 nodes
   SP_TRAIN_NODES := 8
   SP_TRAIN_COUNT := 24
@@ -30,7 +34,7 @@ ifeq ($(PROFILE),smoke)
   SP_EVAL_EVERY := 2
   SP_SEEDS := 0
   SP_FIT_EXTRA := --hidden 8 --batch 4
-else ifeq ($(PROFILE),paper)
+else ifeq ($(SP_PROFILE),paper)
   SP_NOTE := paper profile: 1000 training graphs of 16 nodes, 10000 iterations, 3 seeds; tests on 128 graphs of 64 nodes
   SP_TRAIN_NODES := 16
   SP_TRAIN_COUNT := 1000

@@ -27,8 +27,12 @@
 
 PROFILE ?= quick
 OUT ?= out/$(PROFILE)
+# this table's own profile: PROFILE's unless VC_PROFILE names another, so
+# `make report PROFILE=core VC_PROFILE=smoke` runs max-flow at the paper's
+# settings without this pair's quick-size trainings
+VC_PROFILE ?= $(PROFILE)
 
-ifeq ($(PROFILE),smoke)
+ifeq ($(VC_PROFILE),smoke)
   VC_NOTE := smoke profile: 24 training graphs of 8 nodes, 4 iterations, H=8; 4 test graphs a set
   VC_TRAIN_NODES := 8
   VC_TRAIN_COUNT := 24

@@ -16,7 +16,8 @@ setup_file() {
 
 core() { # make GOAL... on the cut-down core profile
     DAR_CACHE="$C_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=core OUT="$C_OUT" DAR_BIN="$DAR_BIN" \
-        ITERS=2 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 "$@"
+        ITERS=2 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 \
+        SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke "$@"
 }
 
 # The claims the core profile's rows (PGN-max primal, dual, pipeline, no-algo,
