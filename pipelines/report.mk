@@ -151,18 +151,18 @@ $(REPORT)/models/%.mp $(REPORT)/scores/%.mp: $$(call finding_data,$$(call findin
 # the random baseline on the uniform-minmax sets needs no model (the shorter stem wins)
 $(REPORT)/scores/cap-random-%.mp: $(REPORT)/data-minmax/test-2comm.mp $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call light, ( $(call finding_score,cap-random-$*,,$(REPORT)/data-minmax) ) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, ( $(call finding_score,cap-random-$*,,$(REPORT)/data-minmax) ) > $@.tmp))
 
 # the residual test: the code's trace (C - |F| > 0) against ff-trace's on the
 # study's splits, and on 16-node bipartite graphs at the code's default
 # density 0.35, where dar-reference.md measured the code's flows short
 $(REPORT)/sizes/bip35-16.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call light, gen-graphs --family bipartite --density 0.35 --nodes 16 --count $(CUTSHARE_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, gen-graphs --family bipartite --density 0.35 --nodes 16 --count $(CUTSHARE_COUNT) --seed 104 | ff-trace -q > $@.tmp))
 RESIDUAL_SETS := $(DATA)/train.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(REPORT)/sizes/bip35-16.mp
 $(REPORT)/residual.tsv: $(RESIDUAL_SETS) pipelines/code-residual.py
 	@mkdir -p $(@D)
-	$(call heavy, $(REPORT_PY) pipelines/code-residual.py $(RESIDUAL_SETS) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call heavy, $(REPORT_PY) pipelines/code-residual.py $(RESIDUAL_SETS) > $@.tmp))
 
 # ---- accuracy against test-graph size -------------------------------------------------
 # Test graphs of every size with the Table 1 test sets' seeds (at TEST_NODES
@@ -170,10 +170,10 @@ $(REPORT)/residual.tsv: $(RESIDUAL_SETS) pipelines/code-residual.py
 # PGN-max of the study and the dual with the cut leak, one heavy recipe per model.
 $(REPORT)/sizes/2comm-%.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call light, gen-graphs --family two-community --nodes $* --count $(SIZE_COUNT) --seed 103 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, gen-graphs --family two-community --nodes $* --count $(SIZE_COUNT) --seed 103 | ff-trace -q > $@.tmp))
 $(REPORT)/sizes/bip-%.mp: $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call light, gen-graphs --family $(OOF_FAMILY) --nodes $* --count $(SIZE_COUNT) --seed 104 | ff-trace -q > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, gen-graphs --family $(OOF_FAMILY) --nodes $* --count $(SIZE_COUNT) --seed 104 | ff-trace -q > $@.tmp))
 SIZE_DATA := $(foreach f,2comm bip,$(foreach n,$(REPORT_SIZES),$(REPORT)/sizes/$(f)-$(n).mp))
 SIZE_RUNS := $(foreach c,dual-pgn-max primal-pgn-max leak-dual-pgn-max,$(foreach s,$(SIZE_SEEDS),$(c)-s$(s)))
 size_model = $(if $(filter leak-%,$(1)),$(REPORT)/models/$(1).mp,$(OUT)/models/$(1).mp)
@@ -181,7 +181,7 @@ size_label = $(call label_of,$(patsubst leak-%,%,$(1)))$(if $(filter leak-%,$(1)
 size_scores = $(foreach f,2comm bip,$(foreach n,$(REPORT_SIZES),dar-step --no-cache --model $(call size_model,$(1)) < $(REPORT)/sizes/$(f)-$(n).mp \
   | metrics -l "model=$(call size_label,$(1))" -l seed=$(call seed_of,$(patsubst leak-%,%,$(1))) -l family=$(call family_name,$(f)) -l nodes=$(n) >> $@.tmp && ))
 $(REPORT)/sizes/run-%.mp: $$(call size_model,$$*) $(SIZE_DATA)
-	$(call heavy, rm -f $@.tmp && $(call size_scores,$*) true) && mv $@.tmp $@
+	$(call publish, $(call heavy, rm -f $@.tmp && $(call size_scores,$*) true))
 $(REPORT)/sizes.tsv: $(SIZE_RUNS:%=$(REPORT)/sizes/run-%.mp)
 	cat $^ | metrics --table tsv --rows model,family,nodes --cols name --quantity mae_flow,cut_accuracy > $@.tmp && mv $@.tmp $@
 
@@ -189,7 +189,7 @@ $(REPORT)/sizes.tsv: $(SIZE_RUNS:%=$(REPORT)/sizes/run-%.mp)
 CUTSHARE_FAMILIES := two-community:max-of-two bipartite:max-of-two two-community:uniform-minmax
 $(REPORT)/cutshare.tsv: pipelines/cutshare.sh $(TOOLS_BUILT)
 	@mkdir -p $(@D)
-	$(call light, bash pipelines/cutshare.sh $(CUTSHARE_COUNT) "$(REPORT_SIZES)" $(CUTSHARE_FAMILIES) > $@.tmp) && mv $@.tmp $@
+	$(call publish, $(call light, bash pipelines/cutshare.sh $(CUTSHARE_COUNT) "$(REPORT_SIZES)" $(CUTSHARE_FAMILIES) > $@.tmp))
 
 # ---- figures ---------------------------------------------------------------------------
 $(REPORT)/fig-size.png: $(REPORT)/sizes.tsv pipelines/report-figures.py
