@@ -118,6 +118,7 @@ C='"cap":{"dtype":"<f4","shape":[2],"data":[0.5,0.5]}'
         "wrong-dtype|{$G,\"s\":0,\"t\":2,\"src\":{\"dtype\":\"<f4\",\"shape\":[2],\"data\":[0,1]},\"dst\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[1,2]},$C}|'src' has dtype <f4, expected <i4"
         "self-loop|{$G,\"s\":0,\"t\":2,\"src\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[0,1]},\"dst\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[1,1]},$C}|edge 1 is a self-loop on node 1"
         "duplicate|{$G,\"s\":0,\"t\":2,\"src\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[0,1]},\"dst\":{\"dtype\":\"<i4\",\"shape\":[2],\"data\":[1,0]},$C}|nodes 0 and 1 are joined by more than one edge"
+        "vanished-cap|{$G,\"s\":0,\"t\":2,$E,\"cap\":{\"dtype\":\"<f4\",\"shape\":[2],\"data\":[1e30,5]}}|'cap' entry 1 is 5, under 2^-41 of the largest (1e+30)"
         "missing-s|{$G,\"t\":2,$E,$C}|missing key 's'"
         "missing-cap|{$G,\"s\":0,\"t\":2,$E}|missing key 'cap'"
         "wrong-kind|{\"kind\":\"model\",\"n\":3,\"m\":2,\"s\":0,\"t\":2,$E,$C}|'kind' is 'model', expected 'graph'"

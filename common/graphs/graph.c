@@ -320,3 +320,11 @@ double graph_capacity_units(const struct graph *g, int64_t *k)
         k[e] = llround(g->cap[e] * units);
     return units;
 }
+
+int graph_capacity_vanished(const struct graph *g, const int64_t *k)
+{
+    for (int e = 0; e < g->m; e++)
+        if (g->cap[e] > 0 && k[e] == 0)
+            return e;
+    return -1;
+}
