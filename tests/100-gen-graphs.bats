@@ -273,3 +273,20 @@ print(len(recs))'
     # --sides sets the node count
     gen-graphs --instance matching --family bipartite-sides --sides 2,5 --count 1 | mpcat | jq -e '.n == 7'
 }
+
+@test "--instance matching --family bipartite: the paper's graphs without s and t, the same A-B edges, sides A then B" {
+    gen-graphs --family bipartite --nodes 20 --count 12 --seed 104 > "$T/flow.mp"
+    gen-graphs --instance matching --family bipartite --nodes 20 --count 12 --seed 104 > "$T/match.mp"
+    py_stream "$T/match.mp" "
+flow = list(msgpack.Unpacker(open('$T/flow.mp', 'rb'), object_hook=msgpack_numpy.decode, raw=False))
+for f, r in zip(flow, recs):
+    n = f['n']
+    assert r['n'] == n - 2 and r['family'] == 'bipartite' and 's' not in r and 't' not in r and 'cap' not in r
+    inner = [(u - 1, v - 1) for u, v in zip(f['src'].tolist(), f['dst'].tolist()) if u != 0 and v != n - 1]
+    assert inner == list(zip(r['src'].tolist(), r['dst'].tolist()))
+    assert r['side'].tolist() == [0] * ((n - 2) // 2) + [1] * (n - 2 - (n - 2) // 2)
+    assert all(r['side'][u] == 0 and r['side'][v] == 1 for u, v in inner)
+print(len(recs))" | grep -qx 12
+    # matching reads them as instances
+    ff-trace --algorithm matching -q < "$T/match.mp" | mpcat | jq -e '.size >= 1' > /dev/null
+}

@@ -114,21 +114,70 @@ ORACLE="$ROOT/tests/tools/algos_oracle.py"
     cmp "$T/a.json" "$T/b.json"
 }
 
-@test "vertex cover: the ILP's optimum equals a brute force (<= 16 nodes) and the bipartite min cut, on 350 graphs" {
+@test "vertex cover: the ILP's optimum equals a brute force over every subset on 350 graphs of 6 to 20 nodes, and the bipartite min cut on 105" {
+    # every family, uniform and unit weights (ties), sparse and dense, up to
+    # 20 nodes: vc_brute (tests/tools/vc_brute.c) tries all 2^n subsets
     {
         for fam in barabasi-albert star lobster erdos-renyi bipartite-sides; do
-            for n in 6 10 13 16; do
-                gen-graphs --instance vertex-cover --family $fam --nodes $n --count 16 --seed 1$n
+            for n in 6 11 16 18 20; do
+                gen-graphs --instance vertex-cover --family $fam --nodes $n --count 12 --seed 1$n
             done
         done
-        for n in 24 48 96; do
-            gen-graphs --instance vertex-cover --family bipartite-sides --nodes $n --p 0.05:0.5 --count 10 --seed 3
-        done
-    } > "$T/g.mp"
-    "$ALGO" --algorithm vertex-cover --exact --time-limit 60 < "$T/g.mp" > "$T/t.mp"
-    run "$PY" "$ORACLE" vertex-cover "$T/t.mp" 350
+        gen-graphs --instance vertex-cover --family erdos-renyi --nodes 20 --p 0.1:0.9 --count 20 --seed 4 --node-weights unit
+        gen-graphs --instance vertex-cover --family erdos-renyi --nodes 19 --p 0.05:0.25 --count 15 --seed 5
+        gen-graphs --instance vertex-cover --family bipartite-sides --sides 5,15 --p 0.1:0.5 --count 15 --seed 6 --node-weights unit
+    } > "$T/small.mp"
+    for n in 24 48 96; do
+        gen-graphs --instance vertex-cover --family bipartite-sides --nodes $n --p 0.05:0.5 --count 10 --seed 3
+    done > "$T/large.mp"
+    "$ALGO" --algorithm vertex-cover --exact --time-limit 60 < "$T/small.mp" | "$DAR_TOOLS/vc_brute" > "$T/t.mp"
+    "$ALGO" --algorithm vertex-cover --exact --time-limit 60 < "$T/large.mp" >> "$T/t.mp"
+    run "$PY" "$ORACLE" vertex-cover "$T/t.mp" 380
     assert_success
     echo "$output" >&3
+    [[ "$output" == *"vc_brute's on 350 of up to 20 nodes, min cut on 105)" ]] || fail "$output"
+}
+
+@test "vertex cover: on graphs with sides, ff-trace's max flow on s->A->B->t is the ILP's optimum (60 graphs)" {
+    # the network of the issue: s->a with w_a, a->b unbounded, b->t with w_b;
+    # ff-trace itself cuts it, the ILP (GLPK) is the independent side
+    for sides in 4,8 10,10 20,30; do
+        gen-graphs --instance vertex-cover --family bipartite-sides --sides $sides --p 0.05:0.6 --count 20 --seed 8
+    done | "$ALGO" --algorithm vertex-cover --exact --no-hints --time-limit 60 > "$T/x.mp"
+    py_stream "$T/x.mp" "
+out = sys.stdout.buffer
+for r in recs:
+    n, side, w = r['n'], r['side'], r['node_w']
+    unbounded = float(w.sum()) + 1   # more than any cut through s or t
+    arcs = [(n, v, w[v]) if side[v] == 0 else (v, n + 1, w[v]) for v in range(n)]
+    arcs += [(u, v, unbounded) if side[u] == 0 else (v, u, unbounded) for u, v in zip(r['src'].tolist(), r['dst'].tolist())]
+    src, dst, cap = zip(*arcs)
+    out.write(msgpack.packb({'kind': 'graph', 'id': r['id'], 'n': n + 2, 'm': len(arcs), 'directed': True,
+                             's': n, 't': n + 1, 'src': np.array(src, np.int32), 'dst': np.array(dst, np.int32),
+                             'cap': np.array(cap, np.float32)}, default=msgpack_numpy.encode))" > "$T/net.mp"
+    ff-trace --no-hints < "$T/net.mp" > "$T/flow.mp"
+    py_stream "$T/flow.mp" "
+ilp = list(msgpack.Unpacker(open('$T/x.mp', 'rb'), object_hook=msgpack_numpy.decode, raw=False))
+assert len(recs) == len(ilp) == 60
+for f, r in zip(recs, ilp):
+    assert r['opt_status'] == 'optimal'
+    assert abs(f['maxflow'] - r['opt_weight']) <= 1e-6 * max(1, r['opt_weight']), (r['id'], f['maxflow'], r['opt_weight'])
+    # cut[v] = 1 on t's side: A there and B on s's side are the cover
+    cover = [f['cut'][v] if r['side'][v] == 0 else 1 - f['cut'][v] for v in range(r['n'])]
+    assert all(cover[u] or cover[v] for u, v in zip(r['src'], r['dst']))
+    assert abs(float(np.dot(cover, r['node_w'].astype(np.float64))) - r['opt_weight']) <= 1e-6 * max(1, r['opt_weight'])
+print(len(recs))" | grep -qx 60
+}
+
+@test "vc_brute: a graph over its 22 nodes is one line and exit 65; it finds the lightest cover of a known graph" {
+    gen-graphs --instance vertex-cover --family star --nodes 23 --count 1 > "$T/big.mp"
+    run --separate-stderr "$DAR_TOOLS/vc_brute" < "$T/big.mp"
+    assert_failure 65
+    [[ "$stderr" == "vc_brute: record 0: 23 nodes, over the 22 a brute force tries" ]] || fail "$stderr"
+    # a path 0-1-2-3 weighted 2, 1, 3, 1: {1, 3} weighs 2, {0, 2} 5, {1, 2} 4
+    echo '{"n": 4, "m": 3, "src": {"dtype": "<i4", "shape": [3], "data": [0, 1, 2]}, "dst": {"dtype": "<i4", "shape": [3], "data": [1, 2, 3]}, "node_w": {"dtype": "<f4", "shape": [4], "data": [2, 1, 3, 1]}}' \
+        | mpcat --to-msgpack | "$DAR_TOOLS/vc_brute" | mpcat | jq -c '[.brute_cover.data, .brute_weight]' > "$T/path.json"
+    [ "$(cat "$T/path.json")" = '[[0,1,0,1],2]' ] || fail "$(cat "$T/path.json")"
 }
 
 @test "vertex cover: missing or negative node weights, hints over the bound: one line, exit 65" {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # make table-matching on the smoke profile: matching's tables end to end
 # (data, three trainings, match-fix, the random baseline and the exact
-# solver, metrics --table) with issue 24's claims decided with intervals
-# (pipelines/claims-matching.tsv), and a second run that trains nothing.
+# solver, metrics --table), the control set (the paper's bipartite graphs,
+# with study.mk's max-flow dual on them), issue 24's claims decided with
+# intervals (pipelines/claims-matching.tsv), and a second run that trains
+# nothing.
 load test_helper
 
 setup_file() {
@@ -24,10 +26,23 @@ table_matching() {
     done
     [ "$(printf '%s\n' "$output" | grep -c '^| model | match_f1 | match_ratio | cover_valid_before | cover_ratio | certified |$')" -eq 4 ]
     for row in "PGN-max (dual)" "PGN-max (primal)" "PGN-max (no-algo)" "Random"; do
-        [ "$(printf '%s\n' "$output" | grep -c "^| $row | [0-9.]* (1) |")" -eq 4 ] || fail "$row"
+        [ "$(printf '%s\n' "$output" | grep -c "^| $row | [0-9.]* (1) |")" -eq 5 ] || fail "$row"
     done
     # the exact solver is 1, 1, 100 %, 1, 100 % by construction
     [ "$(printf '%s\n' "$output" | grep -c '^| Exact (the trace) | 1.000 (1) | 1.000 (1) | 100.0% (1) | 1.000 (1) | 100.0% (1) |$')" -eq 4 ]
+    # the control: the paper's bipartite graphs, the matching rows on them
+    # and the max-flow rows the control exists for, beside Table 1's cells
+    assert_line --partial "tested on the paper's undirected bipartite graphs, a control: Table 1's out-of-family set at its 64 nodes"
+    assert_line --partial "A control because on undirected graphs a max flow is no matching"
+    assert_line '| model | match_f1 | match_ratio | cover_valid_before | cover_ratio | certified | mae_flow | cut_accuracy |'
+    assert_line '| Exact (the trace) | 1.000 (1) | 1.000 (1) | 100.0% (1) | 1.000 (1) | 100.0% (1) | - | - |'
+    assert_line --regexp '^\| Max-flow PGN-max \(dual\) \| - \| - \| - \| - \| - \| [0-9.]+ \(1\) \(paper 0\.490 ± 0\.220\) \| [0-9.]+% \(1\) \(paper 100\.0% ± 0\.0\) \|$'
+    assert_line --regexp '^\| Max-flow random \| - \| - \| - \| - \| - \| [0-9.]+ \(1\) \(paper 1\.000 ± 0\.000\) \| [0-9.]+% \(1\) \(paper 50\.0% ± 0\.0\) \|$'
+    # both readings of the control are the same 4 graphs: 62 nodes as
+    # matching instances, the 64-node networks with s and t for the flow
+    [ "$(mpcat < "$MT_STUDY_OUT/matching/data/test-paper.mp" | jq -c '[.n, .m + .n]' | tr '\n' ' ')" = \
+      "$(mpcat < "$MT_STUDY_OUT/matching/data/flow-paper.mp" | jq -c '[.n - 2, .m]' | tr '\n' ' ')" ]
+    [ "$(mpcat < "$MT_STUDY_OUT/matching/data/flow-paper.mp" | jq -r .family | sort -u)" = bipartite ]
     # the primal and no-algo have no cover
     assert_line --regexp '^\| PGN-max \(primal\) \| [^|]* \| [^|]* \| - \| - \| - \|$'
     # the claims, decided by claims.py with a paired bootstrap: smoke lacks n32
@@ -41,12 +56,14 @@ table_matching() {
     assert_line --regexp '^- `mt-noalgo` "No-algo is worse than both".*: \*\*not measured at this profile\*\* \(n64: '
     # the units: each graph of each set and row, from the per-graph files
     [ "$(awk -F'\t' '$1 == "PGN-max (dual) sparse" && $2 == "match_ratio"' "$MT_STUDY_OUT/matching/table-matching.units.tsv" | wc -l)" -eq 4 ]
+    [ "$(awk -F'\t' '$1 == "Max-flow PGN-max (dual) paper" && $2 == "cut_accuracy"' "$MT_STUDY_OUT/matching/table-matching.units.tsv" | wc -l)" -eq 4 ]
 }
 
 @test "make table-matching (smoke): a second run trains nothing and prints the same bytes" {
     table_matching > "$BATS_TEST_TMPDIR/first.md"
     misses=$(grep -c '^miss dar-fit' "$MT_STUDY_CACHE/log")
-    [ "$misses" -eq 3 ]
+    # the three matching models and study.mk's max-flow dual (the control's)
+    [ "$misses" -eq 4 ]
     rm -rf "$MT_STUDY_OUT"
     table_matching > "$BATS_TEST_TMPDIR/second.md"
     cmp "$BATS_TEST_TMPDIR/first.md" "$BATS_TEST_TMPDIR/second.md"

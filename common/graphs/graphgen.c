@@ -62,8 +62,9 @@ static bool instance_check(const struct graphgen_options *o, enum family fam, ch
                  o->family, fam == FAM_BIPARTITE_SIDES ? " or matching ones" : "");
         return false;
     }
-    if (o->instance == INSTANCE_MATCHING && fam != FAM_BIPARTITE_SIDES) {
-        snprintf(err, errlen, "matching instances need sides: family 'bipartite-sides', not '%s'", o->family);
+    if (o->instance == INSTANCE_MATCHING && fam != FAM_BIPARTITE_SIDES && fam != FAM_BIPARTITE) {
+        snprintf(err, errlen, "matching instances need sides: family 'bipartite-sides' or 'bipartite', not '%s'",
+                 o->family);
         return false;
     }
     if (o->instance != INSTANCE_MAX_FLOW && o->directed) {
@@ -441,6 +442,26 @@ static void capacities(struct rng *r, struct graph *g, enum family fam, enum cap
     free(c);
 }
 
+/* The paper's bipartite graph as a matching instance: the same A-B edges,
+ * s (node 0) and t (node n-1) and their edges dropped, every other node one
+ * lower, A (nodes 1..a of the flow network) first.  The edges keep their
+ * order, so matching edge e is edge e + a of the max-flow record. */
+static void drop_source_and_sink(struct graph *g)
+{
+    int n = g->n, a_count = (n - 2) / 2, m = 0;
+    for (int e = 0; e < g->m; e++)
+        if (g->src[e] != 0 && g->dst[e] != n - 1) {
+            g->src[m] = g->src[e] - 1;
+            g->dst[m] = g->dst[e] - 1;
+            m++;
+        }
+    g->n = n - 2;
+    g->m = m;
+    g->side = xmalloc((size_t)g->n);
+    for (int v = 0; v < g->n; v++)
+        g->side[v] = v >= a_count;
+}
+
 /* The keys of an instance that is not a flow network (formats/graph.md):
  * shortest paths get s (uniform) and w ~ U[0,1) as CLRS draws them,
  * vertex cover node_w, matching and the vertex cover of bipartite-sides a
@@ -537,6 +558,8 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
                 e++;
             }
     free(adj);
+    if (o->instance == INSTANCE_MATCHING && fam == FAM_BIPARTITE)
+        drop_source_and_sink(g);
     if (o->instance != INSTANCE_MAX_FLOW) {
         finish_instance(o, fam, k, g, &weight, &endpoints);
         return true;

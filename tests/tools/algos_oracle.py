@@ -10,9 +10,11 @@ the tie rule of bellman_ford.h; matchings from networkx's Hopcroft-Karp and
 to_vertex_cover, and each search's reached set from a reachability of our
 own in the residual network of the matching before it; the vertex-cover
 trace from a Python implementation of the primal-dual rounds written from
-their definition, its optimum (algo_trace --exact) from a brute force over
-every subset (graphs of at most 16 nodes) and the bipartite min cut.  Prints one summary line; exits 1 with the
-first disagreement.
+their definition, its optimum (algo_trace --exact) from two brute forces over
+every subset, numpy's here (graphs of at most 16 nodes) and tests/tools/
+vc_brute.c's (brute_weight, every record of at most 20 nodes must carry it
+when the optimum is there), and from the bipartite min cut.  Prints one
+summary line; exits 1 with the first disagreement.
 """
 import sys
 import msgpack
@@ -260,7 +262,8 @@ def brute_force_cover(n, edges, w):
 
 
 def vertex_cover(records, minimum):
-    traced = brute = cut = ilp = 0
+    traced = brute = brute_c = cut = ilp = 0
+    largest = 0
     worst_ratio = 0.0
     for i, r in enumerate(records):
         n = r["n"]
@@ -316,6 +319,17 @@ def vertex_cover(records, minimum):
                 if abs(best - opt) > 1e-6 * max(1.0, best):
                     fail(i, f"the ILP's optimum {opt}, a brute force's {best}")
                 brute += 1
+            if "brute_weight" in r:
+                best = r["brute_weight"]
+                if abs(float(np.dot(r["brute_cover"], w)) - best) > 1e-12 or any(
+                        not (r["brute_cover"][u] or r["brute_cover"][v]) for u, v in edges):
+                    fail(i, "vc_brute's cover is invalid or not of its weight")
+                if abs(best - opt) > 1e-6 * max(1.0, best):
+                    fail(i, f"the ILP's optimum {opt}, vc_brute's {best}")
+                brute_c += 1
+                largest = max(largest, n)
+            elif n <= 20:
+                fail(i, f"{n} nodes and no brute_weight (pipe the graphs of at most 20 nodes through vc_brute)")
             if "cut_weight" in r:
                 if abs(r["cut_weight"] - opt) > 1e-6 * max(1.0, opt) or abs(
                         float(np.dot(r["cut_cover"], w)) - r["cut_weight"]) > 1e-12 or any(
@@ -326,7 +340,8 @@ def vertex_cover(records, minimum):
         fail(len(records), f"only {len(records)} graphs, expected at least {minimum}")
     print(f"vertex-cover: {len(records)} graphs: covers and packings equal the Python rounds', {traced} traces "
           f"frame by frame; every cover valid, packing feasible, w(C) <= 2/(1-eps) sum y (worst {worst_ratio:.3f}); "
-          f"ILP optimum checked on {ilp} (brute force on {brute}, min cut on {cut})")
+          f"ILP optimum checked on {ilp} (numpy's brute force on {brute}, vc_brute's on {brute_c} "
+          f"of up to {largest} nodes, min cut on {cut})")
 
 
 def main():
