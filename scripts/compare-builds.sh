@@ -3,7 +3,8 @@
 # tools of two builds (each a built checkout: its bin/ holds the tools) and
 # compare every output byte for byte.  For refactors that must not change
 # behaviour (issue 19's layout): the tables, figures' data, scores, models,
-# traced data and the report's claims must be the same files.
+# traced data and the report's claims must be the same files, and the
+# three other algorithms' tables (table-sp, table-matching, table-vc).
 #
 # What is not compared: logs/ and the *.progress files beside the targets
 # (the training curves' seconds column and the progress lines measure time) and the report's header and figures (wall
@@ -20,7 +21,7 @@
 set -euo pipefail
 base=$(cd "${1:?usage: compare-builds.sh BASE_REPO [NEW_REPO]}" && pwd)
 new=$(cd "${2:-$(dirname "$0")/..}" && pwd)
-targets=${COMPARE_TARGETS:-"tables fig-valid fig-corrective table3 table3-n2v-dual fig-valid-bvg fig-reconstruction"}
+targets=${COMPARE_TARGETS:-"tables fig-valid fig-corrective table3 table3-n2v-dual fig-valid-bvg fig-reconstruction table-sp table-matching table-vc"}
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 
