@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dar_twin import Net, argmax_low, teacher_list, BIG  # noqa: E402
+from dar_twin import Net, lay_out_arcs, argmax_low, teacher_list, BIG  # noqa: E402
 import entry_twin  # noqa: E402
 
 LOSS_KEYS = ("reached", "pi_hint", "match_hint", "cover_hint", "match", "cover")
@@ -91,17 +91,7 @@ class Batch:
             pos[b, :nb] = np.arange(nb, dtype=np.float32) / np.float32(nb)
             sd = np.asarray(g["side"], np.float64)
             side[b, :nb] = sd
-            if processor == "pgn":
-                adj[b, s, d] = True; adj[b, d, s] = True
-                adj[b, np.arange(nb), np.arange(nb)] = True
-                arcidx[b, s, d] = 2 * np.arange(mb)
-                arcidx[b, d, s] = 2 * np.arange(mb) + 1
-                arcidx[b, np.arange(nb), np.arange(nb)] = 2 * mb + np.arange(nb)
-            else:
-                adj[b, :nb, :nb] = True
-                arcidx[b, :nb, :nb] = np.arange(nb)[:, None] * nb + np.arange(nb)[None, :]
-            adj[b, np.arange(nb, N), np.arange(nb, N)] = True
-            arcidx[b, np.arange(nb, N), np.arange(nb, N)] = 0
+            lay_out_arcs(adj, arcidx, b, nb, N, s, d, processor)
             hr[b, 0, :nb] = 1 - sd
             hpi[b, 0, :nb] = np.arange(nb)
             hr[b, 1:Tb + 1, :nb] = np.asarray(g["hint_reached"]).reshape(Tb, nb)

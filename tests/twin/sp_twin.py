@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dar_twin import Net, argmax_low, teacher_list, BIG  # noqa: E402
+from dar_twin import Net, lay_out_arcs, argmax_low, teacher_list, BIG  # noqa: E402
 import entry_twin  # noqa: E402
 
 LOSS_KEYS = ("reached", "pi_hint", "d_hint", "pi", "d")
@@ -74,24 +74,14 @@ class Batch:
         hr = np.zeros((B, T, N)); hpi = np.zeros((B, T, N), np.int64); hd = np.zeros((B, T, N))
         pi = np.zeros((B, N), np.int64); d = np.zeros((B, N))
         for b, g in enumerate(graphs):
-            nb, mb, Tb = n[b], int(g["m"]), int(g["steps"])
+            nb, Tb = n[b], int(g["steps"])
             src = np.asarray(g["src"], np.int64); dst = np.asarray(g["dst"], np.int64)
             nmask[b, :nb] = True
             pos[b, :nb] = np.arange(nb, dtype=np.float32) / np.float32(nb)
             s1[b, int(g["s"])] = 1
             w = np.asarray(g["w"], np.float32)
             W[b, src, dst] = w; W[b, dst, src] = w
-            if processor == "pgn":
-                adj[b, src, dst] = True; adj[b, dst, src] = True
-                adj[b, np.arange(nb), np.arange(nb)] = True
-                arcidx[b, src, dst] = 2 * np.arange(mb)
-                arcidx[b, dst, src] = 2 * np.arange(mb) + 1
-                arcidx[b, np.arange(nb), np.arange(nb)] = 2 * mb + np.arange(nb)
-            else:
-                adj[b, :nb, :nb] = True
-                arcidx[b, :nb, :nb] = np.arange(nb)[:, None] * nb + np.arange(nb)[None, :]
-            adj[b, np.arange(nb, N), np.arange(nb, N)] = True
-            arcidx[b, np.arange(nb, N), np.arange(nb, N)] = 0
+            lay_out_arcs(adj, arcidx, b, nb, N, src, dst, processor)
             hr[b, :Tb, :nb] = np.asarray(g["hint_reached"]).reshape(Tb, nb)
             hpi[b, :Tb, :nb] = np.asarray(g["hint_pi"], np.int64).reshape(Tb, nb)
             # the model reads the f64 potentials as f32

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dar_twin import Net, BIG, teacher_list  # noqa: E402
+from dar_twin import Net, lay_out_arcs, BIG, teacher_list  # noqa: E402
 import entry_twin  # noqa: E402
 
 LOSS_KEYS = ("residual", "in_cover", "delta", "cover", "packing", "opt")
@@ -88,17 +88,7 @@ class Batch:
             nmask[b, :nb] = True; emask[b, :mb] = True
             src[b, :mb] = s; dst[b, :mb] = d
             w[b, :nb] = np.asarray(g["node_w"], np.float32)
-            if processor == "pgn":
-                adj[b, s, d] = True; adj[b, d, s] = True
-                adj[b, np.arange(nb), np.arange(nb)] = True
-                arcidx[b, s, d] = 2 * np.arange(mb)
-                arcidx[b, d, s] = 2 * np.arange(mb) + 1
-                arcidx[b, np.arange(nb), np.arange(nb)] = 2 * mb + np.arange(nb)
-            else:
-                adj[b, :nb, :nb] = True
-                arcidx[b, :nb, :nb] = np.arange(nb)[:, None] * nb + np.arange(nb)[None, :]
-            adj[b, np.arange(nb, N), np.arange(nb, N)] = True
-            arcidx[b, np.arange(nb, N), np.arange(nb, N)] = 0
+            lay_out_arcs(adj, arcidx, b, nb, N, s, d, processor)
             hr[b, :Tb, :nb] = f32(g["hint_residual"]).reshape(Tb, nb)
             hc[b, :Tb, :nb] = np.asarray(g["hint_in_cover"]).reshape(Tb, nb)
             hl[b, :Tb, :mb] = np.asarray(g["hint_live"]).reshape(Tb, mb)
