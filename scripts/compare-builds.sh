@@ -3,12 +3,17 @@
 # tools of two builds (each a built checkout: its bin/ holds the tools) and
 # compare every output byte for byte.  For refactors that must not change
 # behaviour (issue 19's layout): the tables, figures' data, scores, models,
-# traced data and the report's claims must be the same files.
+# traced data and the report's claims must be the same files, and the
+# three other algorithms' tables (table-sp, table-matching, table-vc).
 #
-# What is not compared: logs/ and the *.progress files beside the targets
-# (the training curves' seconds column and the progress lines measure time) and the report's header and figures (wall
-# time, commit, the date).  Everything else under out/ must match; a missing
-# or extra file is a difference too.  Exit 0 when identical, 1 otherwise.
+# What is not compared: logs/ (out/logs/ and the algorithms' own, e.g.
+# out/matching/logs/) and the *.progress files beside the targets (the
+# training curves' seconds column and the progress lines measure time) and
+# the report's header and figures (wall time, commit, the date).  The printed
+# tables are compared as lines in any order (make -j2 may finish two tables
+# in either order; each table's file is compared byte for byte).  Everything
+# else under out/ must match; a missing or extra file is a difference too.
+# Exit 0 when identical, 1 otherwise.
 #
 # COMPARE_IGNORE_KEYS="k1 k2": a record stream that differs is compared
 # again record by record with those top-level keys left out (a change that
@@ -20,7 +25,7 @@
 set -euo pipefail
 base=$(cd "${1:?usage: compare-builds.sh BASE_REPO [NEW_REPO]}" && pwd)
 new=$(cd "${2:-$(dirname "$0")/..}" && pwd)
-targets=${COMPARE_TARGETS:-"tables fig-valid fig-corrective table3 table3-n2v-dual fig-valid-bvg fig-reconstruction"}
+targets=${COMPARE_TARGETS:-"tables fig-valid fig-corrective table3 table3-n2v-dual fig-valid-bvg fig-reconstruction table-sp table-matching table-vc"}
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 
@@ -35,11 +40,11 @@ done
 
 status=0
 # the figures' targets print their paths, which name each side's own OUT
-sed "s#$w/base/#OUT/#g" "$w/base.stdout" > "$w/base.printed"
-sed "s#$w/new/#OUT/#g" "$w/new.stdout" > "$w/new.printed"
+sed "s#$w/base/#OUT/#g" "$w/base.stdout" | LC_ALL=C sort > "$w/base.printed"
+sed "s#$w/new/#OUT/#g" "$w/new.stdout" | LC_ALL=C sort > "$w/new.printed"
 cmp -s "$w/base.printed" "$w/new.printed" || { echo "differ: the printed tables"; status=1; }
-(cd "$w/base" && find . -type f ! -path './logs/*' ! -name '*.progress' | sort) > "$w/base.files"
-(cd "$w/new" && find . -type f ! -path './logs/*' ! -name '*.progress' | sort) > "$w/new.files"
+(cd "$w/base" && find . -type f ! -path '*/logs/*' ! -name '*.progress' | sort) > "$w/base.files"
+(cd "$w/new" && find . -type f ! -path '*/logs/*' ! -name '*.progress' | sort) > "$w/new.files"
 if ! diff -q "$w/base.files" "$w/new.files" > /dev/null; then
     echo "differ: the set of files"; diff "$w/base.files" "$w/new.files" | sed 's/^/  /'; status=1
 fi

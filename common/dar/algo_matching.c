@@ -11,6 +11,7 @@
  * accuracy against that one cover.  Every step is a search, so the phase
  * flags are all 1 and are not stored in the record. */
 #include "algo_matching.h"
+#include "algo_record.h"
 #include "die.h"
 #include "graph.h"
 #include "matching.h"
@@ -70,41 +71,10 @@ static const float *edge_input(const struct dar_graph *dg, int p) { return NULL;
 
 /* ---- the record as the model reads it ------------------------------------------- */
 
-static void need_key(const struct record *rec, const char *key, bool needed, const char *why)
-{
-    if (needed && !record_has(rec, key))
-        record_die(rec, "missing key '%s' (%s; run ff-trace --algorithm " ALGORITHM " first)", key, why);
-}
-
-static void check_flags(const struct record *rec, const char *key, const uint8_t *v, int64_t count)
-{
-    for (int64_t i = 0; i < count; i++)
-        if (v[i] > 1)
-            record_die(rec, "'%s' entry %lld is %d, expected 0 or 1", key, (long long)i, v[i]);
-}
-
-static void check_pointers(const struct record *rec, const char *key, const int32_t *v, int64_t count, int n)
-{
-    for (int64_t i = 0; i < count; i++)
-        if (v[i] < 0 || v[i] >= n)
-            record_die(rec, "'%s' entry %lld is %d, outside 0..%d", key, (long long)i, v[i], n - 1);
-}
-
-/* The instance: a side per node, every edge between A and B; a record
- * carrying another entry's trace is refused. */
+/* The instance: a side per node, every edge between A and B. */
 static void read_instance(struct graph *g, const struct record *rec)
 {
-    for (int i = 0; i < dar_algorithm_count; i++) {
-        const struct dar_algorithm *alg = dar_algorithms[i];
-        if (alg == &dar_algorithm_matching)
-            continue;
-        bool all = alg->ntrace_keys > 0;
-        for (int k = 0; k < alg->ntrace_keys && all; k++)
-            all = record_has(rec, alg->trace_keys[k]);
-        if (all)
-            record_die(rec, "carries the trace of %s, not of " ALGORITHM, alg->name);
-    }
-    graph_read_instance(g, rec, GRAPH_NEEDS_MATCHING, ALGORITHM);
+    algo_read_instance(&dar_algorithm_matching, g, rec);
 }
 
 /* The most searches a graph takes: min(|A|, |B|) + 1. */
@@ -145,22 +115,20 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
     read_instance(&dg->g, rec);
     int64_t n = dg->g.n, m = dg->g.m;
 
-    need_key(rec, "steps", need & DAR_NEED_PHASES, "the model runs the trace's number of searches");
+    algo_need_key(&dar_algorithm_matching, rec, "steps", need & DAR_NEED_PHASES, "the model runs the trace's number of searches");
     if (record_has(rec, "steps")) {
         int64_t T = record_int(rec, "steps"), most = most_searches(&dg->g);
         if (T < 1 || T > most)
             record_die(rec, "'steps' is %lld, expected 1..min(|A|, |B|) + 1 = %lld", (long long)T, (long long)most);
-        dg->steps = (int)T + 1;
-        dg->phase = xmalloc((size_t)T + 1);
-        memset(dg->phase, 1, (size_t)T + 1);
+        algo_all_rounds(dg, (int)T + 1);
     }
     int64_t T = dg->steps - 1;
 
     const char *hint_why = "training scores the trace's hints";
     bool need_hints = need & DAR_NEED_HINTS;
-    need_key(rec, "hint_reached", need_hints, hint_why);
-    need_key(rec, "hint_pi", need_hints, hint_why);
-    need_key(rec, "hint_match", need_hints, hint_why);
+    algo_need_key(&dar_algorithm_matching, rec, "hint_reached", need_hints, hint_why);
+    algo_need_key(&dar_algorithm_matching, rec, "hint_pi", need_hints, hint_why);
+    algo_need_key(&dar_algorithm_matching, rec, "hint_match", need_hints, hint_why);
     if (need_hints || record_has(rec, "hint_reached") || record_has(rec, "hint_pi") ||
         record_has(rec, "hint_match")) {
         if (!dg->steps)
@@ -170,15 +138,15 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
         first_frame(&dg->g, reached0, pi0, matched0);
         struct tensor t;
         record_tensor(rec, "hint_reached", DT_U8, 2, (int64_t[]){T, n}, &t);
-        check_flags(rec, "hint_reached", t.data, T * n);
+        algo_check_flags(rec, "hint_reached", t.data, T * n);
         dg->probe[MATCH_REACHED] = with_first_frame(t.data, T, n, 1, reached0);
         tensor_free(&t);
         record_tensor(rec, "hint_pi", DT_I32, 2, (int64_t[]){T, n}, &t);
-        check_pointers(rec, "hint_pi", t.data, T * n, (int)n);
+        algo_check_pointers(rec, "hint_pi", t.data, T * n, (int)n);
         dg->probe[MATCH_PI] = with_first_frame(t.data, T, n, sizeof(int32_t), pi0);
         tensor_free(&t);
         record_tensor(rec, "hint_match", DT_U8, 2, (int64_t[]){T, m}, &t);
-        check_flags(rec, "hint_match", t.data, T * m);
+        algo_check_flags(rec, "hint_match", t.data, T * m);
         dg->probe[MATCH_MATCHED] = with_first_frame(t.data, T, m, 1, matched0);
         tensor_free(&t);
         free(reached0);
@@ -187,15 +155,15 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
     }
 
     const char *solution_why = "training scores the matching and the cover";
-    need_key(rec, "match", need & DAR_NEED_SOLUTION, solution_why);
-    need_key(rec, "cover", need & DAR_NEED_SOLUTION, solution_why);
+    algo_need_key(&dar_algorithm_matching, rec, "match", need & DAR_NEED_SOLUTION, solution_why);
+    algo_need_key(&dar_algorithm_matching, rec, "cover", need & DAR_NEED_SOLUTION, solution_why);
     if (record_has(rec, "match")) {
         dg->probe[MATCH_MATCH_OUT] = record_vector(rec, "match", DT_U8, m);
-        check_flags(rec, "match", dg->probe[MATCH_MATCH_OUT], m);
+        algo_check_flags(rec, "match", dg->probe[MATCH_MATCH_OUT], m);
     }
     if (record_has(rec, "cover")) {
         dg->probe[MATCH_COVER_OUT] = record_vector(rec, "cover", DT_U8, n);
-        check_flags(rec, "cover", dg->probe[MATCH_COVER_OUT], n);
+        algo_check_flags(rec, "cover", dg->probe[MATCH_COVER_OUT], n);
     }
 }
 
@@ -237,13 +205,30 @@ static void searches(struct dar_graph *dg)
     char err[256];
     if (!matching_trace(&mt, g->n, g->m, g->src, g->dst, g->side, false, 0, err, sizeof err))
         die_record_in(dg->source, dg->record, "%s", err);
-    dg->steps = mt.steps + 1;
-    dg->phase = xmalloc((size_t)dg->steps);
-    memset(dg->phase, 1, (size_t)dg->steps);
+    algo_all_rounds(dg, mt.steps + 1);
     matching_free(&mt);
 }
 
 static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+/* The decoded logits as probabilities. */
+static void probabilities(struct dar_prediction *p, const struct dar_graph *dg, bool dual)
+{
+    float *match = p->probe[MATCH_MATCH_OUT], *cover = p->probe[MATCH_COVER_OUT];
+    for (int64_t e = 0; e < dg->g.m; e++)
+        match[e] = sigmoid(match[e]);
+    for (int64_t v = 0; dual && v < dg->g.n; v++)
+        cover[v] = sigmoid(cover[v]);
+}
+
+static const struct algo_prediction predictions[] = {
+    {"pred_match", MATCH_MATCH_OUT, DT_F32, false, false},
+    {"pred_cover", MATCH_COVER_OUT, DT_F32, false, true},
+    {"pred_hint_reached", MATCH_REACHED, DT_U8, true, false},
+    {"pred_hint_pi", MATCH_PI, DT_I32, true, false},
+    {"pred_hint_match", MATCH_MATCHED, DT_U8, true, false},
+    {"pred_hint_cover", MATCH_COVER, DT_U8, true, true},
+};
 
 /* The predictions: pred_match, P(edge matched), and for the dual
  * pred_cover, P(node in the cover), for the repair (match-fix); with hints
@@ -252,55 +237,8 @@ static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
                     bool hints, bool embed, int embed_step)
 {
-    if (embed)
-        die(EX_USAGE, "--embed: the " ALGORITHM " model has no node embeddings to give (max-flow's have)");
-    const char *keys[6];
-    int nkeys = 0;
-    bool dual = model->config.variant == DAR_DUAL;
-    struct dar_graph dg;
-    read_graph(&dg, rec, 0);
-    if (!dg.phase)
-        searches(&dg);
-    int64_t n = dg.g.n, m = dg.g.m, T = dg.steps;
-    struct dar_prediction p = {0};
-    p.probe[MATCH_MATCH_OUT] = xcalloc((size_t)m + 1, sizeof(float));
-    keys[nkeys++] = "pred_match";
-    if (dual) {
-        p.probe[MATCH_COVER_OUT] = xcalloc((size_t)n + 1, sizeof(float));
-        keys[nkeys++] = "pred_cover";
-    }
-    if (hints && model->config.variant != DAR_NO_ALGO) {
-        p.probe[MATCH_REACHED] = xcalloc((size_t)(T * n) + 1, 1);
-        p.probe[MATCH_PI] = xcalloc((size_t)(T * n) + 1, sizeof(int32_t));
-        p.probe[MATCH_MATCHED] = xcalloc((size_t)(T * m) + 1, 1);
-        keys[nkeys++] = "pred_hint_reached";
-        keys[nkeys++] = "pred_hint_pi";
-        keys[nkeys++] = "pred_hint_match";
-        if (dual) {
-            p.probe[MATCH_COVER] = xcalloc((size_t)(T * n) + 1, 1);
-            keys[nkeys++] = "pred_hint_cover";
-        }
-    }
-    struct dar_graph *batch[1] = {&dg};
-    dar_predict(model, ws, batch, 1, DAR_EMBED_LAST, &p);
-
-    float *match = p.probe[MATCH_MATCH_OUT], *cover = p.probe[MATCH_COVER_OUT];
-    for (int64_t e = 0; e < m; e++)
-        match[e] = sigmoid(match[e]);
-    for (int64_t v = 0; dual && v < n; v++)
-        cover[v] = sigmoid(cover[v]);
-    writer_begin_enriched(w, rec, keys, nkeys);
-    mp_key(w, "pred_match"); mp_vector(w, DT_F32, m, match);
-    if (dual) { mp_key(w, "pred_cover"); mp_vector(w, DT_F32, n, cover); }
-    if (p.probe[MATCH_REACHED]) {
-        mp_key(w, "pred_hint_reached"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.probe[MATCH_REACHED]);
-        mp_key(w, "pred_hint_pi");      mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, p.probe[MATCH_PI]);
-        mp_key(w, "pred_hint_match");   mp_tensor(w, DT_U8, 2, (int64_t[]){T, m}, p.probe[MATCH_MATCHED]);
-        if (dual) { mp_key(w, "pred_hint_cover"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.probe[MATCH_COVER]); }
-    }
-    for (int q = 0; q < MATCH_PROBES; q++)
-        free(p.probe[q]);
-    dar_graph_free(&dg);
+    algo_predict(&dar_algorithm_matching, w, rec, model, ws, hints, embed, predictions, 6, searches,
+                 probabilities);
 }
 
 /* The random baseline: a score U(0,1) per edge and per node, which the
@@ -329,36 +267,29 @@ static void random_baseline(struct writer *w, const struct record *rec, uint64_t
 
 /* 1 − the F1 score of the predicted matching (logit > 0) against the
  * trace's, pooled over the edges of all graphs. */
+struct f1 {
+    int64_t tp, fp, fn;
+};
+
+static void score_matching(const struct dar_graph *g, const void *pred, void *ctx)
+{
+    struct f1 *f = ctx;
+    const uint8_t *truth = g->probe[MATCH_MATCH_OUT];
+    const float *logit = pred;
+    for (int e = 0; e < g->g.m; e++) {
+        bool guess = logit[e] > 0.0f;
+        f->tp += guess && truth[e];
+        f->fp += guess && !truth[e];
+        f->fn += !guess && truth[e];
+    }
+}
+
 static double validation_score(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
                                int count, double *kappa)
 {
-    enum { EVAL_BATCH = 32 };
-    int64_t tp = 0, fp = 0, fn = 0;
-    for (int first = 0; first < count; first += EVAL_BATCH) {
-        int B = count - first < EVAL_BATCH ? count - first : EVAL_BATCH;
-        struct dar_graph *batch[EVAL_BATCH];
-        struct dar_prediction pred[EVAL_BATCH];
-        memset(pred, 0, sizeof pred);
-        for (int b = 0; b < B; b++) {
-            batch[b] = &graphs[first + b];
-            pred[b].probe[MATCH_MATCH_OUT] = xmalloc(sizeof(float) * (size_t)(batch[b]->g.m + 1));
-        }
-        dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
-        if (kappa)
-            *kappa += 1 + dar_batch_steps(batch, B);
-        for (int b = 0; b < B; b++) {
-            const uint8_t *truth = batch[b]->probe[MATCH_MATCH_OUT];
-            const float *logit = pred[b].probe[MATCH_MATCH_OUT];
-            for (int e = 0; e < batch[b]->g.m; e++) {
-                bool guess = logit[e] > 0.0f;
-                tp += guess && truth[e];
-                fp += guess && !truth[e];
-                fn += !guess && truth[e];
-            }
-            free(pred[b].probe[MATCH_MATCH_OUT]);
-        }
-    }
-    return tp ? 1.0 - 2.0 * (double)tp / (double)(2 * tp + fp + fn) : (fp + fn ? 1.0 : 0.0);
+    struct f1 f = {0};
+    algo_predict_batches(model, ws, graphs, count, MATCH_MATCH_OUT, true, 1, kappa, score_matching, &f);
+    return f.tp ? 1.0 - 2.0 * (double)f.tp / (double)(2 * f.tp + f.fp + f.fn) : (f.fp + f.fn ? 1.0 : 0.0);
 }
 
 const struct dar_algorithm dar_algorithm_matching = {

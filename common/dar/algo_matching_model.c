@@ -134,126 +134,101 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
 
 /* ---- the searches ---------------------------------------------------------------- */
 
-/* The graphs at step i (frame i to frame i + 1) and the run on them. */
-struct step {
-    int i;
-    bool teacher_forced;        /* the hint inputs are the trace's frame i */
-    int running;
-    int *list;                  /* [B] batch indices of the graphs running */
-    struct dar_run *run;
-};
-
-static void step_run(struct mt *f, struct step *s)
+/* Step i's inputs: the last predictions, or the trace's frame i under
+ * teacher forcing. */
+static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, struct dar_inputs *in, void *ctx)
 {
-    struct dar_group *c = f->c;
-    int i = s->i;
-    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
-    s->running = 0;
-    for (int b = 0; b < c->B; b++)
-        if (i + 1 < c->gd[b].T)
-            s->list[s->running++] = b;
-    s->run = dar_run_new(c, &c->model->nets[0], s->list, s->running);
-    for (int k = 0; k < s->running; k++) {
-        int b = s->list[k];
-        const struct dar_graph *dg = c->gd[b].dg;
-        const struct graph_state *st = &f->st[b];
-        bool forced = s->teacher_forced && dg->probe[MATCH_PI];
-        struct dar_inputs in = {0};
-        constant_inputs(st, &in);
-        in.probe[MATCH_REACHED] = forced ? frame(dg, MATCH_REACHED, i, 1) : st->reached;
-        in.probe[MATCH_PI] = forced ? frame(dg, MATCH_PI, i, sizeof(int32_t)) : st->pi;
-        in.probe[MATCH_MATCHED] = forced ? frame(dg, MATCH_MATCHED, i, 1) : st->matched;
-        if (f->dual)
-            in.probe[MATCH_COVER] = st->has_cover ? st->cover : NULL;
-        dar_run_set_inputs(c, s->run, k, &in);
-    }
-    dar_run_forward(c, s->run, dar_carry_hprev(c, s->run));
+    const struct mt *f = ctx;
+    int b = s->list[k], i = s->i;
+    const struct dar_graph *dg = c->gd[b].dg;
+    const struct graph_state *st = &f->st[b];
+    bool forced = s->teacher_forced && dg->probe[MATCH_PI];
+    constant_inputs(st, in);
+    in->probe[MATCH_REACHED] = forced ? frame(dg, MATCH_REACHED, i, 1) : st->reached;
+    in->probe[MATCH_PI] = forced ? frame(dg, MATCH_PI, i, sizeof(int32_t)) : st->pi;
+    in->probe[MATCH_MATCHED] = forced ? frame(dg, MATCH_MATCHED, i, 1) : st->matched;
+    if (f->dual)
+        in->probe[MATCH_COVER] = st->has_cover ? st->cover : NULL;
 }
 
-/* The hints of frame i + 1 for every running graph and, at its last step,
- * the outputs. */
-static void step_losses(struct mt *f, const struct step *s)
+/* The hints of frame i + 1 and, at the graph's last step, the outputs. */
+static void step_losses(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
 {
-    struct dar_group *c = f->c;
+    struct mt *f = ctx;
     const struct dar_run *r = s->run;
     bool bw = c->backward;
-    int i = s->i;
-    for (int k = 0; k < s->running; k++) {
-        int b = r->graph[k], n = c->gd[b].n, m = c->gd[b].m;
-        const struct dar_graph *dg = c->gd[b].dg;
-        int64_t nodes = r->node_offset[k], edges = r->edge_offset[k], logits = r->pointer_offset[k];
-        double per_step = f->sc.count_steps * f->sc.n_hints;
-        float node_scale = (float)(1.0 / (n * per_step));
-        const struct dar_head_out *reached = head_of(r, MATCH_REACHED), *pi = head_of(r, MATCH_PI);
-        const struct dar_head_out *matched = head_of(r, MATCH_MATCHED);
-        c->sum[MATCH_LOSS_REACHED] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? reached->grad + nodes : NULL,
-                                                     reached->value + nodes, frame(dg, MATCH_REACHED, i + 1, 1),
-                                                     node_scale, n);
-        c->sum[MATCH_LOSS_PI_HINT] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, bw ? pi->grad + logits : NULL,
-                                                     pi->value + logits,
-                                                     frame(dg, MATCH_PI, i + 1, sizeof(int32_t)), node_scale, n);
-        if (m)
-            c->sum[MATCH_LOSS_MATCH_HINT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? matched->grad + edges : NULL,
-                                                            matched->value + edges,
-                                                            frame(dg, MATCH_MATCHED, i + 1, 1),
-                                                            (float)(1.0 / (m * per_step)), m);
-        if (f->dual) {
-            const struct dar_head_out *cover = head_of(r, MATCH_COVER);
-            c->sum[MATCH_LOSS_COVER_HINT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? cover->grad + nodes : NULL,
-                                                            cover->value + nodes, dg->probe[MATCH_COVER_OUT],
-                                                            node_scale, n);
-        }
-        if (i + 2 != c->gd[b].T)
-            continue;
+    int i = s->i, b = r->graph[k], n = c->gd[b].n, m = c->gd[b].m;
+    const struct dar_graph *dg = c->gd[b].dg;
+    int64_t nodes = r->node_offset[k], edges = r->edge_offset[k], logits = r->pointer_offset[k];
+    double per_step = f->sc.count_steps * f->sc.n_hints;
+    float node_scale = (float)(1.0 / (n * per_step));
+    const struct dar_head_out *reached = head_of(r, MATCH_REACHED), *pi = head_of(r, MATCH_PI);
+    const struct dar_head_out *matched = head_of(r, MATCH_MATCHED);
+    c->sum[MATCH_LOSS_REACHED] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? reached->grad + nodes : NULL,
+                                                 reached->value + nodes, frame(dg, MATCH_REACHED, i + 1, 1),
+                                                 node_scale, n);
+    c->sum[MATCH_LOSS_PI_HINT] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, bw ? pi->grad + logits : NULL,
+                                                 pi->value + logits,
+                                                 frame(dg, MATCH_PI, i + 1, sizeof(int32_t)), node_scale, n);
+    if (m)
+        c->sum[MATCH_LOSS_MATCH_HINT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? matched->grad + edges : NULL,
+                                                        matched->value + edges,
+                                                        frame(dg, MATCH_MATCHED, i + 1, 1),
+                                                        (float)(1.0 / (m * per_step)), m);
+    if (f->dual) {
+        const struct dar_head_out *cover = head_of(r, MATCH_COVER);
+        c->sum[MATCH_LOSS_COVER_HINT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? cover->grad + nodes : NULL,
+                                                        cover->value + nodes, dg->probe[MATCH_COVER_OUT],
+                                                        node_scale, n);
+    }
+    if (i + 2 != c->gd[b].T)
+        return;
+    output_matching(f, r, k);
+    if (f->dual)
+        output_cover(f, r, k);
+}
+
+/* What the next step reads; predictions of frame i + 1 and, at the graph's
+ * last step, its outputs. */
+static void step_update(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
+{
+    struct mt *f = ctx;
+    const struct dar_run *r = s->run;
+    int i = s->i, b = r->graph[k], n = c->gd[b].n, m = c->gd[b].m;
+    struct graph_state *st = &f->st[b];
+    int64_t nodes = r->node_offset[k], edges = r->edge_offset[k], logits = r->pointer_offset[k];
+    const float *reached = head_of(r, MATCH_REACHED)->value + nodes;
+    const float *pi = head_of(r, MATCH_PI)->value + logits;
+    const float *matched = head_of(r, MATCH_MATCHED)->value + edges;
+    for (int v = 0; v < n; v++) {
+        st->reached[v] = reached[v] > 0.0f;
+        st->pi[v] = dar_argmax_row(pi + (int64_t)v * n, n);
+    }
+    for (int e = 0; e < m; e++)
+        st->matched[e] = matched[e] > 0.0f;
+    if (f->dual) {
+        const float *cover = head_of(r, MATCH_COVER)->value + nodes;
+        for (int v = 0; v < n; v++)
+            st->cover[v] = cover[v] > 0.0f;
+        st->has_cover = true;
+    }
+    if (!c->pred)
+        return;
+    struct dar_prediction *p = &c->pred[b];
+    int64_t at = (int64_t)(i + 1) * n;
+    if (p->probe[MATCH_REACHED]) memcpy((uint8_t *)p->probe[MATCH_REACHED] + at, st->reached, (size_t)n);
+    if (p->probe[MATCH_PI]) memcpy((int32_t *)p->probe[MATCH_PI] + at, st->pi, sizeof(int32_t) * (size_t)n);
+    if (p->probe[MATCH_MATCHED] && m)
+        memcpy((uint8_t *)p->probe[MATCH_MATCHED] + (int64_t)(i + 1) * m, st->matched, (size_t)m);
+    if (p->probe[MATCH_COVER]) memcpy((uint8_t *)p->probe[MATCH_COVER] + at, st->cover, (size_t)n);
+    if (i + 2 == c->gd[b].T && !c->training) {
         output_matching(f, r, k);
         if (f->dual)
             output_cover(f, r, k);
     }
 }
 
-/* What the next step reads, h carried; predictions of frame i + 1 and, at a
- * graph's last step, its outputs. */
-static void step_update(struct mt *f, const struct step *s)
-{
-    struct dar_group *c = f->c;
-    const struct dar_run *r = s->run;
-    int i = s->i;
-    for (int k = 0; k < s->running; k++) {
-        int b = r->graph[k], n = c->gd[b].n, m = c->gd[b].m;
-        struct graph_state *st = &f->st[b];
-        int64_t nodes = r->node_offset[k], edges = r->edge_offset[k], logits = r->pointer_offset[k];
-        const float *reached = head_of(r, MATCH_REACHED)->value + nodes;
-        const float *pi = head_of(r, MATCH_PI)->value + logits;
-        const float *matched = head_of(r, MATCH_MATCHED)->value + edges;
-        for (int v = 0; v < n; v++) {
-            st->reached[v] = reached[v] > 0.0f;
-            st->pi[v] = dar_argmax_row(pi + (int64_t)v * n, n);
-        }
-        for (int e = 0; e < m; e++)
-            st->matched[e] = matched[e] > 0.0f;
-        if (f->dual) {
-            const float *cover = head_of(r, MATCH_COVER)->value + nodes;
-            for (int v = 0; v < n; v++)
-                st->cover[v] = cover[v] > 0.0f;
-            st->has_cover = true;
-        }
-        dar_carry_from_run(c, r, k);
-        if (!c->pred)
-            continue;
-        struct dar_prediction *p = &c->pred[b];
-        int64_t at = (int64_t)(i + 1) * n;
-        if (p->probe[MATCH_REACHED]) memcpy((uint8_t *)p->probe[MATCH_REACHED] + at, st->reached, (size_t)n);
-        if (p->probe[MATCH_PI]) memcpy((int32_t *)p->probe[MATCH_PI] + at, st->pi, sizeof(int32_t) * (size_t)n);
-        if (p->probe[MATCH_MATCHED] && m)
-            memcpy((uint8_t *)p->probe[MATCH_MATCHED] + (int64_t)(i + 1) * m, st->matched, (size_t)m);
-        if (p->probe[MATCH_COVER]) memcpy((uint8_t *)p->probe[MATCH_COVER] + at, st->cover, (size_t)n);
-        if (i + 2 == c->gd[b].T && !c->training) {
-            output_matching(f, r, k);
-            if (f->dual)
-                output_cover(f, r, k);
-        }
-    }
-}
+static const struct dar_step_ops step_ops = {step_inputs, step_losses, step_update};
 
 /* Frame 0 of the predicted hints: the initial state. */
 static void record_first_frame(struct mt *f)
@@ -270,58 +245,19 @@ static void record_first_frame(struct mt *f)
     }
 }
 
-static void searches(struct mt *f)
-{
-    struct dar_group *c = f->c;
-    int B = c->B, most = 0;
-    for (int b = 0; b < B; b++)
-        if (c->gd[b].T > most) most = c->gd[b].T;
-    int nsteps = most > 1 ? most - 1 : 0;
-    struct dar_run **runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
-    struct step s = {0};
-    s.list = arena_zero(c->arena, sizeof(int) * (size_t)(B ? B : 1));
-    if (c->pred)
-        record_first_frame(f);
-    for (int i = 0; i < nsteps; i++) {
-        struct arena_mark mark = arena_mark(c->arena);
-        s.i = i;
-        step_run(f, &s);
-        if (c->training)
-            step_losses(f, &s);
-        step_update(f, &s);
-        if (c->backward)
-            runs[i] = s.run;
-        else
-            arena_release(c->arena, mark);
-    }
-    for (int b = 0; b < B; b++)
-        c->carry[b].h_valid = false;
-    if (!c->backward)
-        return;
-    for (int b = 0; b < B; b++)
-        c->carry[b].dh_pending = false;
-    for (int i = nsteps - 1; i >= 0; i--)
-        dar_run_backward(c, runs[i], true, true);
-}
-
 void match_run_group(struct dar_group *c)
 {
     struct mt f = {.c = c, .dual = c->variant == DAR_DUAL};
     memcpy(&f.sc, &c->scales, sizeof f.sc);
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
-    if (c->variant != DAR_NO_ALGO) {
-        searches(&f);
+    if (c->variant == DAR_NO_ALGO) {
+        dar_run_recurrent_group(c, &c->model->nets[0], recurrent_inputs, no_algo_last_step, &f);
         return;
     }
-    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
-    for (int b = 0; b < c->B; b++)
-        steps[b] = c->gd[b].T - 1;
-    int nsteps = 0;
-    struct dar_run **runs = dar_recurrent_forward(c, &c->model->nets[0], steps, &nsteps, recurrent_inputs,
-                                                  no_algo_last_step, &f);
-    if (c->backward)
-        dar_recurrent_backward(c, runs, nsteps);
+    if (c->pred)
+        record_first_frame(&f);
+    dar_run_steps(c, &c->model->nets[0], &step_ops, &f);
 }
 
 struct dar_scales match_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,

@@ -11,6 +11,7 @@
  * next, and the flow of the T x m hint_flow tensor is converted to float
  * once per augmentation, not once per frame. */
 #include "algo_maxflow.h"
+#include "algo_record.h"
 #include "die.h"
 #include "graph.h"
 #include "maxflow.h"
@@ -340,36 +341,30 @@ static void random_baseline(struct writer *w, const struct record *rec, uint64_t
 
 /* The mean squared error of the predicted flow over the edges whose true
  * flow is not zero. */
+struct flow_error {
+    double sum;
+    int64_t pooled;
+};
+
+static void score_flow(const struct dar_graph *g, const void *pred, void *ctx)
+{
+    struct flow_error *err = ctx;
+    const float *flow = pred;
+    for (int e = 0; e < g->g.m; e++)
+        if (maxflow_flow(g)[e] != 0) {
+            double d = (double)flow[e] - maxflow_flow(g)[e];
+            err->sum += d * d;
+            err->pooled++;
+        }
+}
+
+/* kappa counts two network runs a step (P_BF, and P_F at a flow step). */
 static double validation_score(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
                                int count, double *kappa)
 {
-    enum { EVAL_BATCH = 32 };
-    double sum = 0;
-    int64_t pooled = 0;
-    for (int first = 0; first < count; first += EVAL_BATCH) {
-        int B = count - first < EVAL_BATCH ? count - first : EVAL_BATCH;
-        struct dar_graph *batch[EVAL_BATCH];
-        struct dar_prediction pred[EVAL_BATCH];
-        memset(pred, 0, sizeof pred);
-        for (int b = 0; b < B; b++) {
-            batch[b] = &graphs[first + b];
-            pred[b].probe[MAXFLOW_FLOW_OUT] = xmalloc(sizeof(float) * (size_t)(batch[b]->g.m + 1));
-        }
-        dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
-        if (kappa)
-            *kappa += 1 + 2.0 * dar_batch_steps(batch, B);
-        for (int b = 0; b < B; b++) {
-            const struct dar_graph *g = batch[b];
-            for (int e = 0; e < g->g.m; e++)
-                if (maxflow_flow(g)[e] != 0) {
-                    double d = (double)maxflow_pred_flow(&pred[b])[e] - maxflow_flow(g)[e];
-                    sum += d * d;
-                    pooled++;
-                }
-            free(pred[b].probe[MAXFLOW_FLOW_OUT]);
-        }
-    }
-    return pooled ? sum / (double)pooled : 0;
+    struct flow_error err = {0};
+    algo_predict_batches(model, ws, graphs, count, MAXFLOW_FLOW_OUT, true, 2.0, kappa, score_flow, &err);
+    return err.pooled ? err.sum / (double)err.pooled : 0;
 }
 
 const struct dar_algorithm dar_algorithm_maxflow = {

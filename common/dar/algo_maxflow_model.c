@@ -560,26 +560,22 @@ void maxflow_run_group(struct dar_group *c)
         }
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
-    struct dar_run **mincut_runs = NULL, **net_runs = NULL;
-    int mincut_steps = 0, net_steps = 0;
+    if (c->variant == DAR_NO_ALGO) {
+        /* its backward touches neither the loss sums nor the predictions
+         * that the graphs without an output step get afterwards */
+        dar_run_recurrent_group(c, &c->model->nets[f.net], recurrent_inputs, no_algo_last_step, &f);
+        finish_graphs_without_output(&f);
+        return;
+    }
+    struct dar_run **mincut_runs = NULL;
+    int mincut_steps = 0;
     int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
     if (c->variant == DAR_PIPELINE)
         mincut_runs = mincut_forward(&f, steps, &mincut_steps);
-    if (c->variant == DAR_NO_ALGO) {
-        for (int b = 0; b < c->B; b++)
-            steps[b] = c->gd[b].T > 1 ? c->gd[b].T - 1 : 0;
-        net_runs = dar_recurrent_forward(c, &c->model->nets[f.net], steps, &net_steps, recurrent_inputs,
-                                         no_algo_last_step, &f);
-    } else {
-        algorithm_steps(&f);
-    }
+    algorithm_steps(&f);
     finish_graphs_without_output(&f);
-    if (c->backward) {
-        if (c->variant == DAR_PIPELINE)
-            dar_recurrent_backward(c, mincut_runs, mincut_steps);
-        if (c->variant == DAR_NO_ALGO)
-            dar_recurrent_backward(c, net_runs, net_steps);
-    }
+    if (c->backward && c->variant == DAR_PIPELINE)
+        dar_recurrent_backward(c, mincut_runs, mincut_steps);
 }
 
 struct dar_scales maxflow_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,

@@ -11,6 +11,7 @@
  * Every step is a Bellman-Ford round, so the schedule's phase flags are all
  * 1 and are not stored in the record. */
 #include "algo_shortest_paths.h"
+#include "algo_record.h"
 #include "bellman_ford.h"
 #include "die.h"
 #include "graph.h"
@@ -71,59 +72,10 @@ static const float *edge_input(const struct dar_graph *dg, int p)
 
 /* ---- the record as the model reads it ------------------------------------------- */
 
-static void need_key(const struct record *rec, const char *key, bool needed, const char *why)
-{
-    if (needed && !record_has(rec, key))
-        record_die(rec, "missing key '%s' (%s; run ff-trace --algorithm " ALGORITHM " first)", key, why);
-}
-
-static void check_flags(const struct record *rec, const char *key, const uint8_t *v, int64_t count)
-{
-    for (int64_t i = 0; i < count; i++)
-        if (v[i] > 1)
-            record_die(rec, "'%s' entry %lld is %d, expected 0 or 1", key, (long long)i, v[i]);
-}
-
-static void check_pointers(const struct record *rec, const char *key, const int32_t *v, int64_t count, int n)
-{
-    for (int64_t i = 0; i < count; i++)
-        if (v[i] < 0 || v[i] >= n)
-            record_die(rec, "'%s' entry %lld is %d, outside 0..%d", key, (long long)i, v[i], n - 1);
-}
-
-/* f64 distances as the model's f32 scalars, checked finite. */
-static float *read_distances(const struct record *rec, const char *key, int ndim, const int64_t *shape)
-{
-    struct tensor t;
-    record_tensor(rec, key, DT_F64, ndim, shape, &t);
-    int64_t count = ndim == 2 ? shape[0] * shape[1] : shape[0];
-    const double *d = t.data;
-    float *out = xmalloc(sizeof *out * (size_t)(count + 1));
-    for (int64_t i = 0; i < count; i++) {
-        if (!isfinite(d[i]))
-            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, d[i]);
-        out[i] = (float)d[i];
-    }
-    tensor_free(&t);
-    return out;
-}
-
-/* The instance: s and w on an undirected graph; a record carrying another
- * entry's trace is refused (a model of one algorithm would otherwise read
- * the instance and ignore the trace it was given). */
+/* The instance: s and w on an undirected graph. */
 static void read_instance(struct graph *g, const struct record *rec)
 {
-    for (int i = 0; i < dar_algorithm_count; i++) {
-        const struct dar_algorithm *alg = dar_algorithms[i];
-        if (alg == &dar_algorithm_shortest_paths)
-            continue;
-        bool all = alg->ntrace_keys > 0;
-        for (int k = 0; k < alg->ntrace_keys && all; k++)
-            all = record_has(rec, alg->trace_keys[k]);
-        if (all)
-            record_die(rec, "carries the trace of %s, not of " ALGORITHM, alg->name);
-    }
-    graph_read_instance(g, rec, GRAPH_NEEDS_SHORTEST_PATHS, ALGORITHM);
+    algo_read_instance(&dar_algorithm_shortest_paths, g, rec);
     if (g->directed)
         record_die(rec, "'directed' is true; " ALGORITHM " runs on undirected graphs (each edge both ways)");
 }
@@ -137,22 +89,20 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
     int64_t n = dg->g.n;
 
     const char *steps_why = "the model runs the trace's number of rounds";
-    need_key(rec, "steps", need & DAR_NEED_PHASES, steps_why);
+    algo_need_key(&dar_algorithm_shortest_paths, rec, "steps", need & DAR_NEED_PHASES, steps_why);
     if (record_has(rec, "steps")) {
         int64_t T = record_int(rec, "steps");
         if (T < 2 || T > n + 1)
             record_die(rec, "'steps' is %lld, expected 2..n + 1 = %lld", (long long)T, (long long)n + 1);
-        dg->steps = (int)T;
-        dg->phase = xmalloc((size_t)T);
-        memset(dg->phase, 1, (size_t)T);
+        algo_all_rounds(dg, (int)T);
     }
     int64_t T = dg->steps;
 
     const char *hint_why = "training scores the trace's hints";
     bool need_hints = need & DAR_NEED_HINTS;
-    need_key(rec, "hint_reached", need_hints, hint_why);
-    need_key(rec, "hint_pi", need_hints, hint_why);
-    need_key(rec, "hint_d", need_hints, hint_why);
+    algo_need_key(&dar_algorithm_shortest_paths, rec, "hint_reached", need_hints, hint_why);
+    algo_need_key(&dar_algorithm_shortest_paths, rec, "hint_pi", need_hints, hint_why);
+    algo_need_key(&dar_algorithm_shortest_paths, rec, "hint_d", need_hints, hint_why);
     if (need_hints || record_has(rec, "hint_reached") || record_has(rec, "hint_pi") || record_has(rec, "hint_d")) {
         if (!T)
             record_die(rec, "missing key 'steps' (the hints come with the trace's length)");
@@ -160,22 +110,22 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
         struct tensor t;
         record_tensor(rec, "hint_reached", DT_U8, 2, shape, &t);
         dg->probe[SP_REACHED] = t.data;
-        check_flags(rec, "hint_reached", t.data, T * n);
+        algo_check_flags(rec, "hint_reached", t.data, T * n);
         record_tensor(rec, "hint_pi", DT_I32, 2, shape, &t);
         dg->probe[SP_PI] = t.data;
-        check_pointers(rec, "hint_pi", t.data, T * n, (int)n);
-        dg->probe[SP_D] = read_distances(rec, "hint_d", 2, shape);
+        algo_check_pointers(rec, "hint_pi", t.data, T * n, (int)n);
+        dg->probe[SP_D] = algo_read_amounts(rec, "hint_d", 2, shape);
     }
 
     const char *solution_why = "training scores the tree and the potentials";
-    need_key(rec, "pi", need & DAR_NEED_SOLUTION, solution_why);
-    need_key(rec, "d", need & DAR_NEED_SOLUTION, solution_why);
+    algo_need_key(&dar_algorithm_shortest_paths, rec, "pi", need & DAR_NEED_SOLUTION, solution_why);
+    algo_need_key(&dar_algorithm_shortest_paths, rec, "d", need & DAR_NEED_SOLUTION, solution_why);
     if (record_has(rec, "pi")) {
         dg->probe[SP_PI_OUT] = record_vector(rec, "pi", DT_I32, n);
-        check_pointers(rec, "pi", dg->probe[SP_PI_OUT], n, (int)n);
+        algo_check_pointers(rec, "pi", dg->probe[SP_PI_OUT], n, (int)n);
     }
     if (record_has(rec, "d"))
-        dg->probe[SP_D_OUT] = read_distances(rec, "d", 1, (int64_t[]){n});
+        dg->probe[SP_D_OUT] = algo_read_amounts(rec, "d", 1, (int64_t[]){n});
 }
 
 /* ---- the tracer (ff-trace) ------------------------------------------------------ */
@@ -228,59 +178,25 @@ static void rounds(struct dar_graph *dg)
     char err[256];
     if (!bellman_ford_trace(&bf, g->n, g->m, g->src, g->dst, g->w, g->s, false, 0, err, sizeof err))
         die_record_in(dg->source, dg->record, "%s", err);
-    dg->steps = bf.steps;
-    dg->phase = xmalloc((size_t)bf.steps);
-    memset(dg->phase, 1, (size_t)bf.steps);
+    algo_all_rounds(dg, bf.steps);
     bellman_ford_free(&bf);
 }
 
 /* The predictions: pred_pi (the tree) and, for the dual, pred_d (the
  * potentials); with hints the rounds' pred_hint_reached, pred_hint_pi and
  * the dual's pred_hint_d. */
+static const struct algo_prediction predictions[] = {
+    {"pred_pi", SP_PI_OUT, DT_I32, false, false},
+    {"pred_d", SP_D_OUT, DT_F32, false, true},
+    {"pred_hint_reached", SP_REACHED, DT_U8, true, false},
+    {"pred_hint_pi", SP_PI, DT_I32, true, false},
+    {"pred_hint_d", SP_D, DT_F32, true, true},
+};
+
 static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
                     bool hints, bool embed, int embed_step)
 {
-    if (embed)
-        die(EX_USAGE, "--embed: the " ALGORITHM " model has no node embeddings to give (max-flow's have)");
-    const char *keys[5];
-    int nkeys = 0;
-    bool dual = model->config.variant == DAR_DUAL;
-    struct dar_graph dg;
-    read_graph(&dg, rec, 0);
-    if (!dg.phase)
-        rounds(&dg);
-    int64_t n = dg.g.n, T = dg.steps;
-    struct dar_prediction p = {0};
-    p.probe[SP_PI_OUT] = xcalloc((size_t)n + 1, sizeof(int32_t));
-    keys[nkeys++] = "pred_pi";
-    if (dual) {
-        p.probe[SP_D_OUT] = xcalloc((size_t)n + 1, sizeof(float));
-        keys[nkeys++] = "pred_d";
-    }
-    if (hints && model->config.variant != DAR_NO_ALGO) {
-        p.probe[SP_REACHED] = xcalloc((size_t)(T * n) + 1, 1);
-        p.probe[SP_PI] = xcalloc((size_t)(T * n) + 1, sizeof(int32_t));
-        keys[nkeys++] = "pred_hint_reached";
-        keys[nkeys++] = "pred_hint_pi";
-        if (dual) {
-            p.probe[SP_D] = xcalloc((size_t)(T * n) + 1, sizeof(float));
-            keys[nkeys++] = "pred_hint_d";
-        }
-    }
-    struct dar_graph *batch[1] = {&dg};
-    dar_predict(model, ws, batch, 1, DAR_EMBED_LAST, &p);
-
-    writer_begin_enriched(w, rec, keys, nkeys);
-    mp_key(w, "pred_pi"); mp_vector(w, DT_I32, n, p.probe[SP_PI_OUT]);
-    if (dual) { mp_key(w, "pred_d"); mp_vector(w, DT_F32, n, p.probe[SP_D_OUT]); }
-    if (p.probe[SP_REACHED]) {
-        mp_key(w, "pred_hint_reached"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.probe[SP_REACHED]);
-        mp_key(w, "pred_hint_pi");      mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, p.probe[SP_PI]);
-        if (dual) { mp_key(w, "pred_hint_d"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, n}, p.probe[SP_D]); }
-    }
-    for (int q = 0; q < SP_PROBES; q++)
-        free(p.probe[q]);
-    dar_graph_free(&dg);
+    algo_predict(&dar_algorithm_shortest_paths, w, rec, model, ws, hints, embed, predictions, 5, rounds, NULL);
 }
 
 /* The random baseline: each node points to a neighbour drawn uniformly (s
@@ -326,32 +242,25 @@ static void random_baseline(struct writer *w, const struct record *rec, uint64_t
 
 /* 1 − the pointer accuracy of the predicted tree over all nodes (CLRS's
  * score for the task, turned into lower-is-better). */
+struct accuracy {
+    int64_t right, nodes;
+};
+
+static void score_tree(const struct dar_graph *g, const void *pred, void *ctx)
+{
+    struct accuracy *a = ctx;
+    const int32_t *truth = g->probe[SP_PI_OUT], *guess = pred;
+    for (int v = 0; v < g->g.n; v++)
+        a->right += truth[v] == guess[v];
+    a->nodes += g->g.n;
+}
+
 static double validation_score(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
                                int count, double *kappa)
 {
-    enum { EVAL_BATCH = 32 };
-    int64_t right = 0, nodes = 0;
-    for (int first = 0; first < count; first += EVAL_BATCH) {
-        int B = count - first < EVAL_BATCH ? count - first : EVAL_BATCH;
-        struct dar_graph *batch[EVAL_BATCH];
-        struct dar_prediction pred[EVAL_BATCH];
-        memset(pred, 0, sizeof pred);
-        for (int b = 0; b < B; b++) {
-            batch[b] = &graphs[first + b];
-            pred[b].probe[SP_PI_OUT] = xmalloc(sizeof(int32_t) * (size_t)(batch[b]->g.n + 1));
-        }
-        dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
-        if (kappa)
-            *kappa += 1 + dar_batch_steps(batch, B);
-        for (int b = 0; b < B; b++) {
-            const int32_t *truth = batch[b]->probe[SP_PI_OUT], *guess = pred[b].probe[SP_PI_OUT];
-            for (int v = 0; v < batch[b]->g.n; v++)
-                right += truth[v] == guess[v];
-            nodes += batch[b]->g.n;
-            free(pred[b].probe[SP_PI_OUT]);
-        }
-    }
-    return nodes ? 1.0 - (double)right / (double)nodes : 0;
+    struct accuracy a = {0};
+    algo_predict_batches(model, ws, graphs, count, SP_PI_OUT, false, 1, kappa, score_tree, &a);
+    return a.nodes ? 1.0 - (double)a.right / (double)a.nodes : 0;
 }
 
 const struct dar_algorithm dar_algorithm_shortest_paths = {

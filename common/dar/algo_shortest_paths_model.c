@@ -109,113 +109,88 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
 
 /* ---- the rounds ------------------------------------------------------------------ */
 
-/* The graphs at round i (frame i to frame i + 1) and the run on them. */
-struct step {
-    int i;
-    bool teacher_forced;        /* the hint inputs are the trace's frame i */
-    int running;
-    int *list;                  /* [B] batch indices of the graphs running */
-    struct dar_run *run;
-};
-
-static void step_run(struct sp *f, struct step *s)
+/* Round i's inputs: the last predictions, or the trace's frame i under
+ * teacher forcing. */
+static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, struct dar_inputs *in, void *ctx)
 {
-    struct dar_group *c = f->c;
-    int i = s->i;
-    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
-    s->running = 0;
-    for (int b = 0; b < c->B; b++)
-        if (i + 1 < c->gd[b].T)
-            s->list[s->running++] = b;
-    s->run = dar_run_new(c, &c->model->nets[0], s->list, s->running);
-    for (int k = 0; k < s->running; k++) {
-        int b = s->list[k];
-        const struct dar_graph *dg = c->gd[b].dg;
-        const struct graph_state *st = &f->st[b];
-        bool forced = s->teacher_forced && dg->probe[SP_PI];
-        struct dar_inputs in = {0};
-        constant_inputs(st, &in);
-        in.probe[SP_REACHED] = forced ? frame(dg, SP_REACHED, i, 1) : st->reached;
-        in.probe[SP_PI] = forced ? frame(dg, SP_PI, i, sizeof(int32_t)) : st->pi;
-        if (f->dual)
-            in.probe[SP_D] = forced ? frame(dg, SP_D, i, sizeof(float)) : st->d;
-        dar_run_set_inputs(c, s->run, k, &in);
-    }
-    dar_run_forward(c, s->run, dar_carry_hprev(c, s->run));
+    const struct sp *f = ctx;
+    int b = s->list[k], i = s->i;
+    const struct dar_graph *dg = c->gd[b].dg;
+    const struct graph_state *st = &f->st[b];
+    bool forced = s->teacher_forced && dg->probe[SP_PI];
+    constant_inputs(st, in);
+    in->probe[SP_REACHED] = forced ? frame(dg, SP_REACHED, i, 1) : st->reached;
+    in->probe[SP_PI] = forced ? frame(dg, SP_PI, i, sizeof(int32_t)) : st->pi;
+    if (f->dual)
+        in->probe[SP_D] = forced ? frame(dg, SP_D, i, sizeof(float)) : st->d;
 }
 
-/* The hints of frame i + 1 for every running graph and, at its last
- * round, the outputs. */
-static void step_losses(struct sp *f, const struct step *s)
+/* The hints of frame i + 1 and, at the graph's last round, the outputs. */
+static void step_losses(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
 {
-    struct dar_group *c = f->c;
+    struct sp *f = ctx;
     const struct dar_run *r = s->run;
     bool bw = c->backward;
-    int i = s->i;
-    for (int k = 0; k < s->running; k++) {
-        int b = r->graph[k], n = c->gd[b].n;
-        const struct dar_graph *dg = c->gd[b].dg;
-        int64_t nodes = r->node_offset[k], logits = r->pointer_offset[k];
-        float hint_scale = (float)(1.0 / (n * f->sc.count_steps * f->sc.n_hints));
-        const struct dar_head_out *reached = head_of(r, SP_REACHED), *pi = head_of(r, SP_PI);
-        c->sum[SP_LOSS_REACHED] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? reached->grad + nodes : NULL,
-                                                  reached->value + nodes, frame(dg, SP_REACHED, i + 1, 1),
-                                                  hint_scale, n);
-        c->sum[SP_LOSS_PI_HINT] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, bw ? pi->grad + logits : NULL,
-                                                  pi->value + logits, frame(dg, SP_PI, i + 1, sizeof(int32_t)),
-                                                  hint_scale, n);
-        if (f->dual) {
-            const struct dar_head_out *d = head_of(r, SP_D);
-            c->sum[SP_LOSS_D_HINT] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + nodes : NULL,
-                                                     d->value + nodes, frame(dg, SP_D, i + 1, sizeof(float)),
-                                                     hint_scale, n);
-        }
-        if (i + 2 != c->gd[b].T)
-            continue;
-        output_pointers(f, r, k);
-        if (f->dual) {
-            const struct dar_head_out *d = head_of(r, SP_D_OUT);
-            c->sum[SP_LOSS_D] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + nodes : NULL,
-                                                d->value + nodes, dg->probe[SP_D_OUT],
-                                                (float)(1.0 / f->sc.sum_nodes), n);
-        }
+    int i = s->i, b = r->graph[k], n = c->gd[b].n;
+    const struct dar_graph *dg = c->gd[b].dg;
+    int64_t nodes = r->node_offset[k], logits = r->pointer_offset[k];
+    float hint_scale = (float)(1.0 / (n * f->sc.count_steps * f->sc.n_hints));
+    const struct dar_head_out *reached = head_of(r, SP_REACHED), *pi = head_of(r, SP_PI);
+    c->sum[SP_LOSS_REACHED] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? reached->grad + nodes : NULL,
+                                              reached->value + nodes, frame(dg, SP_REACHED, i + 1, 1),
+                                              hint_scale, n);
+    c->sum[SP_LOSS_PI_HINT] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, bw ? pi->grad + logits : NULL,
+                                              pi->value + logits, frame(dg, SP_PI, i + 1, sizeof(int32_t)),
+                                              hint_scale, n);
+    if (f->dual) {
+        const struct dar_head_out *d = head_of(r, SP_D);
+        c->sum[SP_LOSS_D_HINT] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + nodes : NULL,
+                                                 d->value + nodes, frame(dg, SP_D, i + 1, sizeof(float)),
+                                                 hint_scale, n);
+    }
+    if (i + 2 != c->gd[b].T)
+        return;
+    output_pointers(f, r, k);
+    if (f->dual) {
+        const struct dar_head_out *d = head_of(r, SP_D_OUT);
+        c->sum[SP_LOSS_D] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + nodes : NULL,
+                                            d->value + nodes, dg->probe[SP_D_OUT],
+                                            (float)(1.0 / f->sc.sum_nodes), n);
     }
 }
 
-/* What the next round reads, h carried; predictions of frame i + 1 and, at
- * a graph's last round, its outputs. */
-static void step_update(struct sp *f, const struct step *s)
+/* What the next round reads; predictions of frame i + 1 and, at the
+ * graph's last round, its outputs. */
+static void step_update(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
 {
-    struct dar_group *c = f->c;
+    struct sp *f = ctx;
     const struct dar_run *r = s->run;
-    int i = s->i;
-    for (int k = 0; k < s->running; k++) {
-        int b = r->graph[k], n = c->gd[b].n;
-        struct graph_state *st = &f->st[b];
-        int64_t nodes = r->node_offset[k], logits = r->pointer_offset[k];
-        const float *reached = head_of(r, SP_REACHED)->value + nodes;
-        const float *pi = head_of(r, SP_PI)->value + logits;
-        for (int v = 0; v < n; v++) {
-            st->reached[v] = reached[v] > 0.0f;
-            st->pi[v] = dar_argmax_row(pi + (int64_t)v * n, n);
-        }
-        if (f->dual)
-            memcpy(st->d, head_of(r, SP_D)->value + nodes, sizeof(float) * (size_t)n);
-        dar_carry_from_run(c, r, k);
-        if (!c->pred)
-            continue;
-        struct dar_prediction *p = &c->pred[b];
-        int64_t at = (int64_t)(i + 1) * n;
-        if (p->probe[SP_REACHED]) memcpy((uint8_t *)p->probe[SP_REACHED] + at, st->reached, (size_t)n);
-        if (p->probe[SP_PI]) memcpy((int32_t *)p->probe[SP_PI] + at, st->pi, sizeof(int32_t) * (size_t)n);
-        if (p->probe[SP_D]) memcpy((float *)p->probe[SP_D] + at, st->d, sizeof(float) * (size_t)n);
-        if (i + 2 == c->gd[b].T && !c->training) {
-            output_pointers(f, r, k);
-            if (p->probe[SP_D_OUT])
-                memcpy(p->probe[SP_D_OUT], head_of(r, SP_D_OUT)->value + nodes, sizeof(float) * (size_t)n);
-        }
+    int i = s->i, b = r->graph[k], n = c->gd[b].n;
+    struct graph_state *st = &f->st[b];
+    int64_t nodes = r->node_offset[k], logits = r->pointer_offset[k];
+    const float *reached = head_of(r, SP_REACHED)->value + nodes;
+    const float *pi = head_of(r, SP_PI)->value + logits;
+    for (int v = 0; v < n; v++) {
+        st->reached[v] = reached[v] > 0.0f;
+        st->pi[v] = dar_argmax_row(pi + (int64_t)v * n, n);
+    }
+    if (f->dual)
+        memcpy(st->d, head_of(r, SP_D)->value + nodes, sizeof(float) * (size_t)n);
+    if (!c->pred)
+        return;
+    struct dar_prediction *p = &c->pred[b];
+    int64_t at = (int64_t)(i + 1) * n;
+    if (p->probe[SP_REACHED]) memcpy((uint8_t *)p->probe[SP_REACHED] + at, st->reached, (size_t)n);
+    if (p->probe[SP_PI]) memcpy((int32_t *)p->probe[SP_PI] + at, st->pi, sizeof(int32_t) * (size_t)n);
+    if (p->probe[SP_D]) memcpy((float *)p->probe[SP_D] + at, st->d, sizeof(float) * (size_t)n);
+    if (i + 2 == c->gd[b].T && !c->training) {
+        output_pointers(f, r, k);
+        if (p->probe[SP_D_OUT])
+            memcpy(p->probe[SP_D_OUT], head_of(r, SP_D_OUT)->value + nodes, sizeof(float) * (size_t)n);
     }
 }
+
+static const struct dar_step_ops step_ops = {step_inputs, step_losses, step_update};
 
 /* Frame 0 of the predicted hints: the initial state. */
 static void record_first_frame(struct sp *f)
@@ -231,58 +206,19 @@ static void record_first_frame(struct sp *f)
     }
 }
 
-static void rounds(struct sp *f)
-{
-    struct dar_group *c = f->c;
-    int B = c->B, most = 0;
-    for (int b = 0; b < B; b++)
-        if (c->gd[b].T > most) most = c->gd[b].T;
-    int nsteps = most > 1 ? most - 1 : 0;
-    struct dar_run **runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
-    struct step s = {0};
-    s.list = arena_zero(c->arena, sizeof(int) * (size_t)(B ? B : 1));
-    if (c->pred)
-        record_first_frame(f);
-    for (int i = 0; i < nsteps; i++) {
-        struct arena_mark mark = arena_mark(c->arena);
-        s.i = i;
-        step_run(f, &s);
-        if (c->training)
-            step_losses(f, &s);
-        step_update(f, &s);
-        if (c->backward)
-            runs[i] = s.run;
-        else
-            arena_release(c->arena, mark);
-    }
-    for (int b = 0; b < B; b++)
-        c->carry[b].h_valid = false;
-    if (!c->backward)
-        return;
-    for (int b = 0; b < B; b++)
-        c->carry[b].dh_pending = false;
-    for (int i = nsteps - 1; i >= 0; i--)
-        dar_run_backward(c, runs[i], true, true);
-}
-
 void sp_run_group(struct dar_group *c)
 {
     struct sp f = {.c = c, .dual = c->variant == DAR_DUAL};
     memcpy(&f.sc, &c->scales, sizeof f.sc);
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
-    if (c->variant != DAR_NO_ALGO) {
-        rounds(&f);
+    if (c->variant == DAR_NO_ALGO) {
+        dar_run_recurrent_group(c, &c->model->nets[0], recurrent_inputs, no_algo_last_step, &f);
         return;
     }
-    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
-    for (int b = 0; b < c->B; b++)
-        steps[b] = c->gd[b].T - 1;
-    int nsteps = 0;
-    struct dar_run **runs = dar_recurrent_forward(c, &c->model->nets[0], steps, &nsteps, recurrent_inputs,
-                                                  no_algo_last_step, &f);
-    if (c->backward)
-        dar_recurrent_backward(c, runs, nsteps);
+    if (c->pred)
+        record_first_frame(&f);
+    dar_run_steps(c, &c->model->nets[0], &step_ops, &f);
 }
 
 struct dar_scales sp_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,

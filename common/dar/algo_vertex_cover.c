@@ -12,6 +12,7 @@
  * predicted cover's weight (completed by PDNAR's rule) over the
  * algorithm's, not an error against an optimum. */
 #include "algo_vertex_cover.h"
+#include "algo_record.h"
 #include "die.h"
 #include "graph.h"
 #include "rng.h"
@@ -74,53 +75,10 @@ static const float *edge_input(const struct dar_graph *dg, int p)
 
 /* ---- the record as the model reads it ------------------------------------------- */
 
-static void need_key(const struct record *rec, const char *key, bool needed, const char *why)
-{
-    if (needed && !record_has(rec, key))
-        record_die(rec, "missing key '%s' (%s; run ff-trace --algorithm " ALGORITHM " first)", key, why);
-}
-
-static void check_flags(const struct record *rec, const char *key, const uint8_t *v, int64_t count)
-{
-    for (int64_t i = 0; i < count; i++)
-        if (v[i] > 1)
-            record_die(rec, "'%s' entry %lld is %d, expected 0 or 1", key, (long long)i, v[i]);
-}
-
-/* f64 values as the model's f32 scalars, checked finite (a residual that
- * reaches 0 may be a rounding below it). */
-static float *read_amounts(const struct record *rec, const char *key, int ndim, const int64_t *shape)
-{
-    struct tensor t;
-    record_tensor(rec, key, DT_F64, ndim, shape, &t);
-    int64_t count = ndim == 2 ? shape[0] * shape[1] : shape[0];
-    const double *d = t.data;
-    float *out = xmalloc(sizeof *out * (size_t)(count + 1));
-    for (int64_t i = 0; i < count; i++) {
-        if (!isfinite(d[i]))
-            record_die(rec, "'%s' entry %lld is %g, expected a finite number", key, (long long)i, d[i]);
-        out[i] = (float)d[i];
-    }
-    tensor_free(&t);
-    return out;
-}
-
-/* The instance: node weights on an undirected graph; a record carrying
- * another entry's trace is refused (a model of one algorithm would
- * otherwise read the instance and ignore the trace it was given). */
+/* The instance: node weights on an undirected graph. */
 static void read_instance(struct graph *g, const struct record *rec)
 {
-    for (int i = 0; i < dar_algorithm_count; i++) {
-        const struct dar_algorithm *alg = dar_algorithms[i];
-        if (alg == &dar_algorithm_vertex_cover)
-            continue;
-        bool all = alg->ntrace_keys > 0;
-        for (int k = 0; k < alg->ntrace_keys && all; k++)
-            all = record_has(rec, alg->trace_keys[k]);
-        if (all)
-            record_die(rec, "carries the trace of %s, not of " ALGORITHM, alg->name);
-    }
-    graph_read_instance(g, rec, GRAPH_NEEDS_VERTEX_COVER, ALGORITHM);
+    algo_read_instance(&dar_algorithm_vertex_cover, g, rec);
     if (g->directed)
         record_die(rec, "'directed' is true; " ALGORITHM " runs on undirected graphs");
 }
@@ -133,14 +91,12 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
     read_instance(&dg->g, rec);
     int64_t n = dg->g.n, m = dg->g.m;
 
-    need_key(rec, "steps", need & DAR_NEED_PHASES, "the model runs the trace's number of rounds");
+    algo_need_key(&dar_algorithm_vertex_cover, rec, "steps", need & DAR_NEED_PHASES, "the model runs the trace's number of rounds");
     if (record_has(rec, "steps")) {
         int64_t T = record_int(rec, "steps");
         if (T < 1 || T > n + 1)
             record_die(rec, "'steps' is %lld, expected 1..n + 1 = %lld", (long long)T, (long long)n + 1);
-        dg->steps = (int)T;
-        dg->phase = xmalloc((size_t)T);
-        memset(dg->phase, 1, (size_t)T);
+        algo_all_rounds(dg, (int)T);
     }
     int64_t T = dg->steps;
 
@@ -149,38 +105,38 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
     static const char *const hint_keys[] = {"hint_residual", "hint_in_cover", "hint_delta", "hint_live"};
     bool any = false;
     for (int k = 0; k < 4; k++) {
-        need_key(rec, hint_keys[k], need_hints, hint_why);
+        algo_need_key(&dar_algorithm_vertex_cover, rec, hint_keys[k], need_hints, hint_why);
         any |= record_has(rec, hint_keys[k]);
     }
     if (need_hints || any) {
         if (!T)
             record_die(rec, "missing key 'steps' (the hints come with the trace's length)");
         for (int k = 0; k < 4; k++)
-            need_key(rec, hint_keys[k], true, "the hints come together");
+            algo_need_key(&dar_algorithm_vertex_cover, rec, hint_keys[k], true, "the hints come together");
         int64_t nodes[2] = {T, n}, edges[2] = {T, m};
         struct tensor t;
-        dg->probe[VC_RESIDUAL] = read_amounts(rec, "hint_residual", 2, nodes);
+        dg->probe[VC_RESIDUAL] = algo_read_amounts(rec, "hint_residual", 2, nodes);
         record_tensor(rec, "hint_in_cover", DT_U8, 2, nodes, &t);
         dg->probe[VC_IN_COVER] = t.data;
-        check_flags(rec, "hint_in_cover", t.data, T * n);
-        dg->probe[VC_DELTA] = read_amounts(rec, "hint_delta", 2, edges);
+        algo_check_flags(rec, "hint_in_cover", t.data, T * n);
+        dg->probe[VC_DELTA] = algo_read_amounts(rec, "hint_delta", 2, edges);
         record_tensor(rec, "hint_live", DT_U8, 2, edges, &t);
         dg->probe[VC_LIVE] = t.data;
-        check_flags(rec, "hint_live", t.data, T * m);
+        algo_check_flags(rec, "hint_live", t.data, T * m);
     }
 
     const char *solution_why = "training scores the cover and the packing";
-    need_key(rec, "cover", need & DAR_NEED_SOLUTION, solution_why);
-    need_key(rec, "packing", need & DAR_NEED_SOLUTION, solution_why);
+    algo_need_key(&dar_algorithm_vertex_cover, rec, "cover", need & DAR_NEED_SOLUTION, solution_why);
+    algo_need_key(&dar_algorithm_vertex_cover, rec, "packing", need & DAR_NEED_SOLUTION, solution_why);
     if (record_has(rec, "cover")) {
         dg->probe[VC_COVER] = record_vector(rec, "cover", DT_U8, n);
-        check_flags(rec, "cover", dg->probe[VC_COVER], n);
+        algo_check_flags(rec, "cover", dg->probe[VC_COVER], n);
     }
     if (record_has(rec, "packing"))
-        dg->probe[VC_PACKING] = read_amounts(rec, "packing", 1, (int64_t[]){m});
+        dg->probe[VC_PACKING] = algo_read_amounts(rec, "packing", 1, (int64_t[]){m});
     if (record_has(rec, "opt_cover")) {
         dg->probe[VC_OPT] = record_vector(rec, "opt_cover", DT_U8, n);
-        check_flags(rec, "opt_cover", dg->probe[VC_OPT], n);
+        algo_check_flags(rec, "opt_cover", dg->probe[VC_OPT], n);
     }
 }
 
@@ -225,9 +181,7 @@ static void rounds(struct dar_graph *dg)
     if (!vertex_cover_trace(&vc, g->n, g->m, g->src, g->dst, g->node_w, VERTEX_COVER_EPSILON, false, 0, err,
                             sizeof err))
         die_record_in(dg->source, dg->record, "%s", err);
-    dg->steps = vc.steps;
-    dg->phase = xmalloc((size_t)vc.steps);
-    memset(dg->phase, 1, (size_t)vc.steps);
+    algo_all_rounds(dg, vc.steps);
     vertex_cover_free(&vc);
 }
 
@@ -235,51 +189,18 @@ static void rounds(struct dar_graph *dg)
  * cover-fix) and the dual's pred_packing; with
  * hints the rounds' pred_hint_residual, pred_hint_in_cover and the dual's
  * pred_hint_delta. */
+static const struct algo_prediction predictions[] = {
+    {"pred_cover", VC_COVER, DT_F32, false, false},
+    {"pred_packing", VC_PACKING, DT_F32, false, true},
+    {"pred_hint_residual", VC_RESIDUAL, DT_F32, true, false},
+    {"pred_hint_in_cover", VC_IN_COVER, DT_U8, true, false},
+    {"pred_hint_delta", VC_DELTA, DT_F32, true, true},
+};
+
 static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
                     bool hints, bool embed, int embed_step)
 {
-    (void)embed_step;
-    if (embed)
-        die(EX_USAGE, "--embed: the " ALGORITHM " model has no node embeddings to give (max-flow's have)");
-    const char *keys[5];
-    int nkeys = 0;
-    bool dual = model->config.variant == DAR_DUAL;
-    struct dar_graph dg;
-    read_graph(&dg, rec, 0);
-    if (!dg.phase)
-        rounds(&dg);
-    int64_t n = dg.g.n, m = dg.g.m, T = dg.steps;
-    struct dar_prediction p = {0};
-    p.probe[VC_COVER] = xcalloc((size_t)n + 1, sizeof(float));
-    keys[nkeys++] = "pred_cover";
-    if (dual) {
-        p.probe[VC_PACKING] = xcalloc((size_t)m + 1, sizeof(float));
-        keys[nkeys++] = "pred_packing";
-    }
-    if (hints && model->config.variant != DAR_NO_ALGO) {
-        p.probe[VC_RESIDUAL] = xcalloc((size_t)(T * n) + 1, sizeof(float));
-        p.probe[VC_IN_COVER] = xcalloc((size_t)(T * n) + 1, 1);
-        keys[nkeys++] = "pred_hint_residual";
-        keys[nkeys++] = "pred_hint_in_cover";
-        if (dual) {
-            p.probe[VC_DELTA] = xcalloc((size_t)(T * m) + 1, sizeof(float));
-            keys[nkeys++] = "pred_hint_delta";
-        }
-    }
-    struct dar_graph *batch[1] = {&dg};
-    dar_predict(model, ws, batch, 1, DAR_EMBED_LAST, &p);
-
-    writer_begin_enriched(w, rec, keys, nkeys);
-    mp_key(w, "pred_cover"); mp_vector(w, DT_F32, n, p.probe[VC_COVER]);
-    if (dual) { mp_key(w, "pred_packing"); mp_vector(w, DT_F32, m, p.probe[VC_PACKING]); }
-    if (p.probe[VC_RESIDUAL]) {
-        mp_key(w, "pred_hint_residual"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, n}, p.probe[VC_RESIDUAL]);
-        mp_key(w, "pred_hint_in_cover"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, p.probe[VC_IN_COVER]);
-        if (dual) { mp_key(w, "pred_hint_delta"); mp_tensor(w, DT_F32, 2, (int64_t[]){T, m}, p.probe[VC_DELTA]); }
-    }
-    for (int q = 0; q < VC_PROBES; q++)
-        free(p.probe[q]);
-    dar_graph_free(&dg);
+    algo_predict(&dar_algorithm_vertex_cover, w, rec, model, ws, hints, embed, predictions, 5, rounds, NULL);
 }
 
 /* The random baseline: a cover score U(0,1) per node, and a packing U(0,1)
@@ -310,35 +231,27 @@ static void random_baseline(struct writer *w, const struct record *rec, uint64_t
 /* The predicted covers' weight, completed by PDNAR's rule, over the
  * algorithm's, summed over the graphs (a ratio of sums: a graph without
  * edges weighs 0 both ways). */
+struct weights {
+    double ours, theirs;
+};
+
+static void score_cover(const struct dar_graph *dg, const void *pred, void *ctx)
+{
+    struct weights *w = ctx;
+    const struct graph *g = &dg->g;
+    uint8_t *cover = xmalloc((size_t)g->n + 1);
+    vertex_cover_complete(g->n, g->m, g->src, g->dst, g->node_w, pred, 0.5, VERTEX_COVER_COMPLETE_RATIO, cover);
+    w->ours += vertex_cover_weight(g->n, g->node_w, cover);
+    w->theirs += vertex_cover_weight(g->n, g->node_w, dg->probe[VC_COVER]);
+    free(cover);
+}
+
 static double validation_score(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
                                int count, double *kappa)
 {
-    enum { EVAL_BATCH = 32 };
-    double ours = 0, theirs = 0;
-    for (int first = 0; first < count; first += EVAL_BATCH) {
-        int B = count - first < EVAL_BATCH ? count - first : EVAL_BATCH;
-        struct dar_graph *batch[EVAL_BATCH];
-        struct dar_prediction pred[EVAL_BATCH];
-        memset(pred, 0, sizeof pred);
-        for (int b = 0; b < B; b++) {
-            batch[b] = &graphs[first + b];
-            pred[b].probe[VC_COVER] = xcalloc((size_t)batch[b]->g.n + 1, sizeof(float));
-        }
-        dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
-        if (kappa)
-            *kappa += 1 + dar_batch_steps(batch, B);
-        for (int b = 0; b < B; b++) {
-            const struct graph *g = &batch[b]->g;
-            uint8_t *cover = xmalloc((size_t)g->n + 1);
-            vertex_cover_complete(g->n, g->m, g->src, g->dst, g->node_w, pred[b].probe[VC_COVER], 0.5,
-                                  VERTEX_COVER_COMPLETE_RATIO, cover);
-            ours += vertex_cover_weight(g->n, g->node_w, cover);
-            theirs += vertex_cover_weight(g->n, g->node_w, batch[b]->probe[VC_COVER]);
-            free(cover);
-            free(pred[b].probe[VC_COVER]);
-        }
-    }
-    return theirs > 0 ? ours / theirs : 0;
+    struct weights w = {0};
+    algo_predict_batches(model, ws, graphs, count, VC_COVER, false, 1, kappa, score_cover, &w);
+    return w.theirs > 0 ? w.ours / w.theirs : 0;
 }
 
 const struct dar_algorithm dar_algorithm_vertex_cover = {

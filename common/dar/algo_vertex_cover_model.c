@@ -126,107 +126,83 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
 
 /* ---- the rounds ------------------------------------------------------------------ */
 
-struct step {
-    int i;
-    bool teacher_forced;        /* the hint inputs are the trace's frame i */
-    int running;
-    int *list;                  /* [B] batch indices of the graphs running */
-    struct dar_run *run;
-};
-
-static void step_run(struct vc *f, struct step *s)
+/* Round i's inputs: the last predictions, or the trace's frame i under
+ * teacher forcing. */
+static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, struct dar_inputs *in, void *ctx)
 {
-    struct dar_group *c = f->c;
-    int i = s->i;
-    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
-    s->running = 0;
-    for (int b = 0; b < c->B; b++)
-        if (i + 1 < c->gd[b].T)
-            s->list[s->running++] = b;
-    s->run = dar_run_new(c, &c->model->nets[0], s->list, s->running);
-    for (int k = 0; k < s->running; k++) {
-        int b = s->list[k];
-        const struct dar_graph *dg = c->gd[b].dg;
-        const struct graph_state *st = &f->st[b];
-        bool forced = s->teacher_forced && dg->probe[VC_RESIDUAL];
-        int n = dg->g.n, m = dg->g.m;
-        struct dar_inputs in = {0};
-        in.probe[VC_W] = dg->g.node_w;
-        in.probe[VC_RESIDUAL] = forced ? frame(dg, VC_RESIDUAL, i, n, sizeof(float)) : st->residual;
-        in.probe[VC_IN_COVER] = forced ? frame(dg, VC_IN_COVER, i, n, 1) : st->in_cover;
-        in.probe[VC_LIVE] = forced ? frame(dg, VC_LIVE, i, m, 1) : st->live;
-        if (f->dual)
-            in.probe[VC_DELTA] = forced ? frame(dg, VC_DELTA, i, m, sizeof(float)) : st->delta;
-        dar_run_set_inputs(c, s->run, k, &in);
-    }
-    dar_run_forward(c, s->run, dar_carry_hprev(c, s->run));
+    const struct vc *f = ctx;
+    int b = s->list[k], i = s->i;
+    const struct dar_graph *dg = c->gd[b].dg;
+    const struct graph_state *st = &f->st[b];
+    bool forced = s->teacher_forced && dg->probe[VC_RESIDUAL];
+    int n = dg->g.n, m = dg->g.m;
+    in->probe[VC_W] = dg->g.node_w;
+    in->probe[VC_RESIDUAL] = forced ? frame(dg, VC_RESIDUAL, i, n, sizeof(float)) : st->residual;
+    in->probe[VC_IN_COVER] = forced ? frame(dg, VC_IN_COVER, i, n, 1) : st->in_cover;
+    in->probe[VC_LIVE] = forced ? frame(dg, VC_LIVE, i, m, 1) : st->live;
+    if (f->dual)
+        in->probe[VC_DELTA] = forced ? frame(dg, VC_DELTA, i, m, sizeof(float)) : st->delta;
 }
 
-/* The hints of frame i + 1 for every running graph and, at its last
- * round, the cover. */
-static void step_losses(struct vc *f, const struct step *s)
+/* The hints of frame i + 1 and, at the graph's last round, the cover. */
+static void step_losses(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
 {
-    struct dar_group *c = f->c;
+    struct vc *f = ctx;
     const struct dar_run *r = s->run;
     bool bw = c->backward;
-    int i = s->i;
-    for (int k = 0; k < s->running; k++) {
-        int b = r->graph[k], n = c->gd[b].n;
-        const struct dar_graph *dg = c->gd[b].dg;
-        int64_t nodes = r->node_offset[k];
-        float hint_scale = (float)(1.0 / (n * f->sc.count_steps * f->sc.n_hints));
-        const struct dar_head_out *res = head_of(r, VC_RESIDUAL), *in = head_of(r, VC_IN_COVER);
-        c->sum[VC_LOSS_RESIDUAL] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? res->grad + nodes : NULL,
-                                                   res->value + nodes,
-                                                   frame(dg, VC_RESIDUAL, i + 1, n, sizeof(float)), hint_scale, n);
-        c->sum[VC_LOSS_IN_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? in->grad + nodes : NULL,
-                                                   in->value + nodes, frame(dg, VC_IN_COVER, i + 1, n, 1),
-                                                   hint_scale, n);
-        if (f->dual && dg->g.m) {
-            const struct dar_head_out *d = head_of(r, VC_DELTA);
-            c->sum[VC_LOSS_DELTA] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + r->edge_offset[k] : NULL,
-                                                    d->value + r->edge_offset[k],
-                                                    frame(dg, VC_DELTA, i + 1, dg->g.m, sizeof(float)),
-                                                    (float)(1.0 / f->sc.count_edge_steps), dg->g.m);
-        }
-        if (i + 2 == c->gd[b].T)
-            output_cover(f, r, k);
+    int i = s->i, b = r->graph[k], n = c->gd[b].n;
+    const struct dar_graph *dg = c->gd[b].dg;
+    int64_t nodes = r->node_offset[k];
+    float hint_scale = (float)(1.0 / (n * f->sc.count_steps * f->sc.n_hints));
+    const struct dar_head_out *res = head_of(r, VC_RESIDUAL), *in = head_of(r, VC_IN_COVER);
+    c->sum[VC_LOSS_RESIDUAL] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? res->grad + nodes : NULL,
+                                               res->value + nodes,
+                                               frame(dg, VC_RESIDUAL, i + 1, n, sizeof(float)), hint_scale, n);
+    c->sum[VC_LOSS_IN_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? in->grad + nodes : NULL,
+                                               in->value + nodes, frame(dg, VC_IN_COVER, i + 1, n, 1),
+                                               hint_scale, n);
+    if (f->dual && dg->g.m) {
+        const struct dar_head_out *d = head_of(r, VC_DELTA);
+        c->sum[VC_LOSS_DELTA] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + r->edge_offset[k] : NULL,
+                                                d->value + r->edge_offset[k],
+                                                frame(dg, VC_DELTA, i + 1, dg->g.m, sizeof(float)),
+                                                (float)(1.0 / f->sc.count_edge_steps), dg->g.m);
     }
+    if (i + 2 == c->gd[b].T)
+        output_cover(f, r, k);
 }
 
-/* What the next round reads, h carried; predictions of frame i + 1 and, at
- * a graph's last round, the cover. */
-static void step_update(struct vc *f, const struct step *s)
+/* What the next round reads; predictions of frame i + 1 and, at the
+ * graph's last round, the cover. */
+static void step_update(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
 {
-    struct dar_group *c = f->c;
+    struct vc *f = ctx;
     const struct dar_run *r = s->run;
-    int i = s->i;
-    for (int k = 0; k < s->running; k++) {
-        int b = r->graph[k], n = c->gd[b].n;
-        const struct dar_graph *dg = c->gd[b].dg;
-        struct graph_state *st = &f->st[b];
-        int64_t nodes = r->node_offset[k];
-        memcpy(st->residual, head_of(r, VC_RESIDUAL)->value + nodes, sizeof(float) * (size_t)n);
-        const float *in = head_of(r, VC_IN_COVER)->value + nodes;
-        for (int v = 0; v < n; v++)
-            st->in_cover[v] = in[v] > 0.0f;
-        update_live(dg, st);
-        if (f->dual)
-            memcpy(st->delta, head_of(r, VC_DELTA)->value + r->edge_offset[k], sizeof(float) * (size_t)dg->g.m);
-        dar_carry_from_run(c, r, k);
-        if (!c->pred)
-            continue;
-        struct dar_prediction *p = &c->pred[b];
-        int64_t at = (int64_t)(i + 1) * n;
-        if (p->probe[VC_DELTA])
-            memcpy((float *)p->probe[VC_DELTA] + (int64_t)(i + 1) * dg->g.m, st->delta,
-                   sizeof(float) * (size_t)dg->g.m);
-        if (p->probe[VC_RESIDUAL]) memcpy((float *)p->probe[VC_RESIDUAL] + at, st->residual, sizeof(float) * (size_t)n);
-        if (p->probe[VC_IN_COVER]) memcpy((uint8_t *)p->probe[VC_IN_COVER] + at, st->in_cover, (size_t)n);
-        if (i + 2 == c->gd[b].T && !c->training)
-            output_cover(f, r, k);
-    }
+    int i = s->i, b = r->graph[k], n = c->gd[b].n;
+    const struct dar_graph *dg = c->gd[b].dg;
+    struct graph_state *st = &f->st[b];
+    int64_t nodes = r->node_offset[k];
+    memcpy(st->residual, head_of(r, VC_RESIDUAL)->value + nodes, sizeof(float) * (size_t)n);
+    const float *in = head_of(r, VC_IN_COVER)->value + nodes;
+    for (int v = 0; v < n; v++)
+        st->in_cover[v] = in[v] > 0.0f;
+    update_live(dg, st);
+    if (f->dual)
+        memcpy(st->delta, head_of(r, VC_DELTA)->value + r->edge_offset[k], sizeof(float) * (size_t)dg->g.m);
+    if (!c->pred)
+        return;
+    struct dar_prediction *p = &c->pred[b];
+    int64_t at = (int64_t)(i + 1) * n;
+    if (p->probe[VC_DELTA])
+        memcpy((float *)p->probe[VC_DELTA] + (int64_t)(i + 1) * dg->g.m, st->delta,
+               sizeof(float) * (size_t)dg->g.m);
+    if (p->probe[VC_RESIDUAL]) memcpy((float *)p->probe[VC_RESIDUAL] + at, st->residual, sizeof(float) * (size_t)n);
+    if (p->probe[VC_IN_COVER]) memcpy((uint8_t *)p->probe[VC_IN_COVER] + at, st->in_cover, (size_t)n);
+    if (i + 2 == c->gd[b].T && !c->training)
+        output_cover(f, r, k);
 }
+
+static const struct dar_step_ops step_ops = {step_inputs, step_losses, step_update};
 
 static void record_first_frame(struct vc *f)
 {
@@ -240,58 +216,19 @@ static void record_first_frame(struct vc *f)
     }
 }
 
-static void rounds(struct vc *f)
-{
-    struct dar_group *c = f->c;
-    int B = c->B, most = 0;
-    for (int b = 0; b < B; b++)
-        if (c->gd[b].T > most) most = c->gd[b].T;
-    int nsteps = most > 1 ? most - 1 : 0;
-    struct dar_run **runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
-    struct step s = {0};
-    s.list = arena_zero(c->arena, sizeof(int) * (size_t)(B ? B : 1));
-    if (c->pred)
-        record_first_frame(f);
-    for (int i = 0; i < nsteps; i++) {
-        struct arena_mark mark = arena_mark(c->arena);
-        s.i = i;
-        step_run(f, &s);
-        if (c->training)
-            step_losses(f, &s);
-        step_update(f, &s);
-        if (c->backward)
-            runs[i] = s.run;
-        else
-            arena_release(c->arena, mark);
-    }
-    for (int b = 0; b < B; b++)
-        c->carry[b].h_valid = false;
-    if (!c->backward)
-        return;
-    for (int b = 0; b < B; b++)
-        c->carry[b].dh_pending = false;
-    for (int i = nsteps - 1; i >= 0; i--)
-        dar_run_backward(c, runs[i], true, true);
-}
-
 void vc_run_group(struct dar_group *c)
 {
     struct vc f = {.c = c, .dual = c->variant == DAR_DUAL};
     memcpy(&f.sc, &c->scales, sizeof f.sc);
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
-    if (c->variant != DAR_NO_ALGO) {
-        rounds(&f);
+    if (c->variant == DAR_NO_ALGO) {
+        dar_run_recurrent_group(c, &c->model->nets[0], recurrent_inputs, no_algo_last_step, &f);
         return;
     }
-    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
-    for (int b = 0; b < c->B; b++)
-        steps[b] = c->gd[b].T - 1;
-    int nsteps = 0;
-    struct dar_run **runs = dar_recurrent_forward(c, &c->model->nets[0], steps, &nsteps, recurrent_inputs,
-                                                  no_algo_last_step, &f);
-    if (c->backward)
-        dar_recurrent_backward(c, runs, nsteps);
+    if (c->pred)
+        record_first_frame(&f);
+    dar_run_steps(c, &c->model->nets[0], &step_ops, &f);
 }
 
 struct dar_scales vc_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,

@@ -1169,6 +1169,64 @@ void dar_recurrent_backward(struct dar_group *c, struct dar_run **runs, int S)
         dar_run_backward(c, runs[j], true, true);
 }
 
+void dar_run_recurrent_group(struct dar_group *c, const struct dar_net *net,
+                             void (*in)(struct dar_group *c, int b, struct dar_inputs *inputs, void *ctx),
+                             void (*last)(struct dar_group *c, const struct dar_run *r, int k, void *ctx),
+                             void *ctx)
+{
+    int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
+    for (int b = 0; b < c->B; b++)
+        steps[b] = c->gd[b].T > 1 ? c->gd[b].T - 1 : 0;
+    int nsteps = 0;
+    struct dar_run **runs = dar_recurrent_forward(c, net, steps, &nsteps, in, last, ctx);
+    if (c->backward)
+        dar_recurrent_backward(c, runs, nsteps);
+}
+
+/* ---- an algorithm's steps with one network -------------------------------------- */
+
+void dar_run_steps(struct dar_group *c, const struct dar_net *net, const struct dar_step_ops *ops, void *ctx)
+{
+    int B = c->B, most = 0;
+    for (int b = 0; b < B; b++)
+        if (c->gd[b].T > most) most = c->gd[b].T;
+    int nsteps = most > 1 ? most - 1 : 0;
+    struct dar_run **runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
+    int *list = arena_zero(c->arena, sizeof(int) * (size_t)(B ? B : 1));
+    struct dar_step s = {.list = list};
+    for (int i = 0; i < nsteps; i++) {
+        struct arena_mark mark = arena_mark(c->arena);
+        s.i = i;
+        s.teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
+        s.running = 0;
+        for (int b = 0; b < B; b++)
+            if (i + 1 < c->gd[b].T)
+                list[s.running++] = b;
+        s.run = dar_run_new(c, net, list, s.running);
+        for (int k = 0; k < s.running; k++) {
+            struct dar_inputs in = {0};
+            ops->inputs(c, &s, k, &in, ctx);
+            dar_run_set_inputs(c, s.run, k, &in);
+        }
+        dar_run_forward(c, s.run, dar_carry_hprev(c, s.run));
+        if (c->training)
+            for (int k = 0; k < s.running; k++)
+                ops->losses(c, &s, k, ctx);
+        for (int k = 0; k < s.running; k++) {
+            ops->update(c, &s, k, ctx);
+            dar_carry_from_run(c, s.run, k);
+        }
+        if (c->backward)
+            runs[i] = s.run;
+        else
+            arena_release(c->arena, mark);
+    }
+    for (int b = 0; b < B; b++)
+        c->carry[b].h_valid = false;
+    if (c->backward)
+        dar_recurrent_backward(c, runs, nsteps);
+}
+
 void dar_hprev_test_hook(struct dar_group *c, float *h, int64_t count)
 {
     struct dar_workspace *ws = c->ws;

@@ -138,6 +138,38 @@ struct dar_run **dar_recurrent_forward(struct dar_group *c, const struct dar_net
                                                     void *ctx),
                                        void *ctx);
 void dar_recurrent_backward(struct dar_group *c, struct dar_run **runs, int S);
+/* No-algo's schedule: net recurrent T - 1 steps on each graph (T its
+ * frames), forward and, when the group goes backward, backward. */
+void dar_run_recurrent_group(struct dar_group *c, const struct dar_net *net,
+                             void (*in)(struct dar_group *c, int b, struct dar_inputs *inputs, void *ctx),
+                             void (*last)(struct dar_group *c, const struct dar_run *r, int k, void *ctx),
+                             void *ctx);
+
+/* One step of a one-network schedule: frame i to frame i + 1 on the graphs
+ * still running (i + 1 < T), and the run of the network on them. */
+struct dar_step {
+    int i;
+    bool teacher_forced;        /* the hint inputs are the trace's frame i */
+    int running;
+    const int *list;            /* [running] batch indices */
+    struct dar_run *run;
+};
+
+/* What an entry does for graph k (batch index s->list[k]) of a step. */
+struct dar_step_ops {
+    /* the graph's inputs to the run (in: zeroed) */
+    void (*inputs)(struct dar_group *c, const struct dar_step *s, int k, struct dar_inputs *in, void *ctx);
+    /* training only, after the forward: the losses of frame i + 1 (and of
+     * the outputs at the graph's last step), gradients into the heads */
+    void (*losses)(struct dar_group *c, const struct dar_step *s, int k, void *ctx);
+    /* the state the next step reads, and the predictions */
+    void (*update)(struct dar_group *c, const struct dar_step *s, int k, void *ctx);
+};
+
+/* The algorithm's steps with one network: as many steps as the longest
+ * trace, each on the graphs still running, h carried from step to step; the
+ * runs kept for backward (in reverse) or their arena released. */
+void dar_run_steps(struct dar_group *c, const struct dar_net *net, const struct dar_step_ops *ops, void *ctx);
 
 /* DAR_HPREV_RECORD / _REPLAY (dar.h): a carried h_prev stored or substituted. */
 void dar_hprev_test_hook(struct dar_group *c, float *h, int64_t count);

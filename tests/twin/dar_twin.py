@@ -99,6 +99,25 @@ def random_params(variant, H, seed):
 # --------------------------------------------------------------------------
 # Streams
 
+def lay_out_arcs(adj, arcidx, b, nb, N, src, dst, processor):
+    """Graph b's arcs as the C side lays them out: PGN the edges' arcs (edge
+    e's src->dst at 2e, dst->src at 2e + 1) and a self-loop per node after
+    them, MPNN every pair (u·n + v); padded nodes get a self-loop so nothing
+    is empty (they never reach real nodes)."""
+    mb = len(src)
+    if processor == "pgn":
+        adj[b, src, dst] = True; adj[b, dst, src] = True
+        adj[b, np.arange(nb), np.arange(nb)] = True
+        arcidx[b, src, dst] = 2 * np.arange(mb)
+        arcidx[b, dst, src] = 2 * np.arange(mb) + 1
+        arcidx[b, np.arange(nb), np.arange(nb)] = 2 * mb + np.arange(nb)
+    else:
+        adj[b, :nb, :nb] = True
+        arcidx[b, :nb, :nb] = np.arange(nb)[:, None] * nb + np.arange(nb)[None, :]
+    adj[b, np.arange(nb, N), np.arange(nb, N)] = True
+    arcidx[b, np.arange(nb, N), np.arange(nb, N)] = 0
+
+
 def read_stream(path_or_file):
     f = open(path_or_file, "rb") if isinstance(path_or_file, str) else path_or_file
     return list(msgpack.Unpacker(f, object_hook=msgpack_numpy.decode, raw=False,
@@ -150,18 +169,7 @@ class Batch:
             cap = np.asarray(g["cap"], np.float32); w = np.asarray(g["w"], np.float32)
             C[b, src, dst] = cap; C[b, dst, src] = cap
             W[b, src, dst] = w; W[b, dst, src] = w
-            if processor == "pgn":
-                adj[b, src, dst] = True; adj[b, dst, src] = True
-                adj[b, np.arange(nb), np.arange(nb)] = True
-                arcidx[b, src, dst] = 2 * np.arange(mb)
-                arcidx[b, dst, src] = 2 * np.arange(mb) + 1
-                arcidx[b, np.arange(nb), np.arange(nb)] = 2 * mb + np.arange(nb)
-            else:
-                adj[b, :nb, :nb] = True
-                arcidx[b, :nb, :nb] = np.arange(nb)[:, None] * nb + np.arange(nb)[None, :]
-            # padded nodes get a self-loop so nothing is empty (they never reach real nodes)
-            adj[b, np.arange(nb, N), np.arange(nb, N)] = True
-            arcidx[b, np.arange(nb, N), np.arange(nb, N)] = 0
+            lay_out_arcs(adj, arcidx, b, nb, N, src, dst, processor)
             Tb = Ts[b]
             phase[b, :Tb] = np.asarray(g["hint_phase"], np.int64)
             hmask[b, :Tb, :nb] = np.asarray(g["hint_mask"]).reshape(Tb, nb)

@@ -20,9 +20,11 @@ steps and averaged over the hint terms (3, the dual 4); the outputs summed
 over edges (nodes) over the batch's edges (nodes).  No-algo: one network on
 the inputs for T steps, the matching from the last.
 
+The training step (loss and every gradient) and the check against the C side
+are entry_twin.py's, shared with the other one-network entries' twins.
+
 Use /usr/bin/python3 (Debian's, with python3-torch).
 """
-import argparse
 import math
 import os
 import sys
@@ -31,7 +33,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dar_twin import Net, argmax_low, read_model, read_stream, teacher_list, BIG  # noqa: E402
+from dar_twin import Net, lay_out_arcs, argmax_low, teacher_list, BIG  # noqa: E402
+import entry_twin  # noqa: E402
 
 LOSS_KEYS = ("reached", "pi_hint", "match_hint", "cover_hint", "match", "cover")
 
@@ -88,17 +91,7 @@ class Batch:
             pos[b, :nb] = np.arange(nb, dtype=np.float32) / np.float32(nb)
             sd = np.asarray(g["side"], np.float64)
             side[b, :nb] = sd
-            if processor == "pgn":
-                adj[b, s, d] = True; adj[b, d, s] = True
-                adj[b, np.arange(nb), np.arange(nb)] = True
-                arcidx[b, s, d] = 2 * np.arange(mb)
-                arcidx[b, d, s] = 2 * np.arange(mb) + 1
-                arcidx[b, np.arange(nb), np.arange(nb)] = 2 * mb + np.arange(nb)
-            else:
-                adj[b, :nb, :nb] = True
-                arcidx[b, :nb, :nb] = np.arange(nb)[:, None] * nb + np.arange(nb)[None, :]
-            adj[b, np.arange(nb, N), np.arange(nb, N)] = True
-            arcidx[b, np.arange(nb, N), np.arange(nb, N)] = 0
+            lay_out_arcs(adj, arcidx, b, nb, N, s, d, processor)
             hr[b, 0, :nb] = 1 - sd
             hpi[b, 0, :nb] = np.arange(nb)
             hr[b, 1:Tb + 1, :nb] = np.asarray(g["hint_reached"]).reshape(Tb, nb)
@@ -118,14 +111,6 @@ class Batch:
         self.bidx = torch.arange(B)[:, None].expand(B, M)
 
 
-def edge_arcs(g, x):
-    """An edge value [B,M] on both arcs of its edge, dense [B,N,N]."""
-    A = torch.zeros(g.B, g.N, g.N, dtype=g.dtype)
-    x = torch.where(g.emask, x, torch.zeros_like(x))
-    A = A.index_put((g.bidx, g.src, g.dst), x, accumulate=True)
-    return A.index_put((g.bidx, g.dst, g.src), x, accumulate=True)
-
-
 def encode(net, g, nodef, arcf, reached=None, covered=None, pi=None, matched=None):
     vals = {"pos": g.pos, "side": g.side, "reached": reached, "covered": covered}
     x = 0
@@ -134,7 +119,7 @@ def encode(net, g, nodef, arcf, reached=None, covered=None, pi=None, matched=Non
             x = x + vals[f][..., None] * net.w("enc." + f)[:, 0]
     e = torch.zeros(g.B, g.N, g.N, net.H, dtype=g.dtype)
     for f in arcf:
-        v = torch.nn.functional.one_hot(pi, g.N).to(g.dtype) if f == "ptr" else edge_arcs(g, matched)
+        v = torch.nn.functional.one_hot(pi, g.N).to(g.dtype) if f == "ptr" else entry_twin.edge_arcs(g, matched)
         e = e + v[..., None] * net.w("enc." + f)[:, 0]
     return x, e
 
@@ -236,60 +221,7 @@ def forward_loss(P, model, g, teacher):
     return total, losses
 
 
-def compute_grads(model, graphs, teacher, dtype=torch.float32):
-    names = param_names(model["variant"], int(model["hidden"]))
-    mp = model["params"]
-    if sorted(names) != sorted(mp):
-        sys.exit("match_twin: model params %s, expected %s" % (list(mp), names))
-    P = {k: torch.tensor(np.asarray(mp[k]).astype(np.float64), dtype=dtype, requires_grad=True) for k in names}
-    g = Batch(graphs, model["processor"], dtype)
-    total, losses = forward_loss(P, model, g, teacher)
-    total.backward()
-    grads = {k: (P[k].grad if P[k].grad is not None else torch.zeros_like(P[k])).detach().numpy() for k in names}
-    return float(total), {k: (0.0 if v is None else float(v)) for k, v in losses.items()}, grads
-
-
-def cmd_check(a):
-    graphs = read_stream(a.batch)
-    ok = 0
-    for case in a.cases:
-        mpath, teacher, cpath = case.split(":")
-        model = read_model(mpath)
-        c = read_stream(cpath)[0]
-        total, lv, grads = compute_grads(model, graphs, teacher, torch.float64)
-        bad = []
-        if abs(total - c["loss"]) > 1e-5 * max(abs(total), 1e-12):
-            bad.append("loss %r vs C %r" % (total, c["loss"]))
-        for k in LOSS_KEYS:
-            if abs(lv[k] - c["losses"][k]) > 1e-5 * max(abs(lv[k]), 1e-9):
-                bad.append("loss term %s %r vs C %r" % (k, lv[k], c["losses"][k]))
-        if list(c["grads"]) != param_names(model["variant"], int(model["hidden"])):
-            bad.append("gradient names %s" % list(c["grads"]))
-        for k, gt in grads.items():
-            gc = np.asarray(c["grads"][k], np.float64)
-            scale = max(np.abs(gt).max(), np.abs(gc).max())
-            err = np.abs(gt - gc).max()
-            if err > 1e-4 * scale + 1e-7:
-                bad.append("grad %s: max|diff| %.3g of scale %.3g" % (k, err, scale))
-        tag = "%s %s %s teacher=%s" % (model["variant"], model["processor"], model["agg"], teacher)
-        if bad:
-            print("%s: DIFFERS\n  %s" % (tag, "\n  ".join(bad)))
-        else:
-            ok += 1
-            print("%s: agrees (loss %.6g, %d gradients)" % (tag, total, len(grads)))
-    print("%d of %d cases agree" % (ok, len(a.cases)))
-    return 0 if ok == len(a.cases) else 1
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("check", help="compare dar_dump's loss and gradients with the twin's")
-    s.add_argument("--batch", required=True)
-    s.add_argument("cases", nargs="+", help="model.mp:teacher:c_grads.mp")
-    a = ap.parse_args(argv)
-    return cmd_check(a)
-
+ENTRY = entry_twin.Entry("match_twin", LOSS_KEYS, param_names, Batch, forward_loss)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry_twin.main(ENTRY, __doc__))
