@@ -107,6 +107,7 @@ launch_direct() { (cd "$F" && LAUNCH_DIR="$F/launch" "$ROOT/pipelines/launch" "$
 
 @test "slurm: a working directory missing on the node fails the job (no silent run in /tmp)" {
     # a directory only this mount namespace sees, as if the node lacked the shared filesystem
+    unshare -m true 2>/dev/null || skip "no private mount namespace here (unshare -m fails, as in a chroot)"
     mkdir -p "$F/private"
     run unshare -m sh -c 'mount -t tmpfs none "$1" && mkdir "$1/w" && cd "$1/w" &&
         LAUNCH_DIR="$2" "$3" sh -c "echo ran > here"' sh "$F/private" "$F/launch" "$ROOT/pipelines/launch"
