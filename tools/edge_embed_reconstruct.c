@@ -169,12 +169,7 @@ static void recon_graph_load(struct recon_graph *rg, const struct record *rec,
     int64_t *cap = xmalloc(sizeof *cap * (size_t)(g->m + 1));
     int64_t *flow = xmalloc(sizeof *flow * (size_t)(g->m + 1));
     uint8_t *cut = xmalloc((size_t)g->n);
-    double units = graph_capacity_units(g, cap);
-    int lost = graph_capacity_vanished(g, cap);
-    if (lost >= 0)
-        record_die(rec, "'cap' entry %d is %g, under 2^-41 of the largest (%g): capacities spanning more "
-                   "than twelve orders of magnitude cannot be traced exactly", lost, (double)g->cap[lost],
-                   1099511627776.0 / units);   /* units = 2^40 / the largest */
+    double units = graph_capacity_units_exact(rec, g, cap);
     struct flownet net = flownet_from_graph(g, cap);
     struct trace tr = {0};
     int64_t value = maxflow_trace(&net, &tr, flow, cut);

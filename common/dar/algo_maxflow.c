@@ -223,12 +223,7 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
     b->cap = xreserve(b->cap, &b->cap_bytes, sizeof *b->cap * edges);
     b->flow = xreserve(b->flow, &b->flow_bytes, sizeof *b->flow * edges);
     b->cut = xreserve(b->cut, &b->cut_bytes, (size_t)g.n);
-    double units = graph_capacity_units(&g, b->cap);
-    int lost = graph_capacity_vanished(&g, b->cap);
-    if (lost >= 0)
-        record_die(rec, "'cap' entry %d is %g, under 2^-41 of the largest (%g): capacities spanning more "
-                   "than twelve orders of magnitude cannot be traced exactly", lost, (double)g.cap[lost],
-                   1099511627776.0 / units);   /* units = 2^40 / the largest */
+    double units = graph_capacity_units_exact(rec, &g, b->cap);
     struct flownet net = flownet_from_graph(&g, b->cap);
     if (hints)
         write_trace(w, rec, &g, &net, units, b);

@@ -321,10 +321,13 @@ double graph_capacity_units(const struct graph *g, int64_t *k)
     return units;
 }
 
-int graph_capacity_vanished(const struct graph *g, const int64_t *k)
+double graph_capacity_units_exact(const struct record *rec, const struct graph *g, int64_t *k)
 {
+    double units = graph_capacity_units(g, k);
     for (int e = 0; e < g->m; e++)
         if (g->cap[e] > 0 && k[e] == 0)
-            return e;
-    return -1;
+            record_die(rec, "'cap' entry %d is %g, under 2^-41 of the largest (%g): capacities spanning more "
+                       "than twelve orders of magnitude cannot be traced exactly", e, (double)g->cap[e],
+                       1099511627776.0 / units);   /* units = 2^40 / the largest */
+    return units;
 }

@@ -93,10 +93,9 @@ void graph_write_instance(struct writer *w, const struct graph *g);
  * exact for that network, far below float32's own resolution. */
 double graph_capacity_units(const struct graph *g, int64_t *k);
 
-/* The first edge whose positive capacity graph_capacity_units() rounded to 0
- * units (it is under 2^-41 of the largest: capacities spanning more than
- * twelve orders of magnitude), or -1.  An exact algorithm would see no edge
- * there and return a wrong flow, so the callers refuse such a record. */
-int graph_capacity_vanished(const struct graph *g, const int64_t *k);
+/* graph_capacity_units() for an exact algorithm over rec's graph: a record
+ * whose capacities span more than 2^41 is refused (record_die), since an
+ * edge rounded to 0 units would vanish from the flow network. */
+double graph_capacity_units_exact(const struct record *rec, const struct graph *g, int64_t *k);
 
 #endif
