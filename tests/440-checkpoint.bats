@@ -10,7 +10,7 @@ setup() {
     gen-graphs --nodes 8 --count 8 --seed 2 | ff-trace > "$T/val.mp"
 }
 
-# under the sanitizers (tenfold slower) a fifth of the iterations, still more
+# under the sanitizers (much slower) a fifth of the iterations, still more
 # than the checkpoints the interrupts wait for, and two of the points
 FIT_ITERS=${DAR_ASAN:+60}
 POINTS="TERM:1 TERM:3 TERM:8 KILL:1 KILL:5"
