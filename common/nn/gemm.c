@@ -141,18 +141,20 @@ INLINE T256 __m256i mask256(int lanes)
 
 INLINE T256 void tile256(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                          const float *B, int64_t ldb, const float *bias, int64_t K, bool accumulate,
-                         bool relu, const int R, const int V, __m256i tail)
+                         bool relu, const int R, const int V, const bool part, __m256i tail)
 {
+    // AMD's masked stores are microcoded (several cycles each): a vector
+    // whose lanes are all in the row is loaded and stored plainly, and only
+    // a partial last vector (part) goes through the mask.
     __m256 c[4][3], b[3];
-    const __m256i all = _mm256_set1_epi32(-1);
+#define LOAD(p, v) ((part && (v) == V - 1) ? _mm256_maskload_ps((p), tail) : _mm256_loadu_ps(p))
 #pragma GCC unroll 8
     for (int v = 0; v < V; v++) {
-        __m256i m = v == V - 1 ? tail : all;
-        __m256 init = bias ? _mm256_maskload_ps(bias + 8 * v, m) : _mm256_setzero_ps();
+        __m256 init = bias ? LOAD(bias + 8 * v, v) : _mm256_setzero_ps();
 #pragma GCC unroll 8
         for (int r = 0; r < R; r++) {
             if (accumulate) {
-                c[r][v] = _mm256_maskload_ps(C + r * ldc + 8 * v, m);
+                c[r][v] = LOAD(C + r * ldc + 8 * v, v);
                 if (bias)
                     c[r][v] = _mm256_add_ps(c[r][v], init);
             } else {
@@ -164,7 +166,7 @@ INLINE T256 void tile256(float *C, int64_t ldc, const float *A, int64_t a_row, i
         const float *brow = B + k * ldb;
 #pragma GCC unroll 8
         for (int v = 0; v < V; v++)
-            b[v] = v == V - 1 ? _mm256_maskload_ps(brow + 8 * v, tail) : _mm256_loadu_ps(brow + 8 * v);
+            b[v] = LOAD(brow + 8 * v, v);
         const float *a = A + k * a_col;
 #pragma GCC unroll 8
         for (int r = 0; r < R; r++) {
@@ -174,24 +176,31 @@ INLINE T256 void tile256(float *C, int64_t ldc, const float *A, int64_t a_row, i
                 c[r][v] = _mm256_fmadd_ps(x, b[v], c[r][v]);
         }
     }
+#undef LOAD
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 8
-        for (int v = 0; v < V; v++)
-            _mm256_maskstore_ps(C + r * ldc + 8 * v, v == V - 1 ? tail : all,
-                                relu ? _mm256_max_ps(c[r][v], _mm256_setzero_ps()) : c[r][v]);
+        for (int v = 0; v < V; v++) {
+            __m256 out = relu ? _mm256_max_ps(c[r][v], _mm256_setzero_ps()) : c[r][v];
+            if (part && v == V - 1)
+                _mm256_maskstore_ps(C + r * ldc + 8 * v, tail, out);
+            else
+                _mm256_storeu_ps(C + r * ldc + 8 * v, out);
+        }
 }
 
-#define TILE256(R, V) \
-    tile256(C, ldc, A, a_row, a_col, B, ldb, bias, K, accumulate, relu, R, V, tail)
+#define TILE256(R, V, P) \
+    tile256(C, ldc, A, a_row, a_col, B, ldb, bias, K, accumulate, relu, R, V, P, tail)
 
 static T256 void block256(float *C, int64_t ldc, const float *A, int64_t a_row, int64_t a_col,
                           const float *B, int64_t ldb, const float *bias, int64_t K,
                           bool accumulate, bool relu, int R, int V, int width)
 {
-    __m256i tail = mask256(width - 8 * (V - 1));
-    switch (R * 8 + V) {
-#define CASE(r, v) case r * 8 + v: TILE256(r, v); break;
+    int lanes = width - 8 * (V - 1);
+    __m256i tail = mask256(lanes);
+    switch ((R * 8 + V) * 2 + (lanes < 8)) {
+#define CASE(r, v) case (r * 8 + v) * 2: TILE256(r, v, false); break; \
+                   case (r * 8 + v) * 2 + 1: TILE256(r, v, true); break;
     CASE(1, 1) CASE(1, 2) CASE(1, 3)
     CASE(2, 1) CASE(2, 2) CASE(2, 3)
     CASE(3, 1) CASE(3, 2) CASE(3, 3)
@@ -285,3 +294,4 @@ void gemm_chain_relu(float *C, int64_t ldc, const float *A, int64_t a_row, int64
     // as gemm_chain, then C = C > 0 ? C : 0 on the way out
     chain(C, ldc, A, a_row, a_col, B, ldb, bias, M, N, K, accumulate, true);
 }
+
