@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make demo: the paper's central comparison on the demo profile, Tables 1 and
-# 2 with the paper's values beside ours: dual, primal and no-algo PGN-max
-# trained 3000 iterations each and the random baseline, scored on 32 graphs
-# of 64 nodes of both families.  On stderr, each running training's iteration,
+# 2 with the paper's values beside ours: dual and primal PGN-max trained
+# 1200 iterations each, side by side, and the random baseline, scored on 32
+# graphs of 64 nodes of both families.  On stderr, each running training's iteration,
 # validation score and time left and one line per finished step
 # (pipelines/progress.sh); then the tables, the verdicts of the paper's claims
 # they can check with a sentence on each departure (pipelines/verdicts.py over
