@@ -125,6 +125,8 @@ e["m"] = 0
 open(f"{d}/empty.mp", "wb").write(msgpack.packb(e, default=msgpack_numpy.encode))
 r["avgRadiusAvg"] = r["avgRadiusAvg"].copy(); r["avgRadiusAvg"][5] = 0
 open(f"{d}/zero.mp", "wb").write(msgpack.packb(r, default=msgpack_numpy.encode))
+r["avgRadiusAvg"][5] = r["avgRadiusAvg"].max() * 1e-7
+open(f"{d}/tiny.mp", "wb").write(msgpack.packb(r, default=msgpack_numpy.encode))
 open(f"{d}/two.mp", "wb").write(open(f"{d}/v.mp", "rb").read() * 2)
 EOF
     run -65 --separate-stderr edge-embed --reconstruct -m "$T/m.mp" --iters 1 -i "$T/empty.mp"
@@ -135,6 +137,10 @@ EOF
     run -65 --separate-stderr edge-embed --reconstruct -m "$T/m.mp" --iters 1 -i "$T/zero.mp"
     assert_one_line_error edge-embed
     [[ "$stderr" == *"'avgRadiusAvg' entry 5 is 0"* ]]
+    # a capacity that would round to 0 units of the largest (a radius 1e-7 of the widest)
+    run -65 --separate-stderr edge-embed --reconstruct -m "$T/m.mp" --iters 1 -i "$T/tiny.mp"
+    assert_one_line_error edge-embed
+    [[ "$stderr" == *"record 0: 'cap' entry 5 is "*", under 2^-41 of the largest"* ]] || fail "$stderr"
     run -65 --separate-stderr edge-embed --reconstruct -m "$T/m.mp" --iters 1 --max-steps 2 -i "$T/two.mp"
     assert_one_line_error edge-embed
     [[ "$stderr" == *"record 1: a second graph record"* ]]
