@@ -25,7 +25,7 @@
     X(FAM_LOBSTER, "lobster")
 #define GRAPHGEN_CHOICE_(id, name) "|" name
 /* "two-community|bipartite|...", for CLI_CHOICE */
-#define GRAPHGEN_FAMILY_CHOICES (GRAPHGEN_FAMILIES(GRAPHGEN_CHOICE_) + 1)
+#define GRAPHGEN_FAMILY_CHOICES (&(GRAPHGEN_FAMILIES(GRAPHGEN_CHOICE_))[1])
 
 /* Which problem a record is an instance of: it decides the keys written
  * (formats/graph.md, "Instances"). */

@@ -17,7 +17,7 @@ static const struct cli_option options[] = {
     CLI_VERBOSE(verbose),
     {0},
 };
-static const struct cli_spec spec = {"pretend", "[options]", "summary", "example", options};
+static const struct cli_spec spec = {"pretend", "[options]", "summary", "example", options, NULL};
 
 static int logs_written;
 static char last_log_source[32], last_log_record[64];

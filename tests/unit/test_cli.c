@@ -27,7 +27,7 @@ static const struct cli_option options[] = {
     {0},
 };
 
-static const struct cli_spec spec = {"test", "[options]", "summary", "example", options};
+static const struct cli_spec spec = {"test", "[options]", "summary", "example", options, NULL};
 
 /* cli_parse on argv in a child: its exit status, and stderr's first line. */
 static int parse_in_child(char **argv, char *err, size_t errlen)

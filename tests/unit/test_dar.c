@@ -133,7 +133,7 @@ static void free_graph(struct dar_graph *g)
 static struct dar_config config_of(enum dar_variant v, enum dar_processor p, enum dar_agg a, int H,
                                    bool leak)
 {
-    return (struct dar_config){v, p, a, H, leak};
+    return (struct dar_config){.variant = v, .processor = p, .agg = a, .hidden = H, .leak_dual = leak};
 }
 
 static double loss_of(struct dar_model *m, struct dar_workspace *ws, struct dar_graph **g, int B,
