@@ -28,10 +28,19 @@ if [ "${DEPS_DRY_RUN:-0}" = 1 ]; then
     echo "  apt-get update && apt-get install -y --no-install-recommends $list"
     exit 0
 fi
-echo "deps: installing $count package(s): $list"
+# dpkg's progress (a line per package unpacked and set up, some thousand for
+# a fresh machine) goes to a log, so the terminal shows what is installed and
+# not how; apt's own error (an unknown package, a broken mirror) still goes
+# to stderr, and its status ends the recipe with the log's path and end.
+log=$(mktemp "${TMPDIR:-/tmp}/dar-deps.XXXXXX")
+echo "deps: installing $count package(s): $list (apt's progress in $log)"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# apt's own error (an unknown package, a broken mirror) goes to stderr and
-# its status ends the recipe.
-apt-get install -y -qq --no-install-recommends $list
+status=0
+{ apt-get update -qq && apt-get install -y -qq --no-install-recommends $list; } > "$log" || status=$?
+if [ "$status" != 0 ]; then
+    tail -n 5 "$log" >&2
+    echo "deps: apt-get failed (status $status); its progress: $log" >&2
+    exit "$status"
+fi
+rm -f "$log"
 echo "deps: installed $list"

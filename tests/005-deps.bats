@@ -54,6 +54,24 @@ SH
     [[ "$stderr" == *"E: Unable to locate package $NO_SUCH"* ]] || fail "$stderr"
 }
 
+@test "deps: apt's progress goes to a log, not the terminal; what is installed is said" {
+    [ "$(id -u)" = 0 ] || skip "needs root"
+    mkdir -p "$T/fakebin"
+    cat > "$T/fakebin/apt-get" <<'SH'
+#!/bin/sh
+case "$1" in update) echo "Hit:1 http://deb.debian.org/debian bookworm InRelease"; exit 0 ;; esac
+echo "Selecting previously unselected package dar-test-no-such-package."
+echo "Setting up dar-test-no-such-package (1.0) ..."
+SH
+    chmod +x "$T/fakebin/apt-get"
+    PATH="$T/fakebin:$PATH" TMPDIR="$T" run --separate-stderr bash "$ROOT/scripts/deps.sh" bash "$NO_SUCH"
+    assert_success
+    [ -z "$stderr" ] || fail "$stderr"
+    [[ "$output" == "deps: installing 1 package(s): $NO_SUCH (apt's progress in $T/dar-deps."*")"$'\n'"deps: installed $NO_SUCH" ]] || fail "$output"
+    # the log is removed once the install succeeded
+    [ -z "$(find "$T" -maxdepth 1 -name 'dar-deps.*')" ]
+}
+
 # the package lists as make reads them
 deb_list() {
     make -s -C "$ROOT" --no-print-directory -f Makefile -f - print-deb-list LIST="$1" <<'MK'
