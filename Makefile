@@ -39,7 +39,7 @@ TESTTOOL_SRC  := $(sort $(wildcard tests/tools/*.c))
 TESTTOOL_BINS := $(TESTTOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 LIB        := $(BUILD)/libdar.a
 
-.PHONY: all deps deps-test demo test test-unit test-bats test-asan bench clean fuzz fuzz-build test-fuzz
+.PHONY: all deps deps-test demo test unit-bins test-unit test-bats test-asan bench clean fuzz fuzz-build test-fuzz
 # Objects are not intermediate files to throw away: keep them so a rebuild is
 # incremental and concurrent makes never see one vanish.
 .SECONDARY: $(COMMON_OBJ) $(TOOLS:%=$(BUILD)/bin/%.o)
@@ -133,12 +133,20 @@ $(DEPS_STAMP):
 	@$(MAKE) --no-print-directory deps
 
 # ---- tests -------------------------------------------------------------------
-# deps-test first: the tests need the test set (bats, torch, clang, ...)
+# deps-test first: the tests need the test set (bats, torch, clang, ...).
+# The builds and the unit tests use TEST_JOBS cores; the steps themselves run
+# one after the other (a `make -j` must not run the two bats passes at once).
+TEST_JOBS ?= 2
 test: deps-test
-	@$(MAKE) --no-print-directory all test-unit test-bats test-asan test-fuzz
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all unit-bins
+	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-bats
+	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-fuzz
 
+unit-bins: $(UNIT_BINS)
 test-unit: $(UNIT_BINS)
-	@for t in $(UNIT_BINS); do ./$$t || exit 1; done
+	@bash tests/unit/run.sh $(TEST_JOBS) $(UNIT_BINS)
 
 BATS_JOBS ?= 2
 test-bats: all
@@ -154,9 +162,11 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_nu
 # at all would take over an hour there and find nothing the others do not.
 ASAN_SKIP  := 005 015 020 400 405 420 425 900 910 920 930 935 936 940 960 965 970
 ASAN_BATS  := $(filter-out $(foreach n,$(ASAN_SKIP),tests/$(n)-%),$(sort $(wildcard tests/*.bats)))
+ASAN_MAKE := $(ASAN_ENV) $(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin \
+    CFLAGS='$(ASAN_FLAGS) -Wall -std=gnu11' LDFLAGS='-fsanitize=address,undefined'
 test-asan:
-	$(ASAN_ENV) $(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin CFLAGS='$(ASAN_FLAGS) -Wall -std=gnu11' \
-	    LDFLAGS='-fsanitize=address,undefined' all test-unit
+	$(ASAN_MAKE) -j$(TEST_JOBS) all unit-bins
+	$(ASAN_MAKE) test-unit
 	$(ASAN_ENV) DAR_BIN=$(abspath build/asan/bin) DAR_TOOLS=$(abspath build/asan/tools) DAR_ASAN=1 bats --tap --jobs $(BATS_JOBS) $(ASAN_BATS)
 
 # ---- fuzzing (tests/fuzz/README.md) -------------------------------------------
