@@ -150,7 +150,7 @@ test-unit: $(UNIT_BINS)
 
 BATS_JOBS ?= 2
 test-bats: all
-	DAR_BIN=$(abspath $(BINDIR)) DAR_TOOLS=$(abspath $(BUILD)/tools) bats --tap --jobs $(BATS_JOBS) tests/
+	DAR_BIN=$(abspath $(BINDIR)) DAR_TOOLS=$(abspath $(BUILD)/tools) bats --tap --timing --jobs $(BATS_JOBS) tests/
 
 # The sanitizer build lives entirely under build/asan so it never replaces the
 # normal tools; the same unit tests and bats suite run against it.
@@ -167,7 +167,7 @@ ASAN_MAKE := $(ASAN_ENV) $(MAKE) --no-print-directory BUILD=build/asan BINDIR=bu
 test-asan:
 	$(ASAN_MAKE) -j$(TEST_JOBS) all unit-bins
 	$(ASAN_MAKE) test-unit
-	$(ASAN_ENV) DAR_BIN=$(abspath build/asan/bin) DAR_TOOLS=$(abspath build/asan/tools) DAR_ASAN=1 bats --tap --jobs $(BATS_JOBS) $(ASAN_BATS)
+	$(ASAN_ENV) DAR_BIN=$(abspath build/asan/bin) DAR_TOOLS=$(abspath build/asan/tools) DAR_ASAN=1 bats --tap --timing --jobs $(BATS_JOBS) $(ASAN_BATS)
 
 # ---- fuzzing (tests/fuzz/README.md) -------------------------------------------
 # libFuzzer harnesses, one per input surface, built with clang under
