@@ -14,7 +14,11 @@
 # the running lines again at most every PROGRESS_EVERY seconds (default 30).
 # A step's time runs from when its progress file or `<file>.tmp` appeared (the
 # recipes write there first) to when the file itself did.  Files that exist
-# already are done (cached) and not counted.  The exit status is COMMAND's.
+# already are done (cached) and not counted; a progress file or `.tmp` older
+# than this run is an interrupted run's, and its step waits until it is written
+# anew.  A training resumed from its checkpoint begins its progress file at the
+# iteration it resumes from (common/base/progress.h): its rate and time left
+# count from there.  The exit status is COMMAND's.
 set -uo pipefail
 jobs=$1; shift
 steps=()
@@ -44,6 +48,10 @@ status_of() { # a step file: its training's progress file
     case $f in models/*.mp | */models/*.mp) echo "${f%models/*}logs/$(basename "$f" .mp).progress" ;; esac
 }
 
+fresh() { # a file written since this run started (not an interrupted run's)
+    [ -e "$1" ] && [ "$(stat -c %Y "$1")" -ge "$start" ]
+}
+
 minutes() { # seconds: "about N min" or "N s"
     if [ "$1" -ge 90 ]; then echo "$(( ($1 + 59) / 60 )) min"; else echo "$1 s"; fi
 }
@@ -57,46 +65,54 @@ describe() { # file seconds
     esac
 }
 
-# one line of a progress file (SECONDS DONE TOTAL WHAT EXTRA) as the line shown
-job_line() { # name line
-    local name=$1 seconds done_ total what extra left=""
+# one line of a progress file (SECONDS DONE TOTAL WHAT EXTRA) as the line
+# shown, given the file's first line (where this run began)
+job_line() { # name line first-line
+    local name=$1 seconds done_ total what extra left="" first
     IFS=$'\t' read -r seconds done_ total what extra <<< "$2"
+    IFS=$'\t' read -r _ first _ <<< "$3"
     seconds=${seconds%.*}
-    if [ "$done_" = 0 ]; then
-        echo "$name: started, $total $what"
+    if [ "$done_" = "$first" ]; then
+        if [ "$first" = 0 ]; then echo "$name: started, $total $what"
+        else echo "$name: resumed at ${what%s} $first/$total"; fi
         return
     fi
     if [ "$done_" -ge "$total" ] 2> /dev/null; then
         echo "$name: $total/$total $what done, scoring on the test graphs"
         return
     fi
-    [ "$done_" -gt 0 ] && left="; $(minutes $(( seconds * (total - done_) / done_ ))) left"
+    [ "$done_" -gt "$first" ] && left="; $(minutes $(( seconds * (total - done_) / (done_ - first) ))) left"
     what=${what%s}
     echo "$name: $what $done_/$total${extra:+, $extra}$left"
 }
 
 # every running training's line, and the summary: fills the array `block`
 make_block() {
-    local f s now line left_max=0 left_sum=0 running=0 queued=0 est=0 left
+    local f s now line head left_max=0 left_sum=0 running=0 queued=0 est=0 left
     now=$(date +%s)
     block=()
     for f in "${steps[@]}"; do
         [ -n "${finished[$f]:-}" ] && continue
         s=$(status_of "$f")
         [ -n "$s" ] || continue
-        if [ -s "$s" ] && [ -n "${started[$f]:-}" ]; then
+        if [ -s "$s" ] && fresh "$s" && [ -n "${started[$f]:-}" ]; then
             line=$(tail -n 1 "$s")
-            block+=("  $(job_line "$(basename "$f" .mp)" "$line")")
+            head=$(head -n 1 "$s")
+            block+=("  $(job_line "$(basename "$f" .mp)" "$line" "$head")")
             running=$(( running + 1 ))
             # this training's seconds left and its whole time, from its rate
-            local sec dn tt
+            # in this run
+            local sec dn tt dn0
             IFS=$'\t' read -r sec dn tt _ <<< "$line"
+            IFS=$'\t' read -r _ dn0 _ <<< "$head"
             sec=${sec%.*}
-            if [ "$dn" -gt 0 ] 2> /dev/null; then
-                left=$(( sec * (tt - dn) / dn ))
+            if [ "$dn" -gt "$dn0" ] 2> /dev/null; then
+                left=$(( sec * (tt - dn) / (dn - dn0) ))
                 [ "$left" -gt "$left_max" ] && left_max=$left
                 left_sum=$(( left_sum + left ))
-                est=$(( sec * tt / dn ))
+                est=$(( sec * tt / (dn - dn0) ))
+            else
+                queued=$(( queued + 1 ))   # no rate yet: counted as a whole training
             fi
         else
             queued=$(( queued + 1 ))
@@ -137,11 +153,11 @@ poll() {
         [ -n "${finished[$f]:-}" ] && continue
         s=$(status_of "$f")
         # a training that started: its first line at once, in a log too
-        if [ -n "$s" ] && [ -s "$s" ] && [ -z "${shown[$f]:-}" ]; then
+        if [ -n "$s" ] && [ -s "$s" ] && fresh "$s" && [ -z "${shown[$f]:-}" ]; then
             shown[$f]=1
             [ -n "${started[$f]:-}" ] || started[$f]=$now
             first=$(head -n 1 "$s")
-            say "$(job_line "$(basename "$f" .mp)" "$first")"
+            say "$(job_line "$(basename "$f" .mp)" "$first" "$first")"
         fi
         if [ -e "$f" ]; then
             took=$(( now - ${started[$f]:-$start} ))
@@ -150,7 +166,7 @@ poll() {
             case $f in models/* | */models/*) model_time=$(( model_time + took )); model_count=$(( model_count + 1 )) ;; esac
             make_block
             say "[$done_count/$total] $(describe "$f" "$took");${block[-1]#*;}"
-        elif [ -e "$f.tmp" ] && [ -z "${started[$f]:-}" ]; then
+        elif fresh "$f.tmp" && [ -z "${started[$f]:-}" ]; then
             started[$f]=$now
         fi
     done

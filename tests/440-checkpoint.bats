@@ -71,6 +71,17 @@ interrupt() {
     cmp "$T/reference.mp" "$T/resumed.mp"
 }
 
+@test "a resumed training's progress begins at the checkpoint's iteration and keeps its best score" {
+    interrupt KILL 2
+    DAR_PROGRESS_FILE="$T/progress" fit --checkpoint-every 5 -o "$T/resumed.mp"
+    # the first line: where it resumed (pipelines/progress.sh rates from there)
+    IFS=$'\t' read -r seconds first total what extra < "$T/progress"
+    [ "$first" -ge 10 ] && [ $((first % 5)) = 0 ] && [ "$total" = "${FIT_ITERS:-300}" ] || fail "$(head -n 2 "$T/progress")"
+    # the next: the first iteration of this run, the checkpoint's best beside it
+    [[ "$(sed -n 2p "$T/progress")" == *$'\t'$((first + 1))$'\t'*"no validation in this run yet (best "* ]] \
+        || fail "$(head -n 2 "$T/progress")"
+}
+
 @test "a corrupt or foreign checkpoint is ignored with a warning, not an error" {
     fit --no-cache > "$T/reference.mp"
     interrupt TERM 2

@@ -312,7 +312,7 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
     uint8_t *teacher = NULL;
     int teacher_cap = 0;
     struct progress p;
-    progress_begin(&p, o->progress, "iterations", o->iters);
+    progress_begin_at(&p, o->progress, "iterations", o->iters, st.iteration);
     double start = now_seconds(), last_score = NAN;
     uint64_t batch_stream = rng_stream_id("batch"), teacher_stream = rng_stream_id("teacher");
 
@@ -365,7 +365,10 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
         }
         if (!isnan(score))
             last_score = score;
-        if (isnan(last_score))
+        if (isnan(last_score) && isfinite(st.best_score))  /* resumed: the checkpoint's best */
+            snprintf(p.extra, sizeof p.extra, "loss %.4f, no validation in this run yet (best %.4g)", loss,
+                     st.best_score);
+        else if (isnan(last_score))
             snprintf(p.extra, sizeof p.extra, "loss %.4f, no validation yet", loss);
         else
             snprintf(p.extra, sizeof p.extra, "loss %.4f, validation %.4g (best %.4g)", loss, last_score, st.best_score);

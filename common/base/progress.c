@@ -36,10 +36,17 @@ static void status_write(struct progress *p, double now, int64_t done)
 
 void progress_begin(struct progress *p, enum progress_mode mode, const char *what, int64_t total)
 {
+    progress_begin_at(p, mode, what, total, 0);
+}
+
+void progress_begin_at(struct progress *p, enum progress_mode mode, const char *what, int64_t total,
+                       int64_t first)
+{
     memset(p, 0, sizeof *p);
     p->enabled = mode == PROGRESS_ON || (mode == PROGRESS_AUTO && isatty(STDERR_FILENO));
     p->what = what;
     p->total = total;
+    p->first = first;
     p->start = now_seconds();
     p->status_done = -1;
     const char *path = getenv("DAR_PROGRESS_FILE");
@@ -48,7 +55,7 @@ void progress_begin(struct progress *p, enum progress_mode mode, const char *wha
         if (!p->status)
             warn("cannot write progress to '%s' (DAR_PROGRESS_FILE): %s", path, strerror(errno));
         else
-            status_write(p, p->start, 0);
+            status_write(p, p->start, first);
     }
 }
 
@@ -67,14 +74,14 @@ void progress_update(struct progress *p, int64_t done)
         return;
     double now = now_seconds();
     /* the first step is written at once: it shows the job is working */
-    if (p->status && (p->status_done <= 0 || now - p->status_last >= 1.0 || done == p->total))
+    if (p->status && (p->status_done <= p->first || now - p->status_last >= 1.0 || done == p->total))
         status_write(p, now, done);
     if (!p->enabled)
         return;
     if (now - p->last < 0.1 && done != p->total)
         return;
     p->last = now;
-    double elapsed = now - p->start, rate = elapsed > 0 ? done / elapsed : 0;
+    double elapsed = now - p->start, rate = elapsed > 0 ? (done - p->first) / elapsed : 0;
     char left[32] = "?";
     if (p->total > 0 && rate > 0)
         format_duration((p->total - done) / rate, left, sizeof left);
