@@ -212,17 +212,23 @@ def commit():
 
 def training_seconds(directories):
     """The seconds column's last value summed over the training logs
-    (dar-fit --log, edge-embed --log: replayed from the cache on a hit, so
-    they state the original run's time)."""
-    total, count = 0.0, 0
+    (dar-fit --log, edge-embed --log; a resumed training's counts the time
+    before its checkpoint too), the number of logs summed, and the number
+    with no time: a cache hit's log is rebuilt from the model record, which
+    holds no time."""
+    total, timed, untimed = 0.0, 0, 0
     for d in directories:
         for path in glob.glob(os.path.join(d, "*.tsv")):
             with open(path, encoding="utf-8") as f:
                 lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
             if len(lines) > 1 and "seconds" in lines[0]:
-                total += float(lines[-1][lines[0].index("seconds")])
-                count += 1
-    return total, count
+                last = lines[-1][lines[0].index("seconds")] if len(lines[-1]) == len(lines[0]) else ""
+                if last:
+                    total += float(last)
+                    timed += 1
+                else:
+                    untimed += 1
+    return total, timed, untimed
 
 
 def duration(seconds):
@@ -634,13 +640,14 @@ def main():
     doc = Doc()
     title = f"dar: what the {args.profile} profile reproduces of Dual Algorithmic Reasoning (ICLR 2023)"
     doc.h(1, title)
-    seconds, models = training_seconds(args.logs.split(","))
+    seconds, models, untimed = training_seconds(args.logs.split(","))
     wall = f"{duration(time.time() - float(args.start))} for this `make report`" if args.start else "not recorded"
     doc.ul([f"**profile:** {args.profile}: {args.note}",
             f"**trained:** {args.trained}",
             f"**vessel graphs:** {args.vessel_note}",
             f"**machine:** {machine()}",
-            f"**wall time:** {wall}; the {models} trainings' own time (their logs' last `seconds`, cached runs included) adds up to {duration(seconds)}",
+            f"**wall time:** {wall}; the {models} trainings' own time (their logs' last `seconds`) adds up to {duration(seconds)}"
+            + (f"; {untimed} more came from the cache, whose logs hold no time" if untimed else ""),
             f"**project:** dar {args.version}, commit {commit()}"])
     doc.p("Every number below comes from the study's outputs for this profile (`make report` builds whatever is missing; "
           "every step is cached); the paper's values come from `pipelines/paper/`.")

@@ -82,6 +82,24 @@ interrupt() {
         || fail "$(head -n 2 "$T/progress")"
 }
 
+@test "a checkpoint keeps the time spent: the resumed run's log counts it, the output record holds no time" {
+    fit --no-cache > "$T/reference.mp"
+    interrupt KILL 2
+    # the checkpoint's train_state says the seconds so far (the record comes
+    # first in the file, the trailer after it)
+    spent=$("$PY" -c 'import msgpack, sys; print(next(msgpack.Unpacker(open(sys.argv[1], "rb")))["train_state"]["seconds"])' \
+        "$(checkpoints)")
+    "$PY" -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' "$spent" || fail "seconds $spent"
+    DAR_PROGRESS_FILE="$T/progress" fit --checkpoint-every 5 --log "$T/log.tsv" -o "$T/resumed.mp"
+    cmp "$T/reference.mp" "$T/resumed.mp"
+    first=$(head -n 1 "$T/progress" | cut -f2)
+    # the iterations before the resume have no time; the first after it starts from the spent time
+    awk -F'\t' -v first="$first" -v spent="$spent" 'NR > 1 {
+            if ($1 <= first && $NF != "") { print "iteration " $1 " has a time: " $NF; bad = 1 }
+            if ($1 == first + 1 && !($NF + 0 >= spent + 0)) { print "iteration " $1 ": " $NF " < " spent; bad = 1 }
+        } END { exit bad }' "$T/log.tsv" || fail "$(sed -n "$((first + 1)),$((first + 3))p" "$T/log.tsv")"
+}
+
 @test "a corrupt or foreign checkpoint is ignored with a warning, not an error" {
     fit --no-cache > "$T/reference.mp"
     interrupt TERM 2

@@ -94,3 +94,18 @@ DECIDED="dual-primal-F dual-primal-Ft dual-baselines dual-cut-100 gap-bipartite 
     assert_success
     assert_output "$T/kept/: report.md table1.tsv table2.tsv verdicts.tsv "
 }
+
+@test "report.md's trainings' time: a resumed training's log counts its time before the resume, a cache hit's has none" {
+    mkdir -p "$T/logs"
+    # resumed at 2: the rows before have no time, the last says the whole run's
+    printf 'iteration\tloss\tseconds\n1\t0.5\t\n2\t0.4\t\n3\t0.3\t125.250\n4\t0.2\t130.750\n' > "$T/logs/resumed.tsv"
+    printf 'iteration\tloss\tseconds\n1\t0.5\t1.000\n2\t0.4\t2.000\n' > "$T/logs/fresh.tsv"
+    # a cache hit: the log rebuilt from the model record, no time at all
+    printf 'iteration\tloss\tseconds\n1\t0.5\t\n2\t0.4\t\n' > "$T/logs/hit.tsv"
+    run "$PY" -c 'import importlib.util, sys
+spec = importlib.util.spec_from_file_location("report", sys.argv[1])
+report = importlib.util.module_from_spec(spec); spec.loader.exec_module(report)
+print(report.training_seconds([sys.argv[2]]))' "$ROOT/pipelines/report.py" "$T/logs"
+    assert_success
+    assert_output "(132.75, 2, 1)"
+}

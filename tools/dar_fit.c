@@ -84,6 +84,7 @@ struct state {
     double kappa;
     struct adam adam;
     bool adam_used;
+    double seconds_before;     /* the training's seconds before this run (a checkpoint's) */
 };
 
 /* The training curve (curve.h), one row per iteration: the iteration, the
@@ -166,6 +167,7 @@ struct write_ctx {
     double out_score;
     int64_t out_iteration;
     const struct curve *curve;
+    double seconds;            /* a checkpoint's: the training's seconds so far; NaN: none */
 };
 
 /* The model record with values as its params, and the provenance, the
@@ -190,8 +192,10 @@ static void write_record(struct writer *w, const struct write_ctx *c, const floa
     mp_key(w, "curve");
     curve_write(w, c->curve);
 
+    /* a checkpoint also keeps the time spent, so that a resumed run's curve
+     * counts it; an output record holds no time (the same bytes every run) */
     mp_key(w, "train_state");
-    mp_map(w, st->adam_used ? 10 : 7);
+    mp_map(w, (st->adam_used ? 10 : 7) + !isnan(c->seconds));
     mp_key(w, "iteration");      mp_int(w, st->iteration);
     mp_key(w, "seed");           mp_int(w, (int64_t)c->o->seed);
     mp_key(w, "kappa");          mp_double(w, st->kappa);
@@ -203,6 +207,9 @@ static void write_record(struct writer *w, const struct write_ctx *c, const floa
         mp_key(w, "adam_step"); mp_int(w, st->adam.step);
         mp_key(w, "adam_m");    dar_params_write(w, c->model, st->adam.m);
         mp_key(w, "adam_v");    dar_params_write(w, c->model, st->adam.v);
+    }
+    if (!isnan(c->seconds)) {
+        mp_key(w, "seconds");   mp_double(w, c->seconds);
     }
 }
 
@@ -241,6 +248,9 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     st->kappa = record_double(&state, "kappa");
     st->best_score = record_double(&state, "best_score");
     st->best_iteration = record_int(&state, "best_iteration");
+    st->seconds_before = record_has(&state, "seconds") ? record_double(&state, "seconds") : 0.0;
+    if (!(st->seconds_before >= 0.0))
+        record_die(&rec, "'train_state' has a negative or NaN 'seconds'");
     dar_params_read(model, &state, "params", st->current);
     dar_params_read(model, &state, "best_params", st->best);
     memcpy(model->values, st->current, sizeof(float) * (size_t)model->count);
@@ -353,10 +363,12 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
                 memcpy(st.best, model.values, bytes);
             }
         }
-        curve_add_losses(&curve, alg, k + 1, &losses, score, now_seconds() - start);
+        double seconds = st.seconds_before + (now_seconds() - start);
+        curve_add_losses(&curve, alg, k + 1, &losses, score, seconds);
         if (checkpoint_due(o->checkpoint, k + 1, o->iters)) {
             memcpy(st.current, model.values, bytes);
-            struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, st.best_score, st.best_iteration, &curve};
+            struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, st.best_score, st.best_iteration, &curve,
+                                    seconds};
             struct writer w;
             writer_init_memory(&w);
             write_record(&w, &ctx, st.current);
@@ -395,7 +407,7 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
             out_iteration = st.iteration;
         }
     }
-    struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, out_score, out_iteration, &curve};
+    struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, out_score, out_iteration, &curve, NAN};
     struct writer w;
     writer_init(&w, out);
     write_record(&w, &ctx, chosen);

@@ -66,7 +66,7 @@ PYEOF
 
 # ---- known bad inputs (bats tests, the first sweep) ----
 "$PY" - "$tmp" <<'PYEOF'
-import sys, msgpack, msgpack_numpy as mn
+import os, sys, msgpack, msgpack_numpy as mn
 d = sys.argv[1]
 def load(f, decode=True):
     kw = {"object_hook": mn.decode} if decode else {"strict_map_key": False}
@@ -88,6 +88,9 @@ raw[1]["src"][b"type"] = "<i4"; raw[0]["kind"] = "gr\naph\x1b[31m"; save("kind-e
 c = load("classes.mp"); c[0]["m"] = -2**63; save("classes-m", c)
 m = load("model-dual.mp"); save("model-twice", m + m)
 m = load("model-dual.mp"); m[0]["params"] = {}; save("model-no-params", m)
+# a checkpoint's train_state keeps the seconds spent (a valid seed and a bad one)
+m = load("model-dual-sgd.mp"); m[0]["train_state"]["seconds"] = -1.0; save("seconds-negative", m)
+m[0]["train_state"]["seconds"] = 12.5; save("seconds", m); os.rename(f"{d}/bad-seconds", f"{d}/checkpoint-seconds.mp")
 PYEOF
 head -c 100 "$tmp/traced.mp" > "$tmp/bad-truncated"
 printf '\x93\x01\x02\x03' > "$tmp/bad-not-a-map"
@@ -120,7 +123,7 @@ put model-load model-dual.mp model-primal.mp model-pipeline.mp model-no-algo.mp 
     bad-model-no-params bad-truncated bad-not-a-map empty two-community.mp
 put model-resume model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice bad-model-no-params empty
 # checkpoints: model records, which the harness also tries sealed for its key
-put checkpoint model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice empty
+put checkpoint model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice empty checkpoint-seconds.mp bad-seconds-negative
 put metric-table metrics.mp metrics-labelled.mp bad-not-a-map empty fixed.mp
 for f in graphs.mp metrics.mp classes.mp model-dual.mp; do
     mpcat < "$tmp/$f" | head -c 6000 > "$C/jsonl/${f%.mp}.jsonl"
