@@ -249,8 +249,8 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     st->best_score = record_double(&state, "best_score");
     st->best_iteration = record_int(&state, "best_iteration");
     st->seconds_before = record_has(&state, "seconds") ? record_double(&state, "seconds") : 0.0;
-    if (!(st->seconds_before >= 0.0))
-        record_die(&rec, "'train_state' has a negative or NaN 'seconds'");
+    if (!(st->seconds_before >= 0.0) || isinf(st->seconds_before))
+        record_die(&rec, "'train_state' has 'seconds' %g: not a time", st->seconds_before);
     dar_params_read(model, &state, "params", st->current);
     dar_params_read(model, &state, "best_params", st->best);
     memcpy(model->values, st->current, sizeof(float) * (size_t)model->count);
