@@ -646,8 +646,10 @@ def main():
             f"**trained:** {args.trained}",
             f"**vessel graphs:** {args.vessel_note}",
             f"**machine:** {machine()}",
-            f"**wall time:** {wall}; the {models} trainings' own time (their logs' last `seconds`) adds up to {duration(seconds)}"
-            + (f"; {untimed} more came from the cache, whose logs hold no time" if untimed else ""),
+            f"**wall time:** {wall}; " + (
+                f"the {models} trainings' own time (their logs' last `seconds`) adds up to {duration(seconds)}"
+                + (f"; {untimed} more came from the cache, whose logs hold no time" if untimed else "")
+                if models else f"the {untimed} trainings came from the cache, whose logs hold no time"),
             f"**project:** dar {args.version}, commit {commit()}"])
     doc.p("Every number below comes from the study's outputs for this profile (`make report` builds whatever is missing; "
           "every step is cached); the paper's values come from `pipelines/paper/`.")

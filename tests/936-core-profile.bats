@@ -109,3 +109,11 @@ print(report.training_seconds([sys.argv[2]]))' "$ROOT/pipelines/report.py" "$T/l
     assert_success
     assert_output "(132.75, 2, 1)"
 }
+
+@test "make report again from the cache alone (a fresh out/): it does not fail on the trainings' logs, which hold no time" {
+    core OUT="$T/first" report > /dev/null     # from the cache if the first test ran, else trained
+    run core OUT="$T/again" report
+    assert_success
+    grep -q "^- \*\*wall time:\*\* .*; the [0-9]* trainings came from the cache, whose logs hold no time" "$T/again/report/report.md" \
+        || fail "$(grep 'wall time' "$T/again/report/report.md")"
+}
