@@ -40,7 +40,9 @@ LEVEL = 0.95
 PAPER_SEEDS = 5
 HOLDS, FAILS, UNRESOLVED = "holds", "does not hold", "not resolved at this profile"
 SEED_KEYS = ("seed", "trial")
-NOT_GRAPHSET = ("model",) + SEED_KEYS
+# labels that name the model or run, not the graphs scored (a finding's run
+# scores the study's graphs: its differences are paired over them)
+NOT_GRAPHSET = ("model", "finding") + SEED_KEYS
 
 
 # ---- units ---------------------------------------------------------------------------
@@ -112,11 +114,15 @@ def read_units(path):
     """{(row, column): {seed: (model, graphset, {unit: (sum, count)} or None,
     value)}}; a unit is (graph,) or, for a quantity of the confusion matrix,
     (graph, block) and its sum a Confusion."""
-    cells = {}
     if not path or not os.path.exists(path):
-        return cells
+        return {}
     with open(path, encoding="utf-8") as f:
-        lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+        return cells_of([l.rstrip("\n").split("\t") for l in f if l.strip()])
+
+
+def cells_of(lines):
+    """read_units' dict from a units file's lines (units_lines: header first)."""
+    cells = {}
     for fields in lines[1:]:
         # a units file written before the quantity column had 8
         row, col, model, seed, graphset, graph, s, c = fields[:8]
@@ -261,6 +267,36 @@ def paper_resamples(mean, std, draws):
     if not std:
         return np.full(draws.B, mean)
     return mean + draws.rng.standard_normal(draws.B) * (std / math.sqrt(PAPER_SEEDS))
+
+
+def cell_point(runs):
+    """A cell's value: the mean over its runs of each run's pooled sum over
+    its graphs divided by its pooled count (its value without graphs)."""
+    values = []
+    for _, _, graphs, value in runs.values():
+        if graphs is None:
+            values.append(value)
+        elif isinstance(graphs, Blocks):
+            matrix, C = graphs.matrix()
+            values.append(float(confusion_score(graphs.quantity, matrix.sum(axis=0).reshape(1, C, C))[0]))
+        else:
+            count = sum(c for _, c in graphs.values())
+            values.append(sum(s for s, _ in graphs.values()) / count if count else float("nan"))
+    return sum(values) / len(values)
+
+
+def difference(a, b, rows, cols, quantity):
+    """b - a of two cells, each (score files, (row, column)), as a Margin
+    (positive: b higher): paired over the graphs both scored and, for one
+    model, over the seeds both ran (a finding: the study's model against the
+    same trained the other way), so the interval holds only the noise they
+    do not share; None when either cell is missing."""
+    cells = [cells_of(units_lines(paths, rows, cols, [quantity])).get(cell) for paths, cell in (a, b)]
+    if not all(cells):
+        return None
+    draws = Draws(generator("difference", *a[1], *b[1], quantity), RESAMPLES)
+    sa, sb = (cell_resamples(c, draws) for c in cells)
+    return Margin(f"{b[1]} - {a[1]}", cell_point(cells[1]) - cell_point(cells[0]), sb - sa, True)
 
 
 # ---- a rule over resampled cells ---------------------------------------------------------

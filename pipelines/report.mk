@@ -44,7 +44,7 @@ endif
 ifneq ($(filter report,$(MAKECMDGOALS)),)
   REPORT_START := $(shell date +%s)
 endif
-.PRECIOUS: $(REPORT)/models/%.mp $(REPORT)/scores/%.mp $(REPORT)/sizes/%.mp $(REPORT)/data-minmax/%.mp
+.PRECIOUS: $(REPORT)/models/%.mp $(REPORT)/scores/%.mp $(REPORT)/graphs/%.mp $(REPORT)/sizes/%.mp $(REPORT)/data-minmax/%.mp
 
 # ---- the tables as TSV: study.mk's layouts --------------------------------------------
 # The paper's rows the profile does not train are dropped as study.mk does
@@ -125,12 +125,19 @@ finding_data = $(if $(filter cap,$(1)),$(REPORT)/data-minmax,$(DATA))
 finding_configs = $(shell awk -F'\t' '$$1 == "$(1)" { print $$5 }' pipelines/findings.tsv)
 FINDING_RUNS := $(foreach f,$(REPORT_FINDINGS),$(foreach c,$(call finding_configs,$(f)),$(foreach s,$(SEEDS),$(f)-$(c)-s$(s))))
 FINDING_SCORES := $(FINDING_RUNS:%=$(REPORT)/scores/%.mp)
+FINDING_GRAPHS := $(FINDING_RUNS:%=$(REPORT)/graphs/%.mp)
 finding_labels = -l "model=$(call label_of,$(call config_of,$(1)))" -l seed=$(call seed_of,$(call config_of,$(1))) -l finding=$(call finding_of,$(1))
-# finding_score run,model-or-empty,data-dir: the run's test and validation scores on stdout
+# finding_score run,model-or-empty,data-dir: the run's test and validation scores
+# on stdout, and each graph's share of them in $(REPORT)/graphs/<run>.mp (the
+# bootstrap of the findings' differences, paired over the graphs with the study's)
 finding_predict = $(if $(2),dar-step --no-cache --hints --model $(2),dar-step --baseline random --seed $(call seed_of,$(call config_of,$(1))))
-finding_score = $(call finding_predict,$(1),$(2)) < $(3)/test-2comm.mp | flow-fix | metrics --split test $(call finding_labels,$(1)) -l family=2-community \
-  && $(call finding_predict,$(1),$(2)) < $(3)/test-bip.mp | flow-fix | metrics --split test $(call finding_labels,$(1)) -l family=bipartite \
-  && $(call finding_predict,$(1),$(2)) < $(3)/val.mp | metrics --split val $(call finding_labels,$(1))
+finding_graphs = --per-graph $(REPORT)/graphs/$(1)-$(2).mp.tmp
+finding_score = mkdir -p $(REPORT)/graphs \
+  && $(call finding_predict,$(1),$(2)) < $(3)/test-2comm.mp | flow-fix | metrics --split test $(call finding_labels,$(1)) -l family=2-community $(call finding_graphs,$(1),2comm) \
+  && $(call finding_predict,$(1),$(2)) < $(3)/test-bip.mp | flow-fix | metrics --split test $(call finding_labels,$(1)) -l family=bipartite $(call finding_graphs,$(1),bip) \
+  && $(call finding_predict,$(1),$(2)) < $(3)/val.mp | metrics --split val $(call finding_labels,$(1)) $(call finding_graphs,$(1),val) \
+  && cat $(foreach x,2comm bip val,$(REPORT)/graphs/$(1)-$(x).mp.tmp) > $(REPORT)/graphs/$(1).mp.tmp \
+  && rm $(foreach x,2comm bip val,$(REPORT)/graphs/$(1)-$(x).mp.tmp)
 
 # uniform-minmax splits: the study's seeds, so only the capacities differ
 $(REPORT)/data-minmax/train.mp $(REPORT)/data-minmax/val.mp $(REPORT)/data-minmax/test-2comm.mp $(REPORT)/data-minmax/test-bip.mp &: $(TOOLS_BUILT)
@@ -141,17 +148,20 @@ $(REPORT)/data-minmax/train.mp $(REPORT)/data-minmax/val.mp $(REPORT)/data-minma
 	  && gen-graphs --capacity uniform-minmax --family $(OOF_FAMILY) --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 104 | ff-trace -q > $(@D)/test-bip.mp.tmp)
 	for f in train val test-2comm test-bip; do mv $(@D)/$$f.mp.tmp $(@D)/$$f.mp; done
 
-$(REPORT)/models/%.mp $(REPORT)/scores/%.mp: $$(call finding_data,$$(call finding_of,$$*))/train.mp $$(call finding_data,$$(call finding_of,$$*))/test-2comm.mp $(TOOLS_BUILT)
+$(REPORT)/models/%.mp $(REPORT)/scores/%.mp $(REPORT)/graphs/%.mp: $$(call finding_data,$$(call finding_of,$$*))/train.mp $$(call finding_data,$$(call finding_of,$$*))/test-2comm.mp $(TOOLS_BUILT)
 	@mkdir -p $(REPORT)/models $(REPORT)/scores $(REPORT)/logs
 	$(call heavy, rm -f $(REPORT)/logs/$*.progress && DAR_PROGRESS_FILE=$(REPORT)/logs/$*.progress \
 	  dar-fit $(call fit_args,$(call config_of,$*)) $(finding_flags_$(call finding_of,$*)) --val $(call finding_data,$(call finding_of,$*))/val.mp \
 	    --log $(REPORT)/logs/$*.tsv -q < $(call finding_data,$(call finding_of,$*))/train.mp > $(REPORT)/models/$*.mp.tmp \
 	  && ( $(call finding_score,$*,$(REPORT)/models/$*.mp.tmp,$(call finding_data,$(call finding_of,$*))) ) > $(REPORT)/scores/$*.mp.tmp) \
+	  && mv $(REPORT)/graphs/$*.mp.tmp $(REPORT)/graphs/$*.mp \
 	  && mv $(REPORT)/scores/$*.mp.tmp $(REPORT)/scores/$*.mp && mv $(REPORT)/models/$*.mp.tmp $(REPORT)/models/$*.mp
 # the random baseline on the uniform-minmax sets needs no model (the shorter stem wins)
-$(REPORT)/scores/cap-random-%.mp: $(REPORT)/data-minmax/test-2comm.mp $(TOOLS_BUILT)
-	@mkdir -p $(@D)
-	$(call publish, $(call light, ( $(call finding_score,cap-random-$*,,$(REPORT)/data-minmax) ) > $@.tmp))
+$(REPORT)/scores/cap-random-%.mp $(REPORT)/graphs/cap-random-%.mp: $(REPORT)/data-minmax/test-2comm.mp $(TOOLS_BUILT)
+	@mkdir -p $(REPORT)/scores
+	$(call light, ( $(call finding_score,cap-random-$*,,$(REPORT)/data-minmax) ) > $(REPORT)/scores/cap-random-$*.mp.tmp) \
+	  && mv $(REPORT)/graphs/cap-random-$*.mp.tmp $(REPORT)/graphs/cap-random-$*.mp \
+	  && mv $(REPORT)/scores/cap-random-$*.mp.tmp $(REPORT)/scores/cap-random-$*.mp
 
 # the residual test: the code's trace (C - |F| > 0) against ff-trace's on the
 # study's splits, and on 16-node bipartite graphs at the code's default
@@ -211,7 +221,7 @@ REPORT_RECON_FIGURE := $(if $(wildcard pipelines/fig-reconstruction.gp),$(OUT)/f
 REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE),table3 $(if $(TABLE3_N2V_DUAL_SCORES),table3-n2v-dual) recon)
 REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png) $(OUT)/fig-corrective.png \
   $(if $(VESSEL_NOTE),$(REPORT_RECON_FIGURE) $(if $(FIG_VALID_BVG_SCORES),$(OUT)/fig-valid-bvg.png)) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
-REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_UNITS:%=$(REPORT)/%.units.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(REPORT)/residual.tsv \
+REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_UNITS:%=$(REPORT)/%.units.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(FINDING_GRAPHS) $(REPORT)/residual.tsv \
   $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
   pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/bootstrap.py pipelines/report.py \
   $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv \

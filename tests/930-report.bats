@@ -39,6 +39,11 @@ report() {
         grep -q "^### .* (\`$id\`)$" "$md" || fail "no finding '$id'"
     done
     [ "$(grep -c '^| PGN-max (dual) | the other way |' "$md")" -eq 3 ]   # leak, tfstep, cap
+    # each change the other way has its interval and what it says; the leak's answers Table 2's question
+    [ "$(grep -cE '^- PGN-max \(dual\), F, 2-comm: [0-9.]+ → [0-9.]+ \([+-][0-9.]+ \[[+-][0-9.]+, [+-][0-9.]+\]: (higher the other way|lower the other way|inside the noise|the same on every graph)\)$' "$md")" -eq 3 ] \
+        || fail "$(grep '^- PGN-max (dual), F, 2-comm' "$md")"
+    grep -qE "^Does the paper's Table 2 need the leak\? (yes|partly|no)" "$md" || fail "no answer on the leak"
+    grep -qE '^Does dual PGN-max beat primal PGN-max on F\? .*primal - dual [+-][0-9.]+ \[' "$md"
     # every long step was under the progress watcher (pipelines/progress.sh):
     # the findings' trainings, the vessel reconstruction, Node2Vec, the vessel
     # rows and the search each showed their start, and their end as a step

@@ -90,6 +90,40 @@ verdict() {
     grep -q '\[' "$T/first.out"
 }
 
+# difference DIR A B: bootstrap.difference of model B minus model A (dual,
+# primal) on 2-community F from DIR's scores: point, low, high
+difference() {
+    "$PY" - "$ROOT/pipelines" "$@" <<'PYEOF'
+import glob, os, sys
+sys.path.insert(0, sys.argv[1])
+import bootstrap
+d, a, b = sys.argv[2:5]
+side = lambda m: (sorted(glob.glob(os.path.join(d, "scores", f"{m}-*.mp"))), (f"PGN-max ({m})", "test 2-community mae_flow"))
+m = bootstrap.difference(side(a), side(b), ["model"], ["split", "family", "name"], "mae_flow")
+print(f"{m.point:.4f} {m.low:.4f} {m.high:.4f}")
+PYEOF
+}
+
+@test "a finding's difference (bootstrap.difference): clear, inside the noise, paired over the graphs, seeded" {
+    make_scores "$T/clear" 0.20 0.30 0.05
+    run difference "$T/clear" dual primal
+    assert_success
+    read -r point low high <<< "$output"
+    [ "$point" = 0.1000 ] && "$PY" -c "import sys; sys.exit(not 0 < float(sys.argv[1]) <= 0.1 <= float(sys.argv[2]))" "$low" "$high" \
+        || fail "$output"
+    # 0.0005 apart, the seeds 0.002 apart (resampled apart for two models): the interval holds 0
+    make_scores "$T/noise" 0.2995 0.30 0.05
+    run difference "$T/noise" dual primal
+    read -r point low high <<< "$output"
+    "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) < 0 < float(sys.argv[2]))" "$low" "$high" || fail "$output"
+    # a spread of 0.2 between graphs, 0.01 on every graph: paired, it is resolved
+    make_scores "$T/paired" 0.29 0.30 0.2
+    run difference "$T/paired" dual primal
+    read -r point low high <<< "$output"
+    "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) > 0)" "$low" || fail "$output"
+    [ "$(difference "$T/paired" dual primal)" = "$output" ]
+}
+
 @test "the paper's values: its std over n = 5 seeds; the bipartite ordering is inside its noise" {
     make_scores "$T/p" 0.20 0.30 0.05
     verdict "$T/p" dual-primal-F > /dev/null

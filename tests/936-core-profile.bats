@@ -46,8 +46,10 @@ DECIDED="dual-primal-F dual-primal-Ft dual-baselines dual-cut-100 gap-bipartite 
     # a claim measured in part says how much, in the report
     md="$C_OUT/report/report.md"
     grep -E '^\| dual-primal-F-all \| ' "$md" | grep -Eq 'not measured at this profile<br>6 of 8 instances not measured; (of the others:<br>PGN-max, [a-z0-9-]+: (fails|not resolved)|the others hold)'
-    # the leak finding, this profile's one, is measured
-    [ -f "$C_OUT/report/models/leak-dual-pgn-max-s0.mp" ]
+    # the leak finding, this profile's one, is measured, each graph's share kept
+    # for the interval, and the report answers whether Table 2 needs it
+    [ -f "$C_OUT/report/models/leak-dual-pgn-max-s0.mp" ] && [ -s "$C_OUT/report/graphs/leak-dual-pgn-max-s0.mp" ]
+    grep -qE "^Does the paper's Table 2 need the leak\? (yes|partly|no).*\|F - F\*\| [0-9.]+ without the leak, [0-9.]+ with it \(paper 0.34\)" "$md"
 }
 
 @test "make results-core refuses another profile, a dry run and an incomplete report, and keeps a complete one" {
