@@ -555,24 +555,17 @@ def leak_answer(moved, paper_dir):
     error, cut = moved.get((dual, "2-community", "maxflow_error")), moved.get((dual, "2-community", "cut_accuracy"))
     if not error or not cut or not error[2] or not cut[2]:
         return "Does the paper's Table 2 need the leak? Not measured at this profile (no per-graph scores of both sides)."
-    paper = {}   # (row, column) of the paper's tables 1 and 2: its mean as written
-    for table in ("table1", "table2"):
-        path = os.path.join(paper_dir, f"{table}.tsv")
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                for l in f:
-                    fields = l.rstrip("\n").split("\t")
-                    if not l.startswith("#") and len(fields) >= 3:
-                        paper[(fields[0], fields[1])] = fields[2]
+    paper = {**claimlib.read_paper(os.path.join(paper_dir, "table1.tsv")),
+             **claimlib.read_paper(os.path.join(paper_dir, "table2.tsv"))}
     lowers, raises = sign(error[2]) < 0, sign(cut[2]) > 0
     answer = ("yes: with it the dual's |F - F*| is lower and its cut accuracy higher, beyond the noise" if lowers and raises
               else "partly: the leak moves one of them beyond the noise, not the other" if lowers or raises
               else "no, not at this profile: the leak moves neither beyond the noise")
     return (f"Does the paper's Table 2 need the leak? {answer}. Dual PGN-max on the 2-community test graphs: |F - F*| "
             f"{fmt(error[0], False)} without the leak, {fmt(error[1], False)} with it"
-            + (f" (paper {paper[('maxflow_error', dual)]})" if ("maxflow_error", dual) in paper else "")
+            + (f" (paper {fmt(paper[('maxflow_error', dual)][0], False, 2)})" if ("maxflow_error", dual) in paper else "")
             + f"; cut accuracy {fmt(cut[0], True)} without, {fmt(cut[1], True)} with"
-            + (f" (paper {paper[(dual, '2-community cut_accuracy')]})" if (dual, "2-community cut_accuracy") in paper else "") + ".")
+            + (f" (paper {fmt(paper[(dual, '2-community cut_accuracy')][0], True)})" if (dual, "2-community cut_accuracy") in paper else "") + ".")
 
 
 def residual_finding(doc, path):
