@@ -211,8 +211,11 @@ pair_claims() {
 
 @test "a reference run (results/core/) is shown beside the profile's own verdicts and cells; without one the report says so" {
     [ -f "$R_OUT/report/report.md" ] || skip "the first test did not run"
-    grep -q '^\*\*The reference run\*\* (`results/core/`): not yet run' "$R_OUT/report/report.md"
+    # an empty reference directory, not the repository's results/core/ (which holds the core run once committed)
     mkdir -p "$T/ref"
+    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" \
+        REPORT_REFERENCE="$T/ref" report > /dev/null
+    grep -q "^\*\*The reference run\*\* (\`$T/ref/\`): not yet run" "$R_OUT/report/report.md"
     cp "$R_OUT/report/verdicts.tsv" "$R_OUT/report/table1.tsv" "$T/ref/"
     [ "$(head -1 "$T/ref/verdicts.tsv")" = $'id\tverdict\ton the means alone\tmargins\tpaper' ]
     # a fabricated reference verdict, to be seen in its column
