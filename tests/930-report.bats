@@ -10,8 +10,8 @@ setup_file() {
     export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 }
 
-report() {
-    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" report
+report() { # [make arguments, e.g. REPORT_REFERENCE=dir]
+    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" "$@" report
 }
 
 @test "make report (smoke) writes report.md and report.html with the header, claims, tables, figures and findings" {
@@ -213,22 +213,20 @@ pair_claims() {
     [ -f "$R_OUT/report/report.md" ] || skip "the first test did not run"
     # an empty reference directory, not the repository's results/core/ (which holds the core run once committed)
     mkdir -p "$T/ref"
-    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" \
-        REPORT_REFERENCE="$T/ref" report > /dev/null
+    report REPORT_REFERENCE="$T/ref" > /dev/null
     grep -q "^\*\*The reference run\*\* (\`$T/ref/\`): not yet run" "$R_OUT/report/report.md"
     cp "$R_OUT/report/verdicts.tsv" "$R_OUT/report/table1.tsv" "$T/ref/"
     [ "$(head -1 "$T/ref/verdicts.tsv")" = $'id\tverdict\ton the means alone\tmargins\tpaper' ]
     # a fabricated reference verdict, to be seen in its column
     awk -F'\t' -v OFS='\t' '$1 == "dual-primal-F" { $2 = "holds"; $4 = "fabricated margin [+1, +2]" } 1' "$T/ref/verdicts.tsv" > "$T/ref/v" \
         && mv "$T/ref/v" "$T/ref/verdicts.tsv"
-    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" \
-        REPORT_REFERENCE="$T/ref" report > /dev/null
+    report REPORT_REFERENCE="$T/ref" > /dev/null
     md="$R_OUT/report/report.md"
     grep -q '^| id | claim | where | verdict (this profile) | margin \[interval\] | cells: ours (paper) | the rule on the paper'"'"'s values | the reference run (results/core/) |$' "$md"
     grep '^| PGN-max (dual) |' "$md" | head -1 | grep -q 'results/core [0-9.]*'
     grep -E '^\| dual-primal-F \| ' "$md" | grep -q '| holds<br>fabricated margin \[+1, +2\] |$'
     grep -q "^\*\*The reference run\*\* (\`$T/ref/\`, the core profile" "$md"
-    DAR_CACHE="$R_CACHE" make --no-print-directory -s -C "$ROOT" PROFILE=smoke OUT="$R_OUT" DAR_BIN="$DAR_BIN" report > /dev/null
+    report > /dev/null
 }
 
 # A hand-made score stream: metric records of two models on both families.
