@@ -174,6 +174,42 @@ $(REPORT)/residual.tsv: $(RESIDUAL_SETS) pipelines/code-residual.py
 	@mkdir -p $(@D)
 	$(call publish, $(call heavy, $(REPORT_PY) pipelines/code-residual.py $(RESIDUAL_SETS) > $@.tmp))
 
+# ---- the claims with a finding's runs in place of the study's -------------------------
+# For the findings trained on the study's data (not cap, whose data differ),
+# Tables 1 and 2 again with each run of the finding in place of the study's
+# run of its configuration and seed, with their resampling units: report.py
+# decides the claims on them, so the report says which verdicts the
+# departure turns (the paper's with the authors' code, e.g. its cut leak).
+# A finding run's test records of one family, as the study keeps them
+# (scores/<run>-2comm.mp and its graphs/ twin, which bootstrap.py pairs).
+SWAP_FINDINGS := $(filter-out cap residual,$(REPORT_FINDINGS))
+swap_family = mpcat $(1) | jq -c 'select(.split == "test" and .labels.family == "$(2)")' | mpcat --to-msgpack -f > $(3).tmp
+$(REPORT)/swap/scores/%-2comm.mp $(REPORT)/swap/graphs/%-2comm.mp $(REPORT)/swap/scores/%-bip.mp $(REPORT)/swap/graphs/%-bip.mp: \
+  $(REPORT)/scores/%.mp $(REPORT)/graphs/%.mp
+	@mkdir -p $(REPORT)/swap/scores $(REPORT)/swap/graphs
+	for d in scores graphs; do \
+	  $(call swap_family,$(REPORT)/$$d/$*.mp,2-community,$(REPORT)/swap/$$d/$*-2comm.mp) \
+	  && $(call swap_family,$(REPORT)/$$d/$*.mp,bipartite,$(REPORT)/swap/$$d/$*-bip.mp); done
+	for d in scores graphs; do for x in 2comm bip; do mv $(REPORT)/swap/$$d/$*-$$x.mp.tmp $(REPORT)/swap/$$d/$*-$$x.mp; done; done
+# swap_scores scores,finding: the study's score files with the finding's runs in
+# place of theirs (leak-dual-pgn-max-s0 replaces dual-pgn-max-s0-2comm.mp and -bip.mp)
+swap_one = $(patsubst $(OUT)/scores/$(call config_of,$(2))-%,$(REPORT)/swap/scores/$(2)-%,$(1))
+swap_fold = $(if $(2),$(call swap_fold,$(call swap_one,$(1),$(firstword $(2))),$(wordlist 2,$(words $(2)),$(2))),$(1))
+swap_scores = $(call swap_fold,$(1),$(filter $(2)-%,$(FINDING_RUNS)))
+SWAP_TABLES := table1 table2
+swap_scores_table1 = $(call swap_scores,$(TABLE1_SCORES),$(1))
+swap_scores_table2 = $(call swap_scores,$(QUAL_SCORES),$(1))
+swap_table = $(firstword $(subst -, ,$(1)))
+swap_finding = $(patsubst $(call swap_table,$(1))-%,%,$(1))
+$(REPORT)/swap/%.tsv: $$(call swap_scores_$$(call swap_table,$$*),$$(call swap_finding,$$*))
+	@mkdir -p $(@D)
+	$(call report_table,$(call swap_table,$*),$^,$(units_args_$(call swap_table,$*)))
+$(REPORT)/swap/%.units.tsv: $$(call swap_scores_$$(call swap_table,$$*),$$(call swap_finding,$$*)) \
+  $$(call graphs_of,$$(call swap_scores_$$(call swap_table,$$*),$$(call swap_finding,$$*))) pipelines/bootstrap.py
+	@mkdir -p $(@D)
+	$(REPORT_PY) pipelines/bootstrap.py units $(units_args_$(call swap_table,$*)) $(call swap_scores_$(call swap_table,$*),$(call swap_finding,$*)) > $@.tmp && mv $@.tmp $@
+SWAP_INPUTS := $(foreach f,$(SWAP_FINDINGS),$(foreach t,$(SWAP_TABLES),$(REPORT)/swap/$(t)-$(f).tsv $(REPORT)/swap/$(t)-$(f).units.tsv))
+
 # ---- accuracy against test-graph size -------------------------------------------------
 # Test graphs of every size with the Table 1 test sets' seeds (at TEST_NODES
 # they are those sets, or their first SIZE_COUNT graphs); dual and primal
@@ -222,6 +258,7 @@ REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE)
 REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png) $(OUT)/fig-corrective.png \
   $(if $(VESSEL_NOTE),$(REPORT_RECON_FIGURE) $(if $(FIG_VALID_BVG_SCORES),$(OUT)/fig-valid-bvg.png)) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
 REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_UNITS:%=$(REPORT)/%.units.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(FINDING_GRAPHS) $(REPORT)/residual.tsv \
+  $(SWAP_INPUTS) \
   $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
   pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/bootstrap.py pipelines/report.py \
   $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv \
@@ -239,7 +276,7 @@ report: $(REPORT_INPUTS)
 	  --version $(VERSION) --start "$(REPORT_START)" --train-nodes $(TRAIN_NODES) --test-nodes $(TEST_NODES) --claims pipelines/claims.tsv --paper-dir pipelines/paper --findings pipelines/findings.tsv \
 	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) $(foreach t,$(REPORT_UNITS),--units $(t)=$(REPORT)/$(t).units.tsv) \
 	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search "$(REPORT_SEARCH)" --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
-	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores \
+	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores --swap $(REPORT)/swap \
 	  --reference "$(REPORT_REFERENCE)" \
 	  --sp-table $(SP_OUT)/table-sp.tsv --sp-units $(SP_OUT)/table-sp.units.tsv --sp-claims pipelines/claims-sp.tsv \
 	  --sp-note "$(SP_NOTE)" --sp-clrs "$(SP_CLRS)" \

@@ -452,7 +452,7 @@ def table_section(doc, name, path, reference=None, extra_rows=()):
 
 
 
-def findings_section(doc, args):
+def findings_section(doc, args, checked, tables):
     doc.h(2, "Findings: departures from the authors' code, measured both ways", "findings")
     doc.p("Each departure from the authors' released code (formats/model.md, formats/graph.md) is measured on this profile: "
           "the study's models are the default side; the same configurations, seeds and iterations are trained the other way "
@@ -533,6 +533,40 @@ def findings_section(doc, args):
               f"paired bootstrap over the test graphs, where both sides scored the same ones, and over the seeds both ran, "
               f"{bootstrap.RESAMPLES} resamples; inside the noise when it holds 0):")
         doc.ul(changes)
+        swapped_claims(doc, args, finding_id, checked, tables)
+
+
+# the tables report.mk makes again with a finding's runs in place of the study's
+SWAP_TABLES = ("table1", "table2")
+
+
+def swapped_claims(doc, args, finding_id, checked, tables):
+    """The claims decided again on Tables 1 and 2 with the finding's runs in
+    place of the study's runs of their configurations (report.mk, swap/),
+    the same rule and bootstrap: those whose cells the finding moves, with
+    both verdicts."""
+    paths = {t: os.path.join(args.swap, f"{t}-{finding_id}.tsv") for t in SWAP_TABLES}
+    if not args.swap or not all(os.path.exists(p) for p in paths.values()):
+        return
+    other_tables = {**tables, **{t: claimlib.read_table(p) for t, p in paths.items()}}
+    units = ([u for u in args.units if u.partition("=")[0] not in SWAP_TABLES]
+             + [f"{t}={p[:-len('.tsv')]}.units.tsv" for t, p in paths.items()])
+    other = check_claims(args.claims, args.paper_dir, other_tables, units)
+    rows, classes, turned = [], [], []
+    for (claim, a), (_, b) in zip(checked, other):
+        if a["cells"] == b["cells"] or a["verdict"] == b["verdict"] == claimlib.MISSING:
+            continue
+        rows.append([claim["id"]] + [r["verdict"] + "\n" + (margins_text(r["margins"], r["verdict"], 2) or "-") for r in (a, b)])
+        classes.append([None, VERDICT_CLASS[a["verdict"]], VERDICT_CLASS[b["verdict"]]])
+        if a["verdict"] != b["verdict"]:
+            turned.append(f"{claim['id']} ({a['verdict']} → {b['verdict']})")
+    if not rows:
+        doc.p("The claims the other way: it moves no cell of a claim this profile decides.")
+        return
+    doc.p("The claims the other way: each claim whose cells the finding moves, decided again by the same rule and bootstrap "
+          "on Tables 1 and 2 with the finding's runs in place of the study's runs of their configurations and seeds "
+          "(the deciding intervals first). " + (f"Verdicts it turns: {', '.join(turned)}." if turned else "It turns no verdict."))
+    doc.table(["claim", "the study's default", "the other way"], rows, classes)
 
 
 def sign(margin):
@@ -682,7 +716,7 @@ def vertex_cover_section(doc, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     for option in ("out", "profile", "note", "vessel-note", "trained", "version", "start", "claims", "paper-dir",
-                   "findings", "search", "sizes", "sizes-note", "cutshare", "train-nodes", "test-nodes", "residual", "logs", "study-scores", "finding-scores",
+                   "findings", "search", "sizes", "sizes-note", "cutshare", "train-nodes", "test-nodes", "residual", "logs", "study-scores", "finding-scores", "swap",
                    "sp-table", "sp-units", "sp-claims", "sp-note", "sp-clrs",
                    "mt-table", "mt-units", "mt-claims", "mt-note", "vc-table", "vc-units", "vc-claims", "vc-note"):
         parser.add_argument("--" + option, default="")
@@ -744,7 +778,7 @@ def main():
         doc.figure(path, FIGURE_CAPTIONS.get(name, name), os.path.relpath(path, args.out))
     sizes_section(doc, args.sizes, args.sizes_note, args.cutshare)
 
-    findings_section(doc, args)
+    findings_section(doc, args, checked, tables)
     shortest_paths_section(doc, args)
     matching_section(doc, args)
     vertex_cover_section(doc, args)

@@ -53,6 +53,31 @@ report() { # [make arguments, e.g. REPORT_REFERENCE=dir]
     done
 }
 
+@test "the claims the other way: Tables 1 and 2 again with a finding's runs in place of the study's, the claims decided on them" {
+    [ -f "$R_OUT/report/report.md" ] || report
+    md="$R_OUT/report/report.md" swap="$R_OUT/report/swap"
+    # the findings on the study's data (leak, tfstep) get the section; cap, on its own data, does not
+    [ "$(grep -c "^The claims the other way: " "$md")" -eq 2 ]
+    for f in leak tfstep; do
+        for t in table1 table2; do [ -s "$swap/$t-$f.tsv" ] && [ -s "$swap/$t-$f.units.tsv" ] || fail "no $t-$f"; done
+    done
+    [ ! -e "$swap/table1-cap.tsv" ]
+    # the leak's table: the dual's cells are the leak's (its row in the finding's table, computed by report.py
+    # from the finding's own score records), every other row is the study's Table 1 row, unchanged
+    col() { awk -F'\t' -v row="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } $1 == row { print $k }' "$1"; }
+    leak=$(grep '^| PGN-max (dual) | the other way |' "$md" | head -1 | cut -d'|' -f4 | tr -d ' ')
+    [ "$(printf '%.3f' "$(col "$swap/table1-leak.tsv" 'PGN-max (dual)' '2-community mae_flow')")" = "$leak" ] || fail "leak F $leak"
+    [ "$(printf '%.3f' "$(col "$R_OUT/report/table1.tsv" 'PGN-max (dual)' '2-community mae_flow')")" != "$leak" ]
+    diff <(grep -v '^PGN-max (dual)' "$R_OUT/report/table1.tsv") <(grep -v '^PGN-max (dual)' "$swap/table1-leak.tsv")
+    # the dual's units are the leak's graphs: the same graph sets as the study's, so the bootstrap stays paired
+    grep -q $'^PGN-max (dual)\t2-community mae_flow\tPGN-max (dual)\t0\t' "$swap/table1-leak.units.tsv"
+    diff <(awk -F'\t' '$1 == "PGN-max (dual)" { print $2, $4, $5, $6, $8 }' "$R_OUT/report/table1.units.tsv") \
+         <(awk -F'\t' '$1 == "PGN-max (dual)" { print $2, $4, $5, $6, $8 }' "$swap/table1-leak.units.tsv")
+    # the claims on the dual's cells are decided again, with both verdicts and their intervals
+    grep -A30 '^The claims the other way: ' "$md" | grep -qE '^\| dual-primal-F \| (holds|does not hold|not resolved at this profile)<br>.*\[.*\| (holds|does not hold|not resolved at this profile)<br>.*\[' \
+        || fail "no dual-primal-F row"
+}
+
 @test "every claim of pipelines/claims.tsv has one row with a verdict" {
     md="$R_OUT/report/report.md"
     [ -f "$md" ] || skip "the first test did not run"
