@@ -738,7 +738,7 @@ def main():
     wall = f"{duration(time.time() - float(args.start))} for this `make report`" if args.start else "not recorded"
     doc.ul([f"**profile:** {args.profile}: {args.note}",
             f"**trained:** {args.trained}",
-            f"**vessel graphs:** {args.vessel_note}",
+            f"**vessel graphs:** {args.vessel_note or 'none at this profile (Table 3 is not run)'}",
             f"**machine:** {machine()}",
             f"**wall time:** {wall}; " + (
                 f"the {models} trainings' own time (their logs' last `seconds`) adds up to {duration(seconds)}"
