@@ -13,7 +13,8 @@
 #   - figures: fig-valid, fig-corrective (study.mk), the reconstruction loss,
 #     min-cut accuracy and flow MAE against test-graph size, the share of
 #     minimum cuts that are s alone / t alone / other, by size and family;
-#   - findings: each departure of pipelines/findings.tsv measured both ways;
+#   - findings: each departure of pipelines/findings.tsv measured both ways,
+#     and the claims decided again with its runs in place of the study's;
 #   - shortest paths (pipelines/shortest-paths.mk's table beside CLRS's
 #     published scores) and the claims of pipelines/claims-sp.tsv, decided
 #     as those of claims.tsv are;
