@@ -183,14 +183,15 @@ $(REPORT)/residual.tsv: $(RESIDUAL_SETS) pipelines/code-residual.py
 # departure turns (the paper's with the authors' code, e.g. its cut leak).
 # A finding run's test records of one family, as the study keeps them
 # (scores/<run>-2comm.mp and its graphs/ twin, which bootstrap.py pairs).
-SWAP_FINDINGS := $(filter-out cap residual,$(REPORT_FINDINGS))
-swap_family = mpcat $(1) | jq -c 'select(.split == "test" and .labels.family == "$(2)")' | mpcat --to-msgpack -f > $(3).tmp
+SWAP_FINDINGS := $(foreach f,$(REPORT_FINDINGS),$(if $(filter $(DATA),$(call finding_data,$(f))),$(f)))
+# swap_family dir,run,family,tag: scores/ or graphs/ <run>.mp's test records of one family
+swap_family = mpcat $(REPORT)/$(1)/$(2).mp | jq -c 'select(.split == "test" and .labels.family == "$(3)")' \
+  | mpcat --to-msgpack -f > $(REPORT)/swap/$(1)/$(2)-$(4).mp.tmp
 $(REPORT)/swap/scores/%-2comm.mp $(REPORT)/swap/graphs/%-2comm.mp $(REPORT)/swap/scores/%-bip.mp $(REPORT)/swap/graphs/%-bip.mp: \
   $(REPORT)/scores/%.mp $(REPORT)/graphs/%.mp
 	@mkdir -p $(REPORT)/swap/scores $(REPORT)/swap/graphs
-	for d in scores graphs; do \
-	  $(call swap_family,$(REPORT)/$$d/$*.mp,2-community,$(REPORT)/swap/$$d/$*-2comm.mp) \
-	  && $(call swap_family,$(REPORT)/$$d/$*.mp,bipartite,$(REPORT)/swap/$$d/$*-bip.mp); done
+	$(call swap_family,scores,$*,2-community,2comm) && $(call swap_family,scores,$*,bipartite,bip) \
+	  && $(call swap_family,graphs,$*,2-community,2comm) && $(call swap_family,graphs,$*,bipartite,bip)
 	for d in scores graphs; do for x in 2comm bip; do mv $(REPORT)/swap/$$d/$*-$$x.mp.tmp $(REPORT)/swap/$$d/$*-$$x.mp; done; done
 # swap_scores scores,finding: the study's score files with the finding's runs in
 # place of theirs (leak-dual-pgn-max-s0 replaces dual-pgn-max-s0-2comm.mp and -bip.mp)
