@@ -8,9 +8,9 @@
 #include "dar_fit_checkpoint.h"
 #include <string.h>
 
-static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd";
+static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd", *pointer_head = "dot";
 static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0, checkpoint_every = 500;
-static double lr = -1, weight_decay = -1, tf_decay = 0.999;
+static double lr = -1, weight_decay = -1, tf_decay = 0.999, clip_norm = 0;
 static bool tf_per_step, leak_cut, no_cache, verbose, force, quiet, progress;
 static const char *val_path, *log_path, *resume_path, *input = "-", *output = "-";
 
@@ -29,6 +29,9 @@ static const struct cli_option options[] = {
     CLI_DOUBLE_KEY("tf-decay", 0, tf_decay, "D", "teacher forcing probability decays as D^iteration", 0, 1),
     CLI_FLAG_KEY("tf-decay-per-step", 0, tf_per_step, "decay per unrolled step, as the authors' code"),
     CLI_FLAG_KEY("leak-cut", 0, leak_cut, "max-flow dual: feed the true min cut, as the authors' code"),
+    CLI_CHOICE_KEY_IF_SET("pointer-head", 0, pointer_head, "D", "pointer decoder: p1(u)·p2(v) over every node (dot), "
+     "or CLRS's, which sees the arc u->v, over u's neighbours and u (edge)", "dot|edge"),
+    CLI_DOUBLE_KEY_IF_SET("clip-norm", 0, clip_norm, "C", "clip the gradients' global L2 norm to C (0: no clipping)", 0, 1e9),
     CLI_STRING("val", 0, val_path, "FILE", "validation graphs (traced); without it the last parameters are kept"),
     CLI_STRING("resume", 0, resume_path, "FILE", "continue training a model record written by dar-fit"),
     CLI_INT("checkpoint-every", 0, checkpoint_every, "N", "keep the training's state beside its cache entry every N iterations; "
@@ -77,6 +80,8 @@ int main(int argc, char **argv)
     dar_reference_hyperparameters(o.config.variant, &hidden, &lr, &weight_decay);
     o.config.hidden = (int)hidden;
     o.config.leak_dual = leak_cut;
+    o.config.edge_pointer = !strcmp(pointer_head, "edge");
+    o.clip_norm = clip_norm;
     o.lr = lr;
     o.weight_decay = weight_decay;
 

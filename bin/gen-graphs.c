@@ -9,7 +9,7 @@
 
 static const char *family = "two-community", *capacity = "max-of-two", *output = "-";
 static const char *from_vesselgraph = "", *instance = "max-flow", *probability = "", *sides = "";
-static const char *node_weights = "uniform";
+static const char *node_weights = "uniform", *sizes_list = "", *law = "dar";
 static int64_t nodes = 16, count = 1, seed = 0, edges = 0;
 static double density = 0.75, inter_density = 0.05, optimum;
 static bool directed, force, no_cache, verbose, quiet, progress;
@@ -40,6 +40,10 @@ static const struct cli_option options[] = {
     CLI_FLAG_KEY("directed", 0, directed, "directed arcs, ordered pairs drawn independently (else undirected, src<dst)"),
     CLI_CHOICE_KEY("capacity", 0, capacity, "LAW", "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
      "min-max rescaled per graph (paper); bipartite is always 1", "max-of-two|uniform-minmax"),
+    CLI_STRING_KEY_IF_SET("sizes", 0, sizes_list, "LIST", "graph k has the k-th of these node counts, cycling "
+     "(4,7,11,13,16: CLRS's training lengths); empty: --nodes"),
+    CLI_CHOICE_KEY_IF_SET("law", 0, law, "LAW", "shortest-paths: dar's (pairs with p = 0.25, w ~ U[0,1)) or CLRS's "
+     "Bellman-Ford sampler (p per graph from 0.1..0.9 applied to both directions, w = sqrt(u u' + 1e-3))", "dar|clrs"),
     CLI_OUTPUT(output),
     CLI_FORCE(force),
     CLI_FLAG("no-cache", 0, no_cache, "do not use the cache (large outputs are cached)"),
@@ -83,6 +87,11 @@ int main(int argc, char **argv)
     if (probability[0] && !graphgen_parse_probability(probability, &o.graph.p_lo, &o.graph.p_hi, err, sizeof err))
         cli_usage_error(&spec, "%s", err);
     o.graph.p_given = probability[0];
+    if (sizes_list[0] && !graphgen_parse_sizes(sizes_list, &o.graph, err, sizeof err))
+        cli_usage_error(&spec, "%s", err);
+    o.graph.clrs_law = !strcmp(law, "clrs");
+    if (o.graph.clrs_law && o.graph.instance != INSTANCE_SHORTEST_PATHS)
+        cli_usage_error(&spec, "'--law clrs' is for '--instance shortest-paths'");
     if (sides[0]) {
         if (!graphgen_parse_sides(sides, &o.graph.side_a, &o.graph.side_b, err, sizeof err))
             cli_usage_error(&spec, "%s", err);

@@ -348,6 +348,8 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
             warn("training diverged at iteration %lld (loss %g); keeping the best checkpoint", (long long)k, loss);
             break;
         }
+        if (o->clip_norm > 0)
+            params_clip_grad_norm(model.params, model.nparams, o->clip_norm);
         if (o->adam)
             adam_step(&st.adam, model.params, model.nparams);
         else

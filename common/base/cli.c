@@ -190,9 +190,18 @@ static void check_quiet_progress(const struct cli_spec *spec)
         cli_usage_error(spec, "--quiet and --progress contradict each other");
 }
 
+/* The default of each CLI_KEY_IF_SET row, as format_value writes it, taken
+ * before parsing (the destination's initial value is the default). */
+enum { MAX_DEFAULTS = 64 };
+static char key_if_set_default[MAX_DEFAULTS][64];
+
 int cli_parse(const struct cli_spec *spec, int argc, char **argv)
 {
     dar_tool = spec->tool;
+    int row = 0;
+    for (const struct cli_option *o = spec->options; o->name && row < MAX_DEFAULTS; o++, row++)
+        if (o->flags & CLI_KEY_IF_SET)
+            format_value(o, key_if_set_default[row], sizeof key_if_set_default[row]);
     int i = 1;
     for (; i < argc; i++) {
         char *a = argv[i];
@@ -266,11 +275,14 @@ char *cli_canonical_args(const struct cli_spec *spec)
     size_t cap = 256, len = 0;
     char *out = xmalloc(cap);
     out[0] = 0;
-    for (const struct cli_option *o = spec->options; o->name; o++) {
+    int row = 0;
+    for (const struct cli_option *o = spec->options; o->name; o++, row++) {
         if (!(o->flags & CLI_KEY))
             continue;
         char v[512];
         format_value(o, v, sizeof v);
+        if ((o->flags & CLI_KEY_IF_SET) && row < MAX_DEFAULTS && strcmp(v, key_if_set_default[row]) == 0)
+            continue;
         size_t need = strlen(o->name) + strlen(v) + 3;
         if (len + need >= cap) {
             cap = 2 * (len + need);

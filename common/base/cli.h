@@ -20,7 +20,12 @@ enum cli_type {
     CLI_TYPE_REPEAT,        /* given any number of times: every value kept */
 };
 
-enum { CLI_KEY = 1 };      /* the option changes the output: part of cache keys */
+enum {
+    CLI_KEY = 1,            /* the option changes the output: part of cache keys */
+    CLI_KEY_IF_SET = 2,     /* with CLI_KEY: in the key only when not at its default, so
+                               an option added later leaves the keys (and the
+                               provenance) of every run without it as they were */
+};
 
 /* A repeatable option's values, in the order given. */
 struct cli_repeat {
@@ -79,6 +84,13 @@ struct cli_spec {
     CLI_STRING_ROW_(CLI_TYPE_STRING, name, letter, var, metavar, help, CLI_KEY)
 #define CLI_CHOICE(name, letter, var, metavar, help, choices_) \
     {CLI_ROW_(CLI_TYPE_CHOICE, name, letter, 1 ? &(var) : (const char **)0, metavar, help, 0), .choices = (choices_)}
+#define CLI_CHOICE_KEY_IF_SET(name, letter, var, metavar, help, choices_) \
+    {CLI_ROW_(CLI_TYPE_CHOICE, name, letter, 1 ? &(var) : (const char **)0, metavar, help, CLI_KEY | CLI_KEY_IF_SET), \
+     .choices = (choices_)}
+#define CLI_STRING_KEY_IF_SET(name, letter, var, metavar, help) \
+    CLI_STRING_ROW_(CLI_TYPE_STRING, name, letter, var, metavar, help, CLI_KEY | CLI_KEY_IF_SET)
+#define CLI_DOUBLE_KEY_IF_SET(name, letter, var, metavar, help, min_, max_) \
+    CLI_DOUBLE_ROW_(name, letter, var, metavar, help, min_, max_, CLI_KEY | CLI_KEY_IF_SET)
 #define CLI_CHOICE_KEY(name, letter, var, metavar, help, choices_) \
     {CLI_ROW_(CLI_TYPE_CHOICE, name, letter, 1 ? &(var) : (const char **)0, metavar, help, CLI_KEY), .choices = (choices_)}
 /* The value stays the text given ("" is no item), so cache keys read it as

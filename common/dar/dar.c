@@ -200,6 +200,8 @@ static void prepare_graph(struct dar_group *c, struct dar_graph_layout *gd, cons
     }
     gd->T = dg->steps;
     gd->phase = dg->phase;
+    if (model->config.edge_pointer)
+        dar_edge_pointer_arcs(c, gd);
 }
 
 /* ---- run layout and inputs ---------------------------------------------------- */
@@ -368,6 +370,7 @@ static void netcache_init(struct dar_group *c)
             }
         }
     }
+    dar_edge_pointer_products(c);
 }
 
 /* The node halves of the first message layer: An = M1 z + b1, Bn = M2 z + b2. */
@@ -678,6 +681,10 @@ static void heads_forward(struct dar_group *c, struct dar_run *r)
         case DAR_TYPE_POINTER:
             take_columns(o->p1, all, out, col, H, N);
             take_columns(o->p2, all, out, col + H, H, N);
+            if (c->model->config.edge_pointer) {
+                dar_edge_pointer_forward(c, r, hd, o);
+                break;
+            }
             for (int k = 0; k < r->ngraphs; k++) {
                 int n = c->gd[r->graph[k]].n;
                 linear_forward(o->value + r->pointer_offset[k], o->p1 + r->node_offset[k] * H,
@@ -798,7 +805,9 @@ static void pointer_head_backward(struct dar_group *c, const struct dar_run *r, 
     int H = c->H;
     int64_t N = r->N;
     float *dp1h = arena_zero_floats(c->arena, N * H), *dp2h = arena_zero_floats(c->arena, N * H);
-    for (int k = 0; k < r->ngraphs; k++) {
+    if (c->model->config.edge_pointer)
+        dar_edge_pointer_backward(c, r, (int)(head - r->net->heads), o, dp1h, dp2h);
+    for (int k = 0; !c->model->config.edge_pointer && k < r->ngraphs; k++) {
         int n = c->gd[r->graph[k]].n;
         linear_backward(dp1h + r->node_offset[k] * H, dp2h + r->node_offset[k] * H, NULL,
                         o->grad + r->pointer_offset[k], o->p1 + r->node_offset[k] * H,
@@ -1075,6 +1084,7 @@ static void netcache_backward(struct dar_group *c)
             }
         }
     }
+    dar_edge_pointer_products_backward(c);
 }
 
 /* ---- the carried state and recurrent networks ---------------------------------- */
@@ -1316,7 +1326,7 @@ static int net_layers(struct dar_net *net, struct dar_linear **out)
     return count;
 }
 
-enum { MAX_NET_LAYERS = 7 + 3 * DAR_MAX_HEADS };
+enum { MAX_NET_LAYERS = 7 + 4 * DAR_MAX_HEADS };
 
 /* The model as a group sees it: the same parameters, gradients into grads
  * (laid out as model->grads). */
@@ -1343,14 +1353,16 @@ static void model_with_grads(struct dar_model *view, const struct dar_model *mod
 
 /* The heads' layers that read hd, in the order of their columns in the
  * fused product (heads_forward reads them in this order): all of a head's
- * but an edge head's q3, which reads the arc encoders; returns how many. */
+ * but an edge head's q3, which reads the arc encoders, and an edge
+ * pointer's d3 and d4; returns how many. */
 static int decoder_list(const struct dar_net *net, const struct dar_linear *const **out)
 {
-    static _Thread_local const struct dar_linear *list[3 * DAR_MAX_HEADS];
+    static _Thread_local const struct dar_linear *list[4 * DAR_MAX_HEADS];
     int count = 0;
     for (int hd = 0; hd < net->nheads; hd++) {
         const struct dar_head *head = &net->heads[hd];
-        int reading = arc_layer(head) ? head->nlinear - 1 : head->nlinear;
+        /* a pointer's d3 and d4 read the arcs and the max, not hd */
+        int reading = head->type == DAR_TYPE_POINTER ? 2 : arc_layer(head) ? head->nlinear - 1 : head->nlinear;
         for (int l = 0; l < reading; l++)
             list[count++] = &head->linear[l];
     }

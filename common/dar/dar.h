@@ -73,6 +73,9 @@ struct dar_config {
                                    (record key "edge_inputs": "vessel") */
     const struct dar_algorithm *algorithm;     /* what the model is taught (algorithm.h);
                                                   NULL: the registry's first, max-flow */
+    bool edge_pointer;          /* pointer heads see the arc to the candidate and choose
+                                   among the node's neighbours and itself (CLRS's decoder,
+                                   masked); false: p1(u)·p2(v) over every node */
 };
 
 /* "primal" "dual" "pipeline" "no-algo"; "pgn" "mpnn"; "max" "mean" "sum".
@@ -98,7 +101,10 @@ struct dar_linear {
 
 /* One decoder: the probe it predicts and its layers, by the probe's type
  * (algorithm.h): node mask, scalar and categorical one (3H→width); pointer
- * two (3H→H each, "<decoder>1", "<decoder>2"); bounded_antisymmetric three
+ * two (3H→H each, "<decoder>1", "<decoder>2"), and with config.edge_pointer
+ * two more: "<decoder>3" (H→H, no bias) on the arc features and "<decoder>4"
+ * (H→1), logit(u→v) = d4·max(p1_u, p2_v + d3·e_uv) over the arcs leaving u
+ * (dar_pointer.c); bounded_antisymmetric three
  * (q1 and q2 3H→1, q3 H→1 on the arc features); an edge mask or scalar two,
  * the symmetric edge head (q1 3H→1, q3 H→1 without bias on the arc
  * features: value_e = q1·hd_u + q1·hd_v + q3·(e_uv + e_vu)). */
@@ -108,7 +114,7 @@ struct dar_head {
     enum dar_location location;
     int width;                          /* columns of the fused product it reads */
     int nlinear;
-    struct dar_linear linear[3];
+    struct dar_linear linear[4];
 };
 
 /* One encode-process-decode network of the algorithm's layout for the

@@ -131,11 +131,17 @@ static void add_head(struct layout *L, const char *net, struct dar_head *head, i
     }
     switch (probe->type) {
     case DAR_TYPE_POINTER:
-        head->nlinear = 2;
+        head->nlinear = L->m->config.edge_pointer ? 4 : 2;
         head->width = 2 * H;
         for (int l = 0; l < 2; l++) {
             snprintf(part, sizeof part, "dec.%s%d", probe->decoder, l + 1);
             add_linear(L, net, part, &head->linear[l], 3 * H, H, true);
+        }
+        if (L->m->config.edge_pointer) {
+            snprintf(part, sizeof part, "dec.%s3", probe->decoder);
+            add_linear(L, net, part, &head->linear[2], H, H, false);
+            snprintf(part, sizeof part, "dec.%s4", probe->decoder);
+            add_linear(L, net, part, &head->linear[3], H, 1, true);
         }
         break;
     case DAR_TYPE_BOUNDED_ANTISYMMETRIC:
@@ -294,7 +300,7 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
 
 void dar_model_write_begin(struct writer *w, const struct dar_model *m, const float *values, int n_extra)
 {
-    mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + n_extra));
+    mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + m->config.edge_pointer + n_extra));
     mp_key(w, "kind");      mp_str(w, "model");
     mp_key(w, "format");    mp_int(w, 1);
     mp_key(w, "algorithm"); mp_str(w, m->config.algorithm->name);
@@ -305,6 +311,10 @@ void dar_model_write_begin(struct writer *w, const struct dar_model *m, const fl
     mp_key(w, "leak_cut");  mp_bool(w, m->config.leak_dual);
     if (m->config.vessel_inputs) {
         mp_key(w, "edge_inputs"); mp_str(w, "vessel");
+    }
+    /* written only when set, so the records of models without it keep their bytes */
+    if (m->config.edge_pointer) {
+        mp_key(w, "pointer_head"); mp_str(w, "edge");
     }
     mp_key(w, "params");    dar_params_write(w, m, values);
 }
@@ -425,6 +435,12 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
             c.vessel_inputs = true;
         else if (strcmp(buf, "capacity") != 0)
             record_die(rec, "'edge_inputs' is '%s', expected capacity or vessel", buf);
+    }
+    if (record_has(rec, "pointer_head")) {
+        if (strcmp(record_str(rec, "pointer_head", buf, sizeof buf), "edge") == 0)
+            c.edge_pointer = true;
+        else if (strcmp(buf, "dot") != 0)
+            record_die(rec, "'pointer_head' is '%s', expected dot or edge", buf);
     }
     if (c.algorithm->layouts[c.variant].nnets == 0)
         record_die(rec, "'variant' is '%s', which the %s algorithm has not", dar_variant_name(c.variant),

@@ -23,6 +23,9 @@ struct dar_graph_layout {
     int32_t *arc_fwd, *arc_bwd; /* [m] arcs src->dst and dst->src of each edge */
     float *arc_input[DAR_MAX_PROBES];   /* [A] per arc column of an edge input (summed over
                                            the edges an arc comes from), else NULL */
+    int32_t *pointer_arc;       /* [npointer] the arcs an edge pointer head chooses among:
+                                   one per (node, neighbour) pair and the self-loops */
+    int64_t npointer;
     int T;                      /* frames the schedule follows */
     const uint8_t *phase;       /* [T] */
 };
@@ -81,6 +84,8 @@ struct dar_carry {
 struct dar_netcache {
     float *kme[DAR_MAX_PROBES], *dkme[DAR_MAX_PROBES];        /* [H] Me·a_c per arc column */
     float kq[DAR_MAX_HEADS][DAR_MAX_PROBES], dkq[DAR_MAX_HEADS][DAR_MAX_PROBES];  /* q3·a_c */
+    float *kp[DAR_MAX_HEADS][DAR_MAX_PROBES], *dkp[DAR_MAX_HEADS][DAR_MAX_PROBES];  /* [H] an edge
+                                   pointer head's d3·a_c (dar_pointer.c) */
 };
 
 /* One group of the batch in one call. */
@@ -182,6 +187,19 @@ void dar_hprev_test_hook(struct dar_group *c, float *h, int64_t count);
  * scale.  count: the graph's nodes (edges for an edge probe). */
 double dar_probe_loss(struct dar_group *c, enum dar_type type, int width, float *grad, const float *value,
                       const void *target, float scale, int count);
+
+/* The edge pointer head (config.edge_pointer, dar_pointer.c): its logits
+ * from the fused product's p1 and p2 (in o), the masked entries a large
+ * negative number; its backward into dp1, dp2 (N×H, added) and the
+ * products' gradients; the products d3·a_c once per call and their
+ * gradient into d3 and the arc encoders. */
+void dar_edge_pointer_forward(struct dar_group *c, const struct dar_run *r, int head, struct dar_head_out *o);
+void dar_edge_pointer_backward(struct dar_group *c, const struct dar_run *r, int head,
+                               const struct dar_head_out *o, float *dp1, float *dp2);
+void dar_edge_pointer_products(struct dar_group *c);
+void dar_edge_pointer_products_backward(struct dar_group *c);
+/* The eligible arcs of a laid-out graph (gd->pointer_arc). */
+void dar_edge_pointer_arcs(struct dar_group *c, struct dar_graph_layout *gd);
 
 /* Index of the node whose row is the largest entry of row[0..K). */
 int dar_argmax_row(const float *row, int K);

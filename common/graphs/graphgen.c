@@ -263,8 +263,30 @@ static void erdos_renyi(struct rng *r, uint8_t *adj, const struct graphgen_optio
     int n = o->nodes;
     for (int i = 0; i < n; i++)
         for (int j = o->directed ? 0 : i + 1; j < n; j++)
-            if (i != j && bernoulli(r, o->density))
+            if (i != j && bernoulli(r, o->density) && (!o->clrs_law || bernoulli(r, o->density)))
                 set_edge(adj, n, o->directed, i, j);
+}
+
+bool graphgen_parse_sizes(const char *text, struct graphgen_options *o, char *err, size_t errlen)
+{
+    o->nsizes = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || v < 2 || v > GRAPHGEN_MAX_NODES) {
+            snprintf(err, errlen, "'--sizes' wants node counts in 2..%d separated by commas, got '%s'",
+                     GRAPHGEN_MAX_NODES, text);
+            return false;
+        }
+        if (o->nsizes == GRAPHGEN_MAX_SIZES) {
+            snprintf(err, errlen, "'--sizes' takes at most %d sizes", GRAPHGEN_MAX_SIZES);
+            return false;
+        }
+        o->sizes[o->nsizes++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return true;
 }
 
 /* The edge probability range of erdos-renyi and bipartite-sides: --p, or
@@ -277,6 +299,9 @@ static void probability_range(const struct graphgen_options *o, enum family fam,
     if (o->p_given) {
         *lo = o->p_lo;
         *hi = o->p_hi;
+    } else if (o->clrs_law) {
+        *lo = 0.1;      /* a choice of nine: clrs_probability */
+        *hi = 0.9;
     } else if (fam == FAM_BIPARTITE_SIDES || o->instance == INSTANCE_SHORTEST_PATHS || o->instance == INSTANCE_MATCHING) {
         *lo = *hi = 0.25;
     } else if (o->instance == INSTANCE_VERTEX_COVER) {
@@ -473,8 +498,14 @@ static void finish_instance(const struct graphgen_options *o, enum family fam, i
     g->s = g->t = -1;
     if (o->instance == INSTANCE_SHORTEST_PATHS) {
         g->s = (int)rng_below(endpoints, (uint64_t)n);
-        for (int e = 0; e < g->m; e++)   /* into the w graphgen allocated */
-            g->w[e] = rng_uniform_f32(weight);
+        for (int e = 0; e < g->m; e++) {  /* into the w graphgen allocated */
+            if (o->clrs_law) {
+                double u = rng_uniform(weight), v = rng_uniform(weight);
+                g->w[e] = (float)sqrt(u * v + 1e-3);
+            } else {
+                g->w[e] = rng_uniform_f32(weight);
+            }
+        }
     } else {
         free(g->w);
         g->w = NULL;
@@ -498,6 +529,12 @@ static void finish_instance(const struct graphgen_options *o, enum family fam, i
 bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
+    struct graphgen_options sized;
+    if (o->nsizes) {
+        sized = *o;
+        sized.nodes = o->sizes[k % o->nsizes];
+        o = &sized;
+    }
     if (!graphgen_check(o, err, errlen))
         return false;
     enum family fam = family_of(o->family);
@@ -519,7 +556,8 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
     if (fam == FAM_ERDOS_RENYI || fam == FAM_BIPARTITE_SIDES) {
         struct rng density;
         purpose_rng(&density, o, k, "density");
-        double p = edge_probability(&density, p_lo, p_hi);
+        double p = o->clrs_law && !o->p_given ? 0.1 * (double)(1 + rng_below(&density, 9))
+                                              : edge_probability(&density, p_lo, p_hi);
         struct graphgen_options er = *o;
         er.density = p;
         if (fam == FAM_BIPARTITE_SIDES)

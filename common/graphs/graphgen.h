@@ -49,6 +49,8 @@ enum capacity_law {
     CAP_UNIFORM_MINMAX     /* integers U{0..10}, min-max rescaled per graph (paper) */
 };
 
+enum { GRAPHGEN_MAX_SIZES = 16 };
+
 struct graphgen_options {
     const char *family;    /* one of GRAPHGEN_FAMILIES */
     int nodes;             /* not used by "vessel"; bipartite-sides: side_a + side_b */
@@ -66,7 +68,19 @@ struct graphgen_options {
     double p_lo, p_hi;
     int side_a, side_b;             /* bipartite-sides; 0: nodes/2 and the rest */
     enum node_weight_law node_weights;
+    /* Graph k has sizes[k % nsizes] nodes (nsizes 0: nodes), as CLRS's
+     * training cycles through its lengths 4, 7, 11, 13, 16. */
+    int nsizes;
+    int sizes[GRAPHGEN_MAX_SIZES];
+    /* shortest paths drawn as CLRS's Bellman-Ford sampler does: p chosen
+     * per graph from {0.1, ..., 0.9} (unless --p), a pair an edge iff both
+     * of its Bernoulli(p) draws succeed (B·Bᵀ, so with probability p²), w =
+     * √(u·u′ + 10⁻³) from the two directions' U[0,1) draws */
+    bool clrs_law;
 };
+
+/* "4,7,11" into o->sizes (each 2..GRAPHGEN_MAX_NODES); false with a reason. */
+bool graphgen_parse_sizes(const char *text, struct graphgen_options *o, char *err, size_t errlen);
 
 /* "P" or "LO:HI" into lo, hi (both in [0,1], lo <= hi); false with a reason. */
 bool graphgen_parse_probability(const char *text, double *lo, double *hi, char *err, size_t errlen);

@@ -21,6 +21,22 @@ int64_t params_count(const struct param *params, int nparams)
     return total;
 }
 
+double params_clip_grad_norm(struct param *params, int nparams, double max_norm)
+{
+    double sum = 0.0;
+    for (int k = 0; k < nparams; k++)
+        for (int64_t i = 0; i < params[k].count; i++)
+            sum += (double)params[k].grad[i] * params[k].grad[i];
+    double norm = sqrt(sum);
+    if (norm > max_norm && norm > 0.0) {
+        float scale = (float)(max_norm / norm);
+        for (int k = 0; k < nparams; k++)
+            for (int64_t i = 0; i < params[k].count; i++)
+                params[k].grad[i] *= scale;
+    }
+    return norm;
+}
+
 void sgd_step(const struct sgd *opt, struct param *params, int nparams)
 {
     float lr = opt->lr, wd = opt->weight_decay;

@@ -21,6 +21,11 @@ void params_zero_grad(struct param *params, int nparams);
 /* Total number of entries over the list. */
 int64_t params_count(const struct param *params, int nparams);
 
+/* Scale every gradient by max_norm / ‖g‖ when the global L2 norm ‖g‖ over
+ * the list exceeds max_norm (optax.clip_by_global_norm, CLRS's 1.0), the sum
+ * of squares in double in list order; returns ‖g‖ before clipping. */
+double params_clip_grad_norm(struct param *params, int nparams, double max_norm);
+
 /* torch.optim.SGD without momentum: p ← p − lr·(g + wd·p). */
 struct sgd {
     float lr;
