@@ -87,6 +87,7 @@ struct cli_spec {
 #define CLI_CHOICE_KEY_IF_SET(name, letter, var, metavar, help, choices_) \
     {CLI_ROW_(CLI_TYPE_CHOICE, name, letter, 1 ? &(var) : (const char **)0, metavar, help, CLI_KEY | CLI_KEY_IF_SET), \
      .choices = (choices_)}
+#define CLI_FLAG_KEY_IF_SET(name, letter, var, help) CLI_FLAG_ROW_(name, letter, var, help, CLI_KEY | CLI_KEY_IF_SET)
 #define CLI_STRING_KEY_IF_SET(name, letter, var, metavar, help) \
     CLI_STRING_ROW_(CLI_TYPE_STRING, name, letter, var, metavar, help, CLI_KEY | CLI_KEY_IF_SET)
 #define CLI_DOUBLE_KEY_IF_SET(name, letter, var, metavar, help, min_, max_) \

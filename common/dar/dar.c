@@ -556,6 +556,12 @@ CLONES static void net_forward(struct dar_group *c, struct dar_run *r, const flo
     float *o = arena_floats(c->arena, N * H);
     linear_forward_transposed(o, z, net->o1.weight_t, net->o1.bias, N, 2 * H, H);
     linear_forward_transposed_accumulate(o, r->agg, net->o2.weight_t, net->o2.bias, N, H, H);
+    if (dar_update_extended(model)) {
+        /* what it saves for backward is allocated past z and o: the scratch
+         * stays until the run's arena is released */
+        dar_update_forward(c, r, z, o);
+        return;
+    }
     relu_forward(o, o, N * H);
     for (int64_t v = 0; v < N; v++)
         memcpy(r->hd + v * 3 * H + 2 * H, o + v * H, sizeof(float) * (size_t)H);
@@ -869,17 +875,20 @@ static float *update_backward(struct dar_group *c, const struct dar_run *r, cons
     int H = c->H;
     int64_t N = r->N;
     float *dt = arena_zero_floats(c->arena, N * H);
-    for (int64_t v = 0; v < N; v++) {
-        float *o = dt + v * H;
-        memcpy(o, dhd + v * 3 * H + 2 * H, sizeof(float) * (size_t)H);
-        mask_by_positive(o, r->hd + v * 3 * H + 2 * H, H);
-    }
     *z = arena_floats(c->arena, N * 2 * H);
     *dz = arena_floats(c->arena, N * 2 * H);
     hd_to_z(*z, r->hd, N, H);
     hd_to_z(*dz, dhd, N, H);
-    linear_backward(*dz, net->o1.dweight, net->o1.dbias, dt, *z, net->o1.weight, N, 2 * H, H);
     float *dagg = arena_zero_floats(c->arena, N * H);
+    if (dar_update_extended(c->model))
+        dar_update_backward(c, r, dhd, *z, *dz, dt, dagg);
+    else
+        for (int64_t v = 0; v < N; v++) {
+            float *o = dt + v * H;
+            memcpy(o, dhd + v * 3 * H + 2 * H, sizeof(float) * (size_t)H);
+            mask_by_positive(o, r->hd + v * 3 * H + 2 * H, H);
+        }
+    linear_backward(*dz, net->o1.dweight, net->o1.dbias, dt, *z, net->o1.weight, N, 2 * H, H);
     linear_backward(dagg, net->o2.dweight, net->o2.dbias, dt, r->agg, net->o2.weight, N, H, H);
     return dagg;
 }
@@ -1316,17 +1325,19 @@ static void run_group(struct dar_group *c)
 /* Every dense layer of a network: the processor's, then the heads'. */
 static int net_layers(struct dar_net *net, struct dar_linear **out)
 {
-    struct dar_linear *fixed[] = {&net->m1, &net->m2, &net->me, &net->l1, &net->l2, &net->o1, &net->o2};
+    struct dar_linear *fixed[] = {&net->m1, &net->m2, &net->me, &net->l1, &net->l2, &net->o1, &net->o2,
+                                  &net->g1, &net->g2, &net->g3};
     int count = 0;
     for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
-        out[count++] = fixed[k];
+        if (fixed[k]->weight)
+            out[count++] = fixed[k];
     for (int hd = 0; hd < net->nheads; hd++)
         for (int l = 0; l < net->heads[hd].nlinear; l++)
             out[count++] = &net->heads[hd].linear[l];
     return count;
 }
 
-enum { MAX_NET_LAYERS = 7 + 4 * DAR_MAX_HEADS };
+enum { MAX_NET_LAYERS = 10 + 4 * DAR_MAX_HEADS };
 
 /* The model as a group sees it: the same parameters, gradients into grads
  * (laid out as model->grads). */
@@ -1341,6 +1352,8 @@ static void model_with_grads(struct dar_model *view, const struct dar_model *mod
         struct dar_net *net = &view->nets[j];
         for (int f = 0; f < DAR_MAX_PROBES; f++)
             REBASE(net->denc[f]);
+        REBASE(net->dln_scale);
+        REBASE(net->dln_offset);
         struct dar_linear *layers[MAX_NET_LAYERS];
         int count = net_layers(net, layers);
         for (int k = 0; k < count; k++) {

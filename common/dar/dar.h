@@ -73,6 +73,10 @@ struct dar_config {
                                    (record key "edge_inputs": "vessel") */
     const struct dar_algorithm *algorithm;     /* what the model is taught (algorithm.h);
                                                   NULL: the registry's first, max-flow */
+    bool layer_norm;            /* the node update h = relu(O1 z + O2 agg) layer-normalised
+                                   (scale, offset), CLRS's use_ln (dar_update.c) */
+    bool gated;                 /* then h = h·g + h_prev·(1 − g), g = σ(G3 relu(G1 z + G2 agg)),
+                                   G3's bias starting at −3: CLRS's gated processors */
     bool edge_pointer;          /* pointer heads see the arc to the candidate and choose
                                    among the node's neighbours and itself (CLRS's decoder,
                                    masked); false: p1(u)·p2(v) over every node */
@@ -124,6 +128,8 @@ struct dar_net {
     bool encodes[DAR_MAX_PROBES];
     float *enc[DAR_MAX_PROBES], *denc[DAR_MAX_PROBES];   /* H (categorical: H×width) */
     struct dar_linear m1, m2, me, l1, l2, o1, o2;
+    float *ln_scale, *ln_offset, *dln_scale, *dln_offset;  /* [H] config.layer_norm, else NULL */
+    struct dar_linear g1, g2, g3;       /* config.gated (2H→H, H→H, H→H), else no weight */
     int nheads;
     struct dar_head heads[DAR_MAX_HEADS];
     int head_of[DAR_MAX_PROBES];        /* index into heads, -1: not decoded */

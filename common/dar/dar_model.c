@@ -191,6 +191,17 @@ static void add_net(struct layout *L, struct dar_net *net, const struct dar_netw
     add_linear(L, name, "proc.l2", &net->l2, H, H, true);
     add_linear(L, name, "proc.o1", &net->o1, 2 * H, H, true);
     add_linear(L, name, "proc.o2", &net->o2, H, H, true);
+    if (L->m->config.layer_norm) {
+        snprintf(buf, sizeof buf, "%s.proc.ln.scale", name);
+        add_tensor(L, buf, 1, H, 0, H, &net->ln_scale, &net->dln_scale);
+        snprintf(buf, sizeof buf, "%s.proc.ln.offset", name);
+        add_tensor(L, buf, 1, H, 0, H, &net->ln_offset, &net->dln_offset);
+    }
+    if (L->m->config.gated) {
+        add_linear(L, name, "proc.g1", &net->g1, 2 * H, H, true);
+        add_linear(L, name, "proc.g2", &net->g2, H, H, true);
+        add_linear(L, name, "proc.g3", &net->g3, H, H, true);
+    }
     net->nheads = spec->ndecoders;
     for (int p = 0; p < DAR_MAX_PROBES; p++)
         net->head_of[p] = -1;
@@ -257,6 +268,18 @@ void dar_model_init(struct dar_model *m, const struct dar_config *config, uint64
     rng_init(&r, seed, rng_stream_id("init"), 0);
     for (int k = 0; k < m->nparams; k++)
         param_init_uniform(m->params[k].value, m->params[k].count, m->info[k].fan_in, &r);
+    /* Haiku's: a layer norm starts as the identity, a gate mostly shut
+     * (σ(−3) ≈ 0.05: the state carried nearly unchanged) */
+    int H = m->config.hidden;
+    for (int j = 0; j < m->nnets; j++) {
+        struct dar_net *net = &m->nets[j];
+        for (int h = 0; m->config.layer_norm && h < H; h++) {
+            net->ln_scale[h] = 1.0f;
+            net->ln_offset[h] = 0.0f;
+        }
+        for (int h = 0; m->config.gated && h < H; h++)
+            net->g3.bias[h] = -3.0f;
+    }
 }
 
 void dar_model_free(struct dar_model *m)
@@ -300,7 +323,8 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
 
 void dar_model_write_begin(struct writer *w, const struct dar_model *m, const float *values, int n_extra)
 {
-    mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + m->config.edge_pointer + n_extra));
+    mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + m->config.edge_pointer + m->config.layer_norm +
+                         m->config.gated + n_extra));
     mp_key(w, "kind");      mp_str(w, "model");
     mp_key(w, "format");    mp_int(w, 1);
     mp_key(w, "algorithm"); mp_str(w, m->config.algorithm->name);
@@ -315,6 +339,12 @@ void dar_model_write_begin(struct writer *w, const struct dar_model *m, const fl
     /* written only when set, so the records of models without it keep their bytes */
     if (m->config.edge_pointer) {
         mp_key(w, "pointer_head"); mp_str(w, "edge");
+    }
+    if (m->config.layer_norm) {
+        mp_key(w, "layer_norm"); mp_bool(w, true);
+    }
+    if (m->config.gated) {
+        mp_key(w, "gated"); mp_bool(w, true);
     }
     mp_key(w, "params");    dar_params_write(w, m, values);
 }
@@ -442,6 +472,8 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
         else if (strcmp(buf, "dot") != 0)
             record_die(rec, "'pointer_head' is '%s', expected dot or edge", buf);
     }
+    c.layer_norm = record_has(rec, "layer_norm") && record_bool(rec, "layer_norm");
+    c.gated = record_has(rec, "gated") && record_bool(rec, "gated");
     if (c.algorithm->layouts[c.variant].nnets == 0)
         record_die(rec, "'variant' is '%s', which the %s algorithm has not", dar_variant_name(c.variant),
                    c.algorithm->name);

@@ -69,6 +69,10 @@ struct dar_run {
     float *r0;                  /* [A*H] first message activation (backward only) */
     float *r1;                  /* [A*H] second message activation */
     uint8_t *msign;             /* [A*H] third activation > 0 */
+    /* config.layer_norm or gated (dar_update.c): [N*H] relu(O1 z + O2 agg),
+     * the normalised rows and [N] their 1/σ, the gate, relu(G1 z + G2 agg)
+     * and the update the gate mixes with h_prev */
+    float *h_relu, *ln_xhat, *ln_rstd, *gate, *gate_in, *h_ungated;
     struct dar_head_out head[DAR_MAX_HEADS];
 };
 
@@ -200,6 +204,16 @@ void dar_edge_pointer_products(struct dar_group *c);
 void dar_edge_pointer_products_backward(struct dar_group *c);
 /* The eligible arcs of a laid-out graph (gd->pointer_arc). */
 void dar_edge_pointer_arcs(struct dar_group *c, struct dar_graph_layout *gd);
+
+/* The node update with CLRS's layer norm and gate (config.layer_norm,
+ * config.gated; dar_update.c): from o = O1 z + O2 agg (N×H, overwritten)
+ * the new h into hd; its backward from dhd's h part into dt (the gradient
+ * of o, N×H, written), dz (the gate's G1 and h_prev's share, added) and
+ * dagg (G2's, added). */
+bool dar_update_extended(const struct dar_model *m);
+void dar_update_forward(struct dar_group *c, struct dar_run *r, const float *z, float *o);
+void dar_update_backward(struct dar_group *c, const struct dar_run *r, const float *dhd, const float *z, float *dz,
+                         float *dt, float *dagg);
 
 /* Index of the node whose row is the largest entry of row[0..K). */
 int dar_argmax_row(const float *row, int K);

@@ -342,20 +342,24 @@ static void test_gradients(struct dar_graph **g, int B)
               off[i].what, worst, bad);
         dar_model_free(&m);
     }
-    /* the edge pointer head (CLRS's decoder over the neighbours) */
-    for (int i = 0; i < 3; i++) {
-        static const enum dar_processor proc[] = {DAR_PGN, DAR_MPNN, DAR_PGN};
-        static const enum dar_variant var[] = {DAR_DUAL, DAR_PRIMAL, DAR_NO_ALGO};
-        struct dar_config c = config_of(var[i], proc[i], i == 1 ? DAR_AGG_SUM : DAR_AGG_MAX, 5, false);
-        c.edge_pointer = true;
+    /* CLRS's parts: the edge pointer head, the layer norm and the gate */
+    for (int i = 0; i < 6; i++) {
+        static const enum dar_processor proc[] = {DAR_PGN, DAR_MPNN, DAR_PGN, DAR_PGN, DAR_MPNN, DAR_PGN};
+        static const enum dar_variant var[] = {DAR_DUAL, DAR_PRIMAL, DAR_NO_ALGO, DAR_DUAL, DAR_PIPELINE, DAR_NO_ALGO};
+        struct dar_config c = config_of(var[i], proc[i], i == 1 || i == 4 ? DAR_AGG_SUM : DAR_AGG_MAX, 5, false);
+        c.edge_pointer = i < 3 || i == 5;
+        c.layer_norm = i >= 3;
+        c.gated = i >= 4 || i == 2;
         struct dar_model m;
         dar_model_init(&m, &c, 400 + i);
         double worst;
         /* teacher-forced (but no-algo): a predicted pointer is an argmax, and
          * at init the edge head's logits are near ties that eps flips */
         int fails = gradient_check(&m, ws, g, B, i == 2 ? none : all, steps + 1, &r, &worst, bad, sizeof bad);
-        CHECK(fails == 0, "%s %s %s, edge pointer head: gradient matches finite differences (worst rel %.2g)%s",
-              dar_variant_name(c.variant), dar_processor_name(c.processor), dar_agg_name(c.agg), worst, bad);
+        CHECK(fails == 0, "%s %s %s,%s%s%s: gradient matches finite differences (worst rel %.2g)%s",
+              dar_variant_name(c.variant), dar_processor_name(c.processor), dar_agg_name(c.agg),
+              c.edge_pointer ? " edge pointer head" : "", c.layer_norm ? " layer norm" : "", c.gated ? " gate" : "",
+              worst, bad);
         dar_model_free(&m);
     }
     free(all);
