@@ -11,7 +11,7 @@
 static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd", *pointer_head = "dot";
 static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0, checkpoint_every = 500;
 static double lr = -1, weight_decay = -1, tf_decay = 0.999, clip_norm = 0;
-static bool tf_per_step, leak_cut, layer_norm, gated, no_cache, verbose, force, quiet, progress;
+static bool tf_per_step, leak_cut, layer_norm, gated, soft_hints, no_cache, verbose, force, quiet, progress;
 static const char *val_path, *log_path, *resume_path, *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
@@ -33,6 +33,8 @@ static const struct cli_option options[] = {
      "or CLRS's, which sees the arc u->v, over u's neighbours and u (edge)", "dot|edge"),
     CLI_FLAG_KEY_IF_SET("layer-norm", 0, layer_norm, "layer-normalise the processor's node update (CLRS's use_ln)"),
     CLI_FLAG_KEY_IF_SET("gate", 0, gated, "gate the node update against the carried state (CLRS's gated processors)"),
+    CLI_FLAG_KEY_IF_SET("soft-hints", 0, soft_hints, "feed predicted hints back as probabilities, pointers with "
+     "their gradient (CLRS's soft re-prediction; shortest paths)"),
     CLI_DOUBLE_KEY_IF_SET("clip-norm", 0, clip_norm, "C", "clip the gradients' global L2 norm to C (0: no clipping)", 0, 1e9),
     CLI_STRING("val", 0, val_path, "FILE", "validation graphs (traced); without it the last parameters are kept"),
     CLI_STRING("resume", 0, resume_path, "FILE", "continue training a model record written by dar-fit"),
@@ -85,6 +87,7 @@ int main(int argc, char **argv)
     o.config.edge_pointer = !strcmp(pointer_head, "edge");
     o.config.layer_norm = layer_norm;
     o.config.gated = gated;
+    o.config.soft_hints = soft_hints;
     o.clip_norm = clip_norm;
     o.lr = lr;
     o.weight_decay = weight_decay;

@@ -28,6 +28,10 @@ struct graph_state {
     uint8_t *reached;           /* [n] the last reached prediction, binarised */
     int32_t *pi;                /* [n] the last pointers, argmax */
     float *d;                   /* [n] the last potentials (dual) */
+    /* config.soft_hints: the last step's reached probabilities [n], pointer
+     * distributions [n×n] (fresh each step: the next step's backward reads
+     * them) and its pointer head's logits gradient, NULL before the first */
+    float *reached_soft, *pi_soft, *pi_grad;
 };
 
 /* The group as shortest paths sees it. */
@@ -121,6 +125,11 @@ static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, st
     constant_inputs(st, in);
     in->probe[SP_REACHED] = forced ? frame(dg, SP_REACHED, i, 1) : st->reached;
     in->probe[SP_PI] = forced ? frame(dg, SP_PI, i, sizeof(int32_t)) : st->pi;
+    if (!forced && st->pi_soft) {
+        in->soft[SP_REACHED] = st->reached_soft;
+        in->soft[SP_PI] = st->pi_soft;
+        in->grad[SP_PI] = st->pi_grad;
+    }
     if (f->dual)
         in->probe[SP_D] = forced ? frame(dg, SP_D, i, sizeof(float)) : st->d;
 }
@@ -159,6 +168,29 @@ static void step_losses(struct dar_group *c, const struct dar_step *s, int k, vo
     }
 }
 
+/* The soft hints the next round reads: σ(reached logits), softmax of each
+ * pointer row (its masked entries get 0), and where their gradient goes. */
+static void soft_state(struct dar_group *c, struct graph_state *st, const float *reached, const float *pi,
+                       float *pi_grad, int n)
+{
+    st->reached_soft = arena_floats(c->arena, n);
+    st->pi_soft = arena_floats(c->arena, (int64_t)n * n);
+    st->pi_grad = pi_grad;
+    for (int v = 0; v < n; v++)
+        st->reached_soft[v] = 1.0f / (1.0f + expf(-reached[v]));
+    for (int u = 0; u < n; u++) {
+        const float *row = pi + (int64_t)u * n;
+        float *p = st->pi_soft + (int64_t)u * n;
+        float top = row[0], sum = 0.0f;
+        for (int v = 1; v < n; v++)
+            top = row[v] > top ? row[v] : top;
+        for (int v = 0; v < n; v++)
+            sum += p[v] = expf(row[v] - top);
+        for (int v = 0; v < n; v++)
+            p[v] /= sum;
+    }
+}
+
 /* What the next round reads; predictions of frame i + 1 and, at the
  * graph's last round, its outputs. */
 static void step_update(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
@@ -174,6 +206,8 @@ static void step_update(struct dar_group *c, const struct dar_step *s, int k, vo
         st->reached[v] = reached[v] > 0.0f;
         st->pi[v] = dar_argmax_row(pi + (int64_t)v * n, n);
     }
+    if (c->model->config.soft_hints)
+        soft_state(c, st, reached, pi, c->backward ? head_of(r, SP_PI)->grad + logits : NULL, n);
     if (f->dual)
         memcpy(st->d, head_of(r, SP_D)->value + nodes, sizeof(float) * (size_t)n);
     if (!c->pred)

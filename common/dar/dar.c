@@ -247,6 +247,7 @@ struct dar_run *dar_run_new(struct dar_group *c, const struct dar_net *net, cons
     r->node = arena_floats(c->arena, r->N * c->model->node_columns);
     r->arc = arena_floats(c->arena, r->A * c->model->narc);
     r->input_grad = arena_zero(c->arena, sizeof(float *) * (size_t)(ngraphs * c->model->narc + 1));
+    r->input_soft = arena_zero(c->arena, sizeof(float *) * (size_t)(ngraphs * c->model->narc + 1));
     r->carry_in = arena_zero(c->arena, sizeof(bool) * (size_t)ngraphs);
     r->hd = arena_floats(c->arena, r->N * 3 * H);
     return r;
@@ -277,7 +278,10 @@ void dar_run_set_inputs(struct dar_group *c, struct dar_run *r, int k, const str
                     f[j] = values ? (((const uint8_t *)values)[v] == j) : 0.0f;
                 break;
             default:    /* mask, mask_one */
-                f[0] = values ? ((const uint8_t *)values)[v] : 0.0f;
+                if (in->soft[p])
+                    f[0] = in->soft[p][v];
+                else
+                    f[0] = values ? ((const uint8_t *)values)[v] : 0.0f;
                 break;
             }
         }
@@ -289,10 +293,20 @@ void dar_run_set_inputs(struct dar_group *c, struct dar_run *r, int k, const str
             int p = model->arc_probe[col];
             if (alg->probes[p].type == DAR_TYPE_POINTER) {
                 const int32_t *pi = in->probe[p];
-                f[col] = pi && pi[gd->send[a]] == gd->recv[a];
+                if (in->soft[p])
+                    f[col] = in->soft[p][(int64_t)gd->send[a] * n + gd->recv[a]];
+                else
+                    f[col] = pi && pi[gd->send[a]] == gd->recv[a];
             } else {
                 f[col] = gd->arc_input[col] ? gd->arc_input[col][a] : 0.0f;
             }
+        }
+    }
+    for (int col = 0; col < narc; col++) {
+        int p = model->arc_probe[col];
+        if (alg->probes[p].type == DAR_TYPE_POINTER && in->soft[p] && in->grad[p]) {
+            r->input_grad[(int64_t)k * narc + col] = in->grad[p];
+            r->input_soft[(int64_t)k * narc + col] = in->soft[p];
         }
     }
     /* edge hints: on both arcs of their edge, negated on the backward one
@@ -806,13 +820,13 @@ static void edge_head_backward(struct dar_group *c, const struct dar_run *r, con
 
 /* The pointer decoder's gradient (logits p1·p2ᵀ per graph) into dhd. */
 static void pointer_head_backward(struct dar_group *c, const struct dar_run *r, const struct dar_head *head,
-                                  const struct dar_head_out *o, float *dhd)
+                                  const struct dar_head_out *o, float *dhd, float *const *darc)
 {
     int H = c->H;
     int64_t N = r->N;
     float *dp1h = arena_zero_floats(c->arena, N * H), *dp2h = arena_zero_floats(c->arena, N * H);
     if (c->model->config.edge_pointer)
-        dar_edge_pointer_backward(c, r, (int)(head - r->net->heads), o, dp1h, dp2h);
+        dar_edge_pointer_backward(c, r, (int)(head - r->net->heads), o, dp1h, dp2h, darc);
     for (int k = 0; !c->model->config.edge_pointer && k < r->ngraphs; k++) {
         int n = c->gd[r->graph[k]].n;
         linear_backward(dp1h + r->node_offset[k] * H, dp2h + r->node_offset[k] * H, NULL,
@@ -835,7 +849,7 @@ static void heads_backward(struct dar_group *c, const struct dar_run *r, float *
         const struct dar_head_out *o = &r->head[hd];
         switch (head->type) {
         case DAR_TYPE_POINTER:
-            pointer_head_backward(c, r, head, o, dhd);
+            pointer_head_backward(c, r, head, o, dhd, darc);
             break;
         case DAR_TYPE_BOUNDED_ANTISYMMETRIC:
             antisymmetric_head_backward(c, r, head, nc->kq[hd], nc->dkq[hd], o->tanh, o->grad, dhd, darc);
@@ -1010,6 +1024,28 @@ static void carry_gradient_out(struct dar_group *c, const struct dar_run *r, con
 
 /* The gradients of the antisymmetric edge inputs back to the predictions
  * they came from. */
+/* A soft pointer's arc column back through the softmax it came from: the
+ * column's gradient g summed per (u, v), then dlogit_uv += p_uv (g_uv −
+ * Σ_w p_uw g_uw) into its head's logits gradient. */
+static void soft_pointer_backward(struct dar_group *c, const struct dar_graph_layout *gd, const float *d,
+                                  const float *p, float *dlogits)
+{
+    int n = gd->n;
+    struct arena_mark mark = arena_mark(c->arena);
+    float *g = arena_zero_floats(c->arena, (int64_t)n * n);
+    for (int64_t a = 0; a < gd->A; a++)
+        g[(int64_t)gd->send[a] * n + gd->recv[a]] += d[a];
+    for (int u = 0; u < n; u++) {
+        const float *pu = p + (int64_t)u * n, *gu = g + (int64_t)u * n;
+        float mean = 0.0f;
+        for (int v = 0; v < n; v++)
+            mean += pu[v] * gu[v];
+        for (int v = 0; v < n; v++)
+            dlogits[(int64_t)u * n + v] += pu[v] * (gu[v] - mean);
+    }
+    arena_release(c->arena, mark);
+}
+
 static void inputs_backward(struct dar_group *c, const struct dar_run *r, float *const *darc)
 {
     int narc = c->model->narc;
@@ -1022,6 +1058,10 @@ static void inputs_backward(struct dar_group *c, const struct dar_run *r, float 
                 continue;
             const struct dar_graph_layout *gd = &c->gd[r->graph[k]];
             const float *d = darc[col] + r->arc_offset[k];
+            if (r->input_soft[(int64_t)k * narc + col]) {
+                soft_pointer_backward(c, gd, d, r->input_soft[(int64_t)k * narc + col], dF);
+                continue;
+            }
             for (int e = 0; e < gd->m; e++)
                 dF[e] += d[gd->arc_fwd[e]] - d[gd->arc_bwd[e]];
         }
@@ -1041,7 +1081,10 @@ void dar_run_backward(struct dar_group *c, struct dar_run *r, bool consume_carry
     float *darc[DAR_MAX_PROBES] = {0};
     for (int col = 0; col < c->model->narc; col++) {
         int p = c->model->arc_probe[col];
-        if (r->net->encodes[p] && c->alg->probes[p].type == DAR_TYPE_BOUNDED_ANTISYMMETRIC)
+        bool soft = false;
+        for (int k = 0; k < r->ngraphs && !soft; k++)
+            soft = r->input_soft[(int64_t)k * c->model->narc + col] != NULL;
+        if (r->net->encodes[p] && (c->alg->probes[p].type == DAR_TYPE_BOUNDED_ANTISYMMETRIC || soft))
             darc[col] = arena_zero_floats(c->arena, r->A);
     }
     heads_backward(c, r, dhd, darc);

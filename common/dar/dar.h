@@ -77,6 +77,10 @@ struct dar_config {
                                    (scale, offset), CLRS's use_ln (dar_update.c) */
     bool gated;                 /* then h = h·g + h_prev·(1 − g), g = σ(G3 relu(G1 z + G2 agg)),
                                    G3's bias starting at −3: CLRS's gated processors */
+    bool soft_hints;            /* the hints a step predicts are fed to the next as
+                                   probabilities (pointers: softmax, with their gradient;
+                                   masks: sigmoid), not argmax and threshold: CLRS's soft
+                                   re-prediction */
     bool edge_pointer;          /* pointer heads see the arc to the candidate and choose
                                    among the node's neighbours and itself (CLRS's decoder,
                                    masked); false: p1(u)·p2(v) over every node */

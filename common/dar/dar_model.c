@@ -324,7 +324,7 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
 void dar_model_write_begin(struct writer *w, const struct dar_model *m, const float *values, int n_extra)
 {
     mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + m->config.edge_pointer + m->config.layer_norm +
-                         m->config.gated + n_extra));
+                         m->config.gated + m->config.soft_hints + n_extra));
     mp_key(w, "kind");      mp_str(w, "model");
     mp_key(w, "format");    mp_int(w, 1);
     mp_key(w, "algorithm"); mp_str(w, m->config.algorithm->name);
@@ -345,6 +345,9 @@ void dar_model_write_begin(struct writer *w, const struct dar_model *m, const fl
     }
     if (m->config.gated) {
         mp_key(w, "gated"); mp_bool(w, true);
+    }
+    if (m->config.soft_hints) {
+        mp_key(w, "soft_hints"); mp_bool(w, true);
     }
     mp_key(w, "params");    dar_params_write(w, m, values);
 }
@@ -474,6 +477,7 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
     }
     c.layer_norm = record_has(rec, "layer_norm") && record_bool(rec, "layer_norm");
     c.gated = record_has(rec, "gated") && record_bool(rec, "gated");
+    c.soft_hints = record_has(rec, "soft_hints") && record_bool(rec, "soft_hints");
     if (c.algorithm->layouts[c.variant].nnets == 0)
         record_die(rec, "'variant' is '%s', which the %s algorithm has not", dar_variant_name(c.variant),
                    c.algorithm->name);

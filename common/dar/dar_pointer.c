@@ -102,7 +102,7 @@ void dar_edge_pointer_forward(struct dar_group *c, const struct dar_run *r, int 
 }
 
 void dar_edge_pointer_backward(struct dar_group *c, const struct dar_run *r, int head,
-                               const struct dar_head_out *o, float *dp1, float *dp2)
+                               const struct dar_head_out *o, float *dp1, float *dp2, float *const *darc)
 {
     const struct dar_net *net = r->net;
     struct dar_netcache *nc = &c->nc[net - c->model->nets];
@@ -140,6 +140,9 @@ void dar_edge_pointer_backward(struct dar_group *c, const struct dar_run *r, int
                     for (int col = 0; col < narc; col++)
                         if (use[col] && f[col] != 0.0f)
                             nc->dkp[head][col][h] += f[col] * dm;
+                    for (int col = 0; col < narc; col++)
+                        if (use[col] && darc[col])
+                            darc[col][r->arc_offset[k] + a] += dm * nc->kp[head][col][h];
                 }
             }
         }

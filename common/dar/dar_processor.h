@@ -38,6 +38,12 @@ struct dar_graph_layout {
 struct dar_inputs {
     const void *probe[DAR_MAX_PROBES];
     float *grad[DAR_MAX_PROBES];
+    /* config.soft_hints: a hint fed as the probabilities its head predicted
+     * (CLRS's soft re-prediction), in place of probe[p]: a pointer's [n×n]
+     * rows (u's distribution over v), a node mask's [n]; with grad[p], for
+     * a pointer, the [n×n] logits gradient of that head, which the
+     * softmax's backward feeds */
+    const float *soft[DAR_MAX_PROBES];
 };
 
 /* A head's outputs on a run, and their gradients (filled by the loss code). */
@@ -60,7 +66,9 @@ struct dar_run {
     int32_t *in_degree;         /* [N] mean only */
     float *node;                /* [N × model->node_columns] */
     float *arc;                 /* [A × model->narc] */
-    float **input_grad;         /* [ngraphs × narc] where d(arc column) goes, per edge */
+    float **input_grad;         /* [ngraphs × narc] where d(arc column) goes, per edge (a soft
+                                   pointer's: its head's logits gradient, n×n) */
+    const float **input_soft;   /* [ngraphs × narc] a soft pointer's probabilities, or NULL */
     bool *carry_in;             /* [ngraphs] h_prev is a carried state that takes a gradient */
     /* saved activations */
     float *hd;                  /* [N*3H] = [x; h_prev; h] */
@@ -199,7 +207,7 @@ double dar_probe_loss(struct dar_group *c, enum dar_type type, int width, float 
  * gradient into d3 and the arc encoders. */
 void dar_edge_pointer_forward(struct dar_group *c, const struct dar_run *r, int head, struct dar_head_out *o);
 void dar_edge_pointer_backward(struct dar_group *c, const struct dar_run *r, int head,
-                               const struct dar_head_out *o, float *dp1, float *dp2);
+                               const struct dar_head_out *o, float *dp1, float *dp2, float *const *darc);
 void dar_edge_pointer_products(struct dar_group *c);
 void dar_edge_pointer_products_backward(struct dar_group *c);
 /* The eligible arcs of a laid-out graph (gd->pointer_arc). */
