@@ -68,10 +68,11 @@ static const struct cli_spec spec = {
     dar_algorithms_help,
 };
 
-int main(int argc, char **argv)
+/* The training's options from the parsed flags: the names read, --leak-cut
+ * refused off the dual, and the reference's hyperparameters where the flags
+ * left them at 0 or -1. */
+static struct dar_fit_options training_options(void)
 {
-    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
-    cleanup_install_signals();
     struct dar_fit_options o = {.batch = batch, .iters = iters, .eval_every = eval_every, .adam = !strcmp(optim, "adam"),
                               .seed = (uint64_t)seed, .tf_decay = tf_decay, .tf_per_step = tf_per_step,
                               .log_path = log_path, .progress = progress_mode_of(quiet, progress, true), .threads = threads};
@@ -80,7 +81,6 @@ int main(int argc, char **argv)
     dar_agg_parse(agg, &o.config.agg);
     if (leak_cut && o.config.variant != DAR_DUAL)
         cli_usage_error(&spec, "--leak-cut applies to --variant dual only");
-    /* before the key is made: it holds the values trained with */
     dar_reference_hyperparameters(o.config.variant, &hidden, &lr, &weight_decay);
     o.config.hidden = (int)hidden;
     o.config.leak_dual = leak_cut;
@@ -91,6 +91,15 @@ int main(int argc, char **argv)
     o.clip_norm = clip_norm;
     o.lr = lr;
     o.weight_decay = weight_decay;
+    return o;
+}
+
+int main(int argc, char **argv)
+{
+    cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
+    cleanup_install_signals();
+    /* before the key is made: it holds the values trained with */
+    struct dar_fit_options o = training_options();
 
     FILE *in = io_open_input(input);
     FILE *val = val_path ? io_open_input(val_path) : NULL;

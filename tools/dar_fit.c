@@ -285,26 +285,127 @@ static void state_begin(struct state *st, const struct dar_model *model,
         adam_init(&st->adam, model->params, model->nparams, (float)o->lr, (float)o->weight_decay);
 }
 
+/* The training graphs and, when val is not NULL, the validation graphs,
+ * refused unless both carry one algorithm's trace. */
+static void datasets_load(struct dataset *tr, struct dataset *va, struct input_bytes *train,
+                          struct input_bytes *val)
+{
+    const char *train_name = train->name, *val_name = val ? val->name : NULL;
+    dataset_load(tr, train, DAR_NEED_TRAINING);
+    if (tr->count == 0)
+        die(EX_DATAERR, "'%s' holds no training graphs", train_name);
+    if (val) {
+        dataset_load(va, val, DAR_NEED_PHASES | DAR_NEED_SOLUTION);
+        if (va->count == 0)
+            die(EX_DATAERR, "'%s' holds no validation graphs", val_name);
+    }
+    if (val && va->algorithm != tr->algorithm)
+        die(EX_USAGE, "'%s' carries the trace of %s, '%s' that of %s", val_name, va->algorithm->name, train_name,
+            tr->algorithm->name);
+}
+
+/* Iteration k's batch, drawn with replacement, and its teacher-forcing
+ * draws, one a step (*teacher grown to fit); the clock kappa advances as
+ * it does.  Returns the batch's steps. */
+static int draw_iteration(struct dar_graph **batch, uint8_t **teacher, int *teacher_cap, double *kappa,
+                          const struct dataset *tr, const struct dar_fit_options *o, int64_t k)
+{
+    struct rng r;
+    rng_init(&r, o->seed, rng_stream_id("batch"), (uint64_t)k);
+    for (int64_t b = 0; b < o->batch; b++)
+        batch[b] = &tr->graphs[rng_below(&r, (uint64_t)tr->count)];
+    int steps = dar_batch_steps(batch, (int)o->batch);
+    if (steps > *teacher_cap)
+        *teacher = xrealloc(*teacher, (size_t)(*teacher_cap = steps));
+    rng_init(&r, o->seed, rng_stream_id("teacher"), (uint64_t)k);
+    *kappa += 1;
+    for (int i = 0; i < steps; i++) {
+        *kappa += 2;
+        double tf = pow(o->tf_decay, o->tf_per_step ? *kappa : (double)k);
+        (*teacher)[i] = rng_uniform(&r) < tf;
+    }
+    return steps;
+}
+
+/* A regular validation after iteration k (when due): its score, the best
+ * checkpoint kept when it is the lowest; NaN when none was due. */
+static double validate_due(struct state *st, struct dar_model *model, struct dar_workspace *ws,
+                           const struct dataset *va, const struct dar_fit_options *o, int64_t k)
+{
+    double score = NAN;
+    if (va && (k + 1) % o->eval_every == 0) {
+        score = model->config.algorithm->validation_score(model, ws, va->graphs, va->count,
+                                                          o->tf_per_step ? &st->kappa : NULL);
+        if (score < st->best_score) {
+            st->best_score = score;
+            st->best_iteration = k + 1;
+            memcpy(st->best, model->values, sizeof(float) * (size_t)model->count);
+        }
+    }
+    return score;
+}
+
+/* The run's state after iteration k, as the record --resume reads, into
+ * the checkpoint. */
+static void checkpoint_keep(const struct write_ctx *ctx, struct state *st, const struct dar_model *model)
+{
+    memcpy(st->current, model->values, sizeof(float) * (size_t)model->count);
+    struct writer w;
+    writer_init_memory(&w);
+    write_record(&w, ctx, st->current);
+    checkpoint_save(ctx->o->checkpoint, w.buffer, w.buffered);
+    writer_flush(&w);
+}
+
+/* The progress line's words after an iteration: its loss and the last
+ * validation score, with the best. */
+static void progress_words(struct progress *p, double loss, double last_score, double best_score)
+{
+    if (isnan(last_score) && isfinite(best_score))  /* resumed: the checkpoint's best */
+        snprintf(p->extra, sizeof p->extra, "loss %.4f, no validation in this run yet (best %.4g)", loss,
+                 best_score);
+    else if (isnan(last_score))
+        snprintf(p->extra, sizeof p->extra, "loss %.4f, no validation yet", loss);
+    else
+        snprintf(p->extra, sizeof p->extra, "loss %.4f, validation %.4g (best %.4g)", loss, last_score, best_score);
+}
+
+/* The parameters to output, with their score and iteration: the best
+ * checkpoint, considering a last validation when the run did not end on a
+ * multiple of --eval-every; without validation graphs (va NULL) the last. */
+static const float *output_parameters(const struct state *st, struct dar_model *model, struct dar_workspace *ws,
+                                      const struct dataset *va, const struct dar_fit_options *o,
+                                      double *out_score, int64_t *out_iteration)
+{
+    const float *chosen = st->best;
+    *out_score = st->best_score;
+    *out_iteration = st->best_iteration;
+    if (!va) {
+        chosen = st->current;
+        *out_score = NAN;
+        *out_iteration = st->iteration;
+    } else if (st->iteration % o->eval_every != 0 || st->best_iteration < 0) {
+        double kappa = st->kappa;
+        double score = model->config.algorithm->validation_score(model, ws, va->graphs, va->count, &kappa);
+        if (score < *out_score || st->best_iteration < 0) {
+            chosen = st->current;
+            *out_score = score;
+            *out_iteration = st->iteration;
+        }
+    }
+    return chosen;
+}
+
 void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct input_bytes *resume, FILE *out,
                  const struct dar_fit_options *o)
 {
     workers_start_option(o->threads);
-    const char *train_name = train->name, *val_name = val ? val->name : NULL;
     struct dataset tr, va;
-    dataset_load(&tr, train, DAR_NEED_TRAINING);
-    if (tr.count == 0)
-        die(EX_DATAERR, "'%s' holds no training graphs", train_name);
-    if (val) {
-        dataset_load(&va, val, DAR_NEED_PHASES | DAR_NEED_SOLUTION);
-        if (va.count == 0)
-            die(EX_DATAERR, "'%s' holds no validation graphs", val_name);
-    }
+    datasets_load(&tr, &va, train, val);
+    const struct dataset *validation = val ? &va : NULL;
 
     struct dar_config config = o->config;
     config.algorithm = tr.algorithm;
-    if (val && va.algorithm != tr.algorithm)
-        die(EX_USAGE, "'%s' carries the trace of %s, '%s' that of %s", val_name, va.algorithm->name, train_name,
-            tr.algorithm->name);
     const struct dar_algorithm *alg = config.algorithm;
     struct dar_model model;
     dar_model_init(&model, &config, o->seed);
@@ -324,23 +425,9 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
     struct progress p;
     progress_begin_at(&p, o->progress, "iterations", o->iters, st.iteration);
     double start = now_seconds(), last_score = NAN;
-    uint64_t batch_stream = rng_stream_id("batch"), teacher_stream = rng_stream_id("teacher");
 
     for (int64_t k = st.iteration; k < o->iters; k++) {
-        struct rng r;
-        rng_init(&r, o->seed, batch_stream, (uint64_t)k);
-        for (int64_t b = 0; b < o->batch; b++)
-            batch[b] = &tr.graphs[rng_below(&r, (uint64_t)tr.count)];
-        int steps = dar_batch_steps(batch, (int)o->batch);
-        if (steps > teacher_cap)
-            teacher = xrealloc(teacher, (size_t)(teacher_cap = steps));
-        rng_init(&r, o->seed, teacher_stream, (uint64_t)k);
-        st.kappa += 1;
-        for (int i = 0; i < steps; i++) {
-            st.kappa += 2;
-            double tf = pow(o->tf_decay, o->tf_per_step ? st.kappa : (double)k);
-            teacher[i] = rng_uniform(&r) < tf;
-        }
+        int steps = draw_iteration(batch, &teacher, &teacher_cap, &st.kappa, &tr, o, k);
         params_zero_grad(model.params, model.nparams);
         struct dar_losses losses;
         double loss = dar_loss_and_grad(&model, ws, batch, (int)o->batch, teacher, steps, true, &losses);
@@ -356,60 +443,26 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
             sgd_step(&sgd, model.params, model.nparams);
         st.iteration = k + 1;
 
-        double score = NAN;
-        if (val && (k + 1) % o->eval_every == 0) {
-            score = alg->validation_score(&model, ws, va.graphs, va.count, o->tf_per_step ? &st.kappa : NULL);
-            if (score < st.best_score) {
-                st.best_score = score;
-                st.best_iteration = k + 1;
-                memcpy(st.best, model.values, bytes);
-            }
-        }
+        double score = validate_due(&st, &model, ws, validation, o, k);
         double seconds = st.seconds_before + (now_seconds() - start);
         curve_add_losses(&curve, alg, k + 1, &losses, score, seconds);
         if (checkpoint_due(o->checkpoint, k + 1, o->iters)) {
-            memcpy(st.current, model.values, bytes);
-            struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, st.best_score, st.best_iteration, &curve,
+            struct write_ctx ctx = {o, &model, &st, &tr, validation, st.best_score, st.best_iteration, &curve,
                                     seconds};
-            struct writer w;
-            writer_init_memory(&w);
-            write_record(&w, &ctx, st.current);
-            checkpoint_save(o->checkpoint, w.buffer, w.buffered);
-            writer_flush(&w);
+            checkpoint_keep(&ctx, &st, &model);
         }
         if (!isnan(score))
             last_score = score;
-        if (isnan(last_score) && isfinite(st.best_score))  /* resumed: the checkpoint's best */
-            snprintf(p.extra, sizeof p.extra, "loss %.4f, no validation in this run yet (best %.4g)", loss,
-                     st.best_score);
-        else if (isnan(last_score))
-            snprintf(p.extra, sizeof p.extra, "loss %.4f, no validation yet", loss);
-        else
-            snprintf(p.extra, sizeof p.extra, "loss %.4f, validation %.4g (best %.4g)", loss, last_score, st.best_score);
+        progress_words(&p, loss, last_score, st.best_score);
         progress_update(&p, k + 1);
     }
     progress_end(&p);
     memcpy(st.current, model.values, bytes);
 
-    /* The parameters to output: the best checkpoint, considering a last
-     * validation when the run did not end on a multiple of --eval-every. */
-    const float *chosen = st.best;
-    double out_score = st.best_score;
-    int64_t out_iteration = st.best_iteration;
-    if (!val) {
-        chosen = st.current;
-        out_score = NAN;
-        out_iteration = st.iteration;
-    } else if (st.iteration % o->eval_every != 0 || st.best_iteration < 0) {
-        double kappa = st.kappa;
-        double score = alg->validation_score(&model, ws, va.graphs, va.count, &kappa);
-        if (score < out_score || st.best_iteration < 0) {
-            chosen = st.current;
-            out_score = score;
-            out_iteration = st.iteration;
-        }
-    }
-    struct write_ctx ctx = {o, &model, &st, &tr, val ? &va : NULL, out_score, out_iteration, &curve, NAN};
+    double out_score;
+    int64_t out_iteration;
+    const float *chosen = output_parameters(&st, &model, ws, validation, o, &out_score, &out_iteration);
+    struct write_ctx ctx = {o, &model, &st, &tr, validation, out_score, out_iteration, &curve, NAN};
     struct writer w;
     writer_init(&w, out);
     write_record(&w, &ctx, chosen);

@@ -3,9 +3,10 @@
  * e_s, pi identity, flow 0), each one PGN round, node embeddings from their
  * states, edge embeddings the sum of the endpoints'.
  *
- * The computation is dar.c's (model.md §2) laid out for memory and cores:
+ * The computation is dar_forward.c's (model.md §2) laid out for memory and
+ * cores:
  * - arcs are grouped by receiver (the adjacency lists of graph_bfs.h, in
- *   increasing edge order, then the self-loop: dar.c's arc order per
+ *   increasing edge order, then the self-loop: dar_layout.c's arc order per
  *   receiver), and a work unit is a contiguous range of receivers holding
  *   about `chunk` arcs, so a unit owns its aggregates and its rows of h;
  * - nothing of size A×H exists: the sender half of the first message layer
@@ -20,9 +21,9 @@
  *   bit-identical for every --threads, and for every --chunk where the
  *   CPU has AVX2 (OpenBLAS's result for a row may also depend on its
  *   position in the call: its Haswell kernels' does).
- * Per arc the pre-activation is formed as dar.c does (An[v] + Bn[u] + b_me,
- * then f_φ·(Me a_φ) feature by feature), so results match dar_predict to
- * float rounding (sgemm shapes differ). */
+ * Per arc the pre-activation is formed as dar_forward.c does (An[v] + Bn[u]
+ * + b_me, then f_φ·(Me a_φ) feature by feature), so results match
+ * dar_predict to float rounding (sgemm shapes differ). */
 #include "edge_embed.h"
 #include "arena.h"
 #include "gemm.h"
@@ -164,7 +165,7 @@ CLONES static void message_block(const struct job *j, struct scratch *sc, int nb
     for (int a = 0; a < nb; a++) {
         float *out = sc->pre + (int64_t)a * H;
         const float *x = sc->An + (int64_t)(sc->block_recv[a] - v0) * H;
-        row_sum3(out, x, out, net->me.bias, H);   /* (An[v] + Bn[u]) + b_me, as dar.c */
+        row_sum3(out, x, out, net->me.bias, H);   /* (An[v] + Bn[u]) + b_me, as dar_forward.c */
         int e = sc->block_edge[a];
         float f[MAXFLOW_ARC_COLUMNS] = {0};
         if (e >= 0) {

@@ -4,8 +4,8 @@
  * features (length, distance, curveness, min-max scaled per graph), all other
  * parameters are frozen, and only the new encoders are trained with Adam to
  * reproduce the Ford-Fulkerson trace of the graph, whose capacities come from
- * the vessel radius.  The forward and backward passes are dar.c's (the model
- * with config.vessel_inputs). */
+ * the vessel radius.  The forward and backward passes are dar_forward.c's and
+ * dar_backward.c's (the model with config.vessel_inputs). */
 #include "edge_embed.h"
 #include "curve.h"
 #include "die.h"

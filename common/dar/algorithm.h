@@ -1,6 +1,6 @@
 /* algorithm.h - an algorithm as the DAR processor is taught it.
  *
- * The processor (dar.c) knows networks, encoders, decoders and losses by
+ * The processor (dar*.c) knows networks, encoders, decoders and losses by
  * type; what it is taught comes from here: the algorithm's probes (after
  * CLRS's specs: stage × location × type), the networks each variant builds
  * (which probes each encodes and decodes), and a few operations where a

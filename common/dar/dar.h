@@ -3,9 +3,14 @@
  * backward through time, predictions, and the `model` record.
  *
  * Files: dar_model.c (configuration names, parameter list and init, model
- * records), dar_graph.c (what every entry's graphs share), dar.c (the
- * computation: encoders, processor, decoders by probe type, their losses and
- * backward); the entries' schedules drive it through dar_processor.h.
+ * records), dar_graph.c (what every entry's graphs share), and the
+ * computation in five: dar.c (the call: the batch in groups on the worker
+ * pool, the workspace), dar_layout.c (graphs and runs laid out, their
+ * inputs), dar_forward.c (encoders, processor, decoders by probe type),
+ * dar_backward.c (their hand-written backward), dar_steps.c (the carried
+ * state, recurrent networks, the one-network step loop, the losses by probe
+ * type); the entries' schedules drive it through dar_processor.h, and the
+ * five share dar_internal.h.
  *
  * Batching.  A call takes B graphs, split into groups of a fixed number of
  * consecutive graphs (dar.c's GROUP_GRAPHS) that run as tasks of the worker
@@ -33,9 +38,9 @@
  * the first step).
  *
  * The PGN message and aggregate exist three times: layers.c's kernels (with
- * their _naive twins), dar.c's own path (arcs streamed in chunks when no
- * backward follows, messages_streamed) and edge_embed.c (receivers in work
- * units, for graphs too big for a batch).  Nothing but tests keeps them
+ * their _naive twins), dar_forward.c's own path (arcs streamed in chunks
+ * when no backward follows, messages_streamed) and edge_embed.c (receivers
+ * in work units, for graphs too big for a batch).  Nothing but tests keeps them
  * equal: each forms the pre-activation the same way (An[recv] + Bn[send] +
  * b_me, then f_φ·(Me a_φ) feature by feature, dar_net_arc_products) and
  * aggregates in arc order; test_dar checks batching and the streamed path,

@@ -6,9 +6,10 @@
  * dar.c owns the call: it splits the batch into groups, lays out each group's
  * graphs and caches the rank-4 products, then hands the group to the
  * algorithm's run_group (algorithm.h), which runs its networks in its own
- * order through the functions below and keeps its own per-graph state.  The
+ * order through the functions below (dar_layout.c, dar_forward.c,
+ * dar_backward.c, dar_steps.c) and keeps its own per-graph state.  The
  * processor never calls the algorithm but through its ops, and an entry
- * never reaches into dar.c but through this header: no circle. */
+ * never reaches into the processor but through this header: no circle. */
 #ifndef DAR_PROCESSOR_H
 #define DAR_PROCESSOR_H
 #include "dar.h"

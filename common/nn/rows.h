@@ -1,6 +1,7 @@
 /* rows.h - loops over rows of H features: the one row vocabulary of the
- * kernels (layers.c), the model (dar.c), the big-graph embedding
- * (edge_embed.c) and the sparse aggregations of the GNNs (sparse.c).
+ * kernels (layers.c), the model (dar_forward.c, dar_backward.c), the
+ * big-graph embedding (edge_embed.c) and the sparse aggregations of the GNNs
+ * (sparse.c).
  *
  * gcc -O2 does not vectorise loops of unknown length, so these work on eight
  * floats at a time with GNU C vector types, then the tail one by one; every
