@@ -2,7 +2,14 @@
 # dual), the registry's second entry, as a table (included by the top-level
 # Makefile, before study.mk, whose `heavy` and `light` it uses).
 #
-#   make table-sp [PROFILE=smoke|quick|paper]
+#   make table-sp [PROFILE=smoke|quick|paper|clrs]
+#
+# The clrs profile is CLRS-30's protocol with the field's recipe (issue 37):
+# training graphs from CLRS's Bellman-Ford sampler at 4, 7, 11, 13 and 16
+# nodes, validation at 16, 10,000 iterations of batch 32 with the models
+# after 500 and 2,000 kept too (each budget resumes the one before, so the
+# three are one training), 3 seeds, and a second test set: CLRS-30's own
+# 64-node test split (pipelines/data/, made by the peer's converter).
 #
 # PGN-max dual (the tree pi and the potentials d), primal (pi) and no-algo
 # (inputs to pi, no hints) trained on CLRS's Bellman-Ford distribution at 16
@@ -34,6 +41,21 @@ ifeq ($(SP_PROFILE),smoke)
   SP_EVAL_EVERY := 2
   SP_SEEDS := 0
   SP_FIT_EXTRA := --hidden 8 --batch 4
+else ifeq ($(SP_PROFILE),clrs)
+  SP_NOTE := clrs profile: CLRS-30's protocol, 100000 training graphs of 4-16 nodes from CLRS's Bellman-Ford sampler, 10000 iterations of 32 (models kept at 500 and 2000), 3 seeds, hidden 128, the edge pointer head, layer norm, gate, soft hints, no teacher forcing, gradients clipped to 1; tests on 32 graphs of 64 nodes (dar's) and CLRS-30's test split
+  SP_TRAIN_NODES := 4-16
+  SP_TRAIN_SHAPE := --sizes 4,7,11,13,16 --law clrs
+  SP_VAL_SHAPE := --nodes 16 --law clrs
+  SP_TRAIN_COUNT := 100000
+  SP_VAL_COUNT := 32
+  SP_TEST_NODES := 64
+  SP_TEST_COUNT := 32
+  SP_ITERS := 10000
+  SP_EVAL_EVERY := 50
+  SP_SEEDS := 0 1 2
+  SP_FIT_EXTRA := -H 128 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 --clip-norm 1
+  SP_BUDGETS := 500 2000
+  SP_CLRS30 := pipelines/data/clrs30-bellman-ford-test.mp
 else ifeq ($(SP_PROFILE),paper)
   SP_NOTE := paper profile: 1000 training graphs of 16 nodes, 10000 iterations, 3 seeds; tests on 128 graphs of 64 nodes
   SP_TRAIN_NODES := 16
@@ -58,41 +80,84 @@ else
   SP_FIT_EXTRA :=
 endif
 
+# the generator's shape arguments; the clrs profile sets its own
+SP_TRAIN_SHAPE ?= --nodes $(SP_TRAIN_NODES)
+SP_VAL_SHAPE ?= --nodes $(SP_TRAIN_NODES)
+SP_TEST_SHAPE ?= --nodes $(SP_TEST_NODES)
+# the shorter budgets whose models are kept (the clrs profile): run
+# <config>-i<B>-s<seed> stops at B iterations, and each budget resumes the
+# one before it, the full run the last
+SP_BUDGETS ?=
+
 SP_OUT := $(OUT)/shortest-paths
 SP_DATA := $(SP_OUT)/data
 # CLRS's optimiser (Adam, learning rate 1e-3, no weight decay), not the
 # max-flow reference's SGD: these rows are compared with CLRS's.
 SP_OPTIM := --optim adam --lr 0.001 --weight-decay 0
 SP_CONFIGS := dual primal noalgo
-sp_variant = $(if $(filter noalgo,$(1)),no-algo,$(1))
-sp_label = $(if $(filter random,$(1)),Random,PGN-max ($(call sp_variant,$(1))))
-SP_RUNS := $(foreach c,$(SP_CONFIGS) random,$(foreach s,$(SP_SEEDS),$(c)-s$(s)))
+sp_variant = $(if $(filter noalgo,$(word 1,$(subst -i, ,$(1)))),no-algo,$(word 1,$(subst -i, ,$(1))))
+sp_label = $(if $(filter random,$(1)),Random,PGN-max ($(call sp_variant,$(1)))$(if $(findstring -i,$(1)), after $(word 2,$(subst -i, ,$(1))) iterations))
+SP_BUDGET_CONFIGS := $(foreach c,$(SP_CONFIGS),$(foreach b,$(SP_BUDGETS),$(c)-i$(b)))
+SP_RUNS := $(foreach c,$(SP_CONFIGS) $(SP_BUDGET_CONFIGS) random,$(foreach s,$(SP_SEEDS),$(c)-s$(s)))
 sp_config = $(word 1,$(subst -s, ,$(1)))
 sp_seed = $(word 2,$(subst -s, ,$(1)))
+# a run's budget and the model it resumes ("" for none)
+sp_base = $(word 1,$(subst -i, ,$(call sp_config,$(1))))
+sp_budget = $(or $(word 2,$(subst -i, ,$(call sp_config,$(1)))),$(SP_ITERS))
+sp_before = $(lastword $(foreach b,$(SP_BUDGETS),$(if $(shell test $(b) -lt $(call sp_budget,$(1)) && echo y),$(b))))
+sp_resume = $(if $(filter random,$(call sp_config,$(1))),,$(if $(call sp_before,$(1)),$(SP_OUT)/models/$(call sp_base,$(1))-i$(call sp_before,$(1))-s$(call sp_seed,$(1)).mp))
 # a run's test score on stdout and each graph's share of it in graphs/
 # (metrics --per-graph: the bootstrap that decides the claims resamples them)
 sp_metrics = metrics --split test -l "model=$(call sp_label,$(call sp_config,$(1)))" -l seed=$(call sp_seed,$(1)) \
   --per-graph $(SP_OUT)/graphs/$(1).mp.tmp
 .PRECIOUS: $(SP_DATA)/%.mp $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp $(SP_OUT)/graphs/%.mp
 
-sp_gen = gen-graphs --instance shortest-paths --family erdos-renyi --nodes $(1) --count $(2) --seed $(3) \
+sp_gen = gen-graphs --instance shortest-paths --family erdos-renyi $(1) --count $(2) --seed $(3) \
   | ff-trace --algorithm shortest-paths -q
 $(SP_DATA)/train.mp: | all
-	$(call publish, $(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_TRAIN_COUNT),201) > $@.tmp))
+	$(call publish, $(call light, $(call sp_gen,$(SP_TRAIN_SHAPE),$(SP_TRAIN_COUNT),201) > $@.tmp))
 $(SP_DATA)/val.mp: | all
-	$(call publish, $(call light, $(call sp_gen,$(SP_TRAIN_NODES),$(SP_VAL_COUNT),202) > $@.tmp))
+	$(call publish, $(call light, $(call sp_gen,$(SP_VAL_SHAPE),$(SP_VAL_COUNT),202) > $@.tmp))
 $(SP_DATA)/test.mp: | all
-	$(call publish, $(call light, $(call sp_gen,$(SP_TEST_NODES),$(SP_TEST_COUNT),203) > $@.tmp))
+	$(call publish, $(call light, $(call sp_gen,$(SP_TEST_SHAPE),$(SP_TEST_COUNT),203) > $@.tmp))
 
 # A model and its test score in one heavy recipe, as study.mk's.
 $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp $(SP_OUT)/graphs/%.mp: $(SP_DATA)/train.mp $(SP_DATA)/val.mp $(SP_DATA)/test.mp | all
 	@mkdir -p $(SP_OUT)/models $(SP_OUT)/scores $(SP_OUT)/graphs $(SP_OUT)/logs
 	$(call heavy, dar-fit --variant $(call sp_variant,$(call sp_config,$*)) --processor pgn --agg max \
-	  --seed $(call sp_seed,$*) --iters $(SP_ITERS) --eval-every $(SP_EVAL_EVERY) --threads 1 $(SP_OPTIM) $(SP_FIT_EXTRA) \
+	  --seed $(call sp_seed,$*) --iters $(call sp_budget,$*) --eval-every $(SP_EVAL_EVERY) --threads 1 $(SP_OPTIM) $(SP_FIT_EXTRA) \
+	  $(if $(call sp_resume,$*),--resume $(call sp_resume,$*)) \
 	  --val $(SP_DATA)/val.mp --log $(SP_OUT)/logs/$*.tsv -q < $(SP_DATA)/train.mp > $(SP_OUT)/models/$*.mp.tmp \
 	  && dar-step --no-cache --model $(SP_OUT)/models/$*.mp.tmp < $(SP_DATA)/test.mp \
 	  | $(call sp_metrics,$*) > $(SP_OUT)/scores/$*.mp.tmp) \
 	  && mv $(SP_OUT)/graphs/$*.mp.tmp $(SP_OUT)/graphs/$*.mp && mv $(SP_OUT)/scores/$*.mp.tmp $(SP_OUT)/scores/$*.mp && mv $(SP_OUT)/models/$*.mp.tmp $(SP_OUT)/models/$*.mp
+
+# a budget's model is the next budget's --resume (a prerequisite the pattern
+# rule above cannot compute from its stem)
+$(foreach r,$(SP_RUNS),$(if $(call sp_resume,$(r)),$(eval $(SP_OUT)/models/$(r).mp: $(call sp_resume,$(r)))))
+
+# CLRS-30's own test split (the clrs profile): every model and the random
+# baseline scored on it too, into scores-clrs30/ and graphs-clrs30/
+ifneq ($(SP_CLRS30),)
+.PRECIOUS: $(SP_OUT)/scores-clrs30/%.mp $(SP_OUT)/graphs-clrs30/%.mp
+$(SP_DATA)/clrs30.mp: $(SP_CLRS30) | all
+	$(call publish, $(call light, ff-trace --algorithm shortest-paths -q < $< > $@.tmp))
+$(SP_OUT)/scores-clrs30/%.mp $(SP_OUT)/graphs-clrs30/%.mp: $(SP_OUT)/models/%.mp $(SP_DATA)/clrs30.mp | all
+	@mkdir -p $(SP_OUT)/scores-clrs30 $(SP_OUT)/graphs-clrs30
+	$(call light, dar-step --no-cache --model $< < $(SP_DATA)/clrs30.mp \
+	  | metrics --split test -l "model=$(call sp_label,$(call sp_config,$*))" -l seed=$(call sp_seed,$*) \
+	    --per-graph $(SP_OUT)/graphs-clrs30/$*.mp.tmp > $(SP_OUT)/scores-clrs30/$*.mp.tmp) \
+	  && mv $(SP_OUT)/graphs-clrs30/$*.mp.tmp $(SP_OUT)/graphs-clrs30/$*.mp \
+	  && mv $(SP_OUT)/scores-clrs30/$*.mp.tmp $(SP_OUT)/scores-clrs30/$*.mp
+$(SP_OUT)/scores-clrs30/random-%.mp $(SP_OUT)/graphs-clrs30/random-%.mp: $(SP_DATA)/clrs30.mp | all
+	@mkdir -p $(SP_OUT)/scores-clrs30 $(SP_OUT)/graphs-clrs30
+	$(call light, dar-step --baseline random --algorithm shortest-paths --seed $(call sp_seed,random-$*) < $< \
+	  | metrics --split test -l "model=Random" -l seed=$(call sp_seed,random-$*) \
+	    --per-graph $(SP_OUT)/graphs-clrs30/random-$*.mp.tmp > $(SP_OUT)/scores-clrs30/random-$*.mp.tmp) \
+	  && mv $(SP_OUT)/graphs-clrs30/random-$*.mp.tmp $(SP_OUT)/graphs-clrs30/random-$*.mp \
+	  && mv $(SP_OUT)/scores-clrs30/random-$*.mp.tmp $(SP_OUT)/scores-clrs30/random-$*.mp
+SP_CLRS30_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores-clrs30/$(r).mp)
+endif
 
 # (the shorter stem wins: this, not the rule above, scores the baseline)
 $(SP_OUT)/scores/random-%.mp $(SP_OUT)/graphs/random-%.mp: $(SP_DATA)/test.mp | all
@@ -121,7 +186,7 @@ sp_claims = $(SP_PY) pipelines/claims.py --claims pipelines/claims-sp.tsv --pape
   --table table-sp=$(SP_OUT)/table-sp.tsv --units table-sp=$(SP_OUT)/table-sp.units.tsv
 # Under the table, the claims of pipelines/claims-sp.tsv with their verdicts
 # on this profile's numbers, decided with intervals as make report does.
-$(SP_OUT)/table-sp.md: $(SP_SCORES) $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv pipelines/claims.py
+$(SP_OUT)/table-sp.md: $(SP_SCORES) $(SP_CLRS30_SCORES) $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv pipelines/claims.py
 	cat $(SP_SCORES) | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
 	  --percent pointer_accuracy,feasible_edges,path_optimal --digits 3 \
 	  --title "Shortest paths (Bellman-Ford), trained at $(SP_TRAIN_NODES) nodes, tested at $(SP_TEST_NODES) — $(SP_NOTE); CLRS's rows: their published 64-node scores" \
@@ -129,7 +194,11 @@ $(SP_OUT)/table-sp.md: $(SP_SCORES) $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.un
 	    END { n = split(clrs$(comma) c$(comma) "|"); for (i = 1; i < n; i += 2) { line = "| " c[i] " | " c[i + 1] " |"; \
 	          for (k = 1; k < cols; k++) line = line " - |"; print line } }' > $@.tmp \
 	  && printf '\nClaims (pipelines/claims-sp.tsv), each comparison decided by a paired bootstrap over the $(SP_TEST_COUNT) test graphs and the seeds (95%% interval of the margin, positive on the claim'"'"'s side: pipelines/bootstrap.py):\n\n' >> $@.tmp \
-	  && $(sp_claims) --markdown >> $@.tmp && mv $@.tmp $@
+	  && $(sp_claims) --markdown >> $@.tmp \
+	  $(if $(SP_CLRS30),&& printf '\n' >> $@.tmp && cat $(SP_CLRS30_SCORES) | metrics --table md --rows model --cols name \
+	    --quantity $(SP_QUANTITIES) --percent pointer_accuracy$(comma)feasible_edges$(comma)path_optimal --digits 3 \
+	    --title "The same models on CLRS-30's test split for bellman_ford (32 graphs of 64 nodes, $(SP_CLRS30))" >> $@.tmp) \
+	  && mv $@.tmp $@
 
 .PHONY: table-sp
 table-sp: $(SP_OUT)/table-sp.md
