@@ -290,3 +290,30 @@ print(len(recs))" | grep -qx 12
     # matching reads them as instances
     ff-trace --algorithm matching -q < "$T/match.mp" | mpcat | jq -e '.size >= 1' > /dev/null
 }
+
+@test "--sizes cycles node counts; --law clrs draws CLRS's Bellman-Ford sampler; neither changes the default output" {
+    gen-graphs --instance shortest-paths --family erdos-renyi --sizes 4,7,11,13,16 --law clrs --count 2000 --seed 3 > "$T/c.mp"
+    run py_stream "$T/c.mp" '
+import math
+ns = [r["n"] for r in recs]
+assert ns[:6] == [4, 7, 11, 13, 16, 4], ns[:6]
+w = np.concatenate([r["w"] for r in recs if r["m"]])
+assert w.min() >= math.sqrt(1e-3) - 1e-6 and w.max() <= math.sqrt(1 + 1e-3) + 1e-6, (w.min(), w.max())
+# sqrt(u u'"'"' + 1e-3) has mean about (2/3)^2 = 0.444 (U[0,1) has 0.5), its median below its mean
+assert abs(w.mean() - 0.445) < 0.01 and np.median(w) < w.mean(), (w.mean(), np.median(w))
+# p from {0.1, ..., 0.9} on both directions: pair density E[p^2] = 0.317
+pairs = sum(r["n"] * (r["n"] - 1) / 2 for r in recs)
+dens = sum(r["m"] for r in recs) / pairs
+assert abs(dens - 0.317) < 0.02, dens
+print("ok")'
+    assert_success
+    gen-graphs --instance shortest-paths --family erdos-renyi --nodes 16 --count 5 --seed 3 > "$T/a.mp"
+    gen-graphs --instance shortest-paths --family erdos-renyi --nodes 16 --count 5 --seed 3 --law dar --sizes "" > "$T/b.mp"
+    cmp "$T/a.mp" "$T/b.mp"
+    run gen-graphs --sizes 4,x --count 2
+    assert_failure 64
+    assert_output --partial "'--sizes' wants node counts"
+    run gen-graphs --law clrs --count 2
+    assert_failure 64
+    assert_output --partial "'--law clrs' is for '--instance shortest-paths'"
+}

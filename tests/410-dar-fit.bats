@@ -198,3 +198,49 @@ print("ok")'
     assert_one_line_error dar-step
     [[ "$stderr" == *"'algorithm' is 'no-such', expected one of max-flow, shortest-paths, matching, vertex-cover" ]] || fail "$stderr"
 }
+
+@test "the field's recipe (--pointer-head edge, --layer-norm, --gate, --soft-hints, --clip-norm): recorded, read back, pointers only to neighbours; absent, the key and provenance keep their bytes" {
+    gen-graphs --instance shortest-paths --family erdos-renyi --sizes 4,7,11 --law clrs --count 30 --seed 1 \
+        | ff-trace --algorithm shortest-paths -q > "$T/sp.mp"
+    gen-graphs --instance shortest-paths --family erdos-renyi --nodes 12 --law clrs --count 6 --seed 2 \
+        | ff-trace --algorithm shortest-paths -q > "$T/spv.mp"
+    recipe=(--pointer-head edge --layer-norm --gate --soft-hints --clip-norm 1 --tf-decay 0 --optim adam --lr 0.001)
+    dar-fit --hidden 8 --batch 4 --eval-every 5 --iters 10 --no-cache --val "$T/spv.mp" -q "${recipe[@]}" \
+        < "$T/sp.mp" > "$T/m.mp"
+    dar-fit --hidden 8 --batch 4 --eval-every 5 --iters 10 --no-cache --val "$T/spv.mp" -q "${recipe[@]}" --threads 2 \
+        < "$T/sp.mp" > "$T/m2.mp"
+    cmp "$T/m.mp" "$T/m2.mp"
+    dar-step --hints --model "$T/m.mp" < "$T/spv.mp" > "$T/pred.mp"
+    run py_stream "$T/m.mp" '
+r = recs[0]
+assert r["pointer_head"] == "edge" and r["layer_norm"] and r["gated"] and r["soft_hints"], r.keys()
+p = r["params"]
+assert p["bf.dec.pi3.weight"].shape == (8, 8) and p["bf.dec.pi4.weight"].shape == (1, 8)
+assert p["bf.proc.ln.scale"].shape == (8,) and p["bf.proc.g3.bias"].shape == (8,)
+assert "pointer-head=edge" in r["provenance"]["args"] and "clip-norm=1" in r["provenance"]["args"]
+print("ok")'
+    assert_success
+    # every predicted parent is the node itself or a neighbour
+    run py_stream "$T/pred.mp" '
+for r in recs:
+    adj = {(int(u), int(v)) for u, v in zip(r["src"], r["dst"])}
+    for u, v in enumerate(r["pred_pi"]):
+        assert u == v or (u, int(v)) in adj or (int(v), u) in adj, (u, v)
+print("ok")'
+    assert_success
+    # without the options the arguments in the key are those of before them
+    dar-fit --hidden 8 --batch 4 --iters 2 --no-cache --val "$T/spv.mp" -q < "$T/sp.mp" > "$T/plain.mp"
+    run py_stream "$T/plain.mp" '
+a = recs[0]["provenance"]["args"]
+assert "pointer-head" not in a and "clip-norm" not in a and "layer-norm" not in a and "soft-hints" not in a, a
+assert "pointer_head" not in recs[0] and "layer_norm" not in recs[0]
+print("ok")'
+    assert_success
+    # a model record with an unknown pointer head is refused by dar-step
+    py_stream "$T/m.mp" '
+r = recs[0]; r["pointer_head"] = "dotty"
+sys.stdout.buffer.write(msgpack.packb(r, default=msgpack_numpy.encode))' > "$T/bad.mp"
+    run dar-step --model "$T/bad.mp" < "$T/spv.mp"
+    assert_failure 65
+    assert_output --partial "'pointer_head' is 'dotty', expected dot or edge"
+}
