@@ -26,6 +26,10 @@ setup_file() {
     "$B/gen-graphs" --family erdos-renyi --nodes 7 --density 0.15 --count 12 --seed 2 | "$B/ff-trace" > "$d/er.mp"
     cat "$d/er.mp" "$d/bp.mp" "$d/b.mp" > "$d/edge.mp"
     "$B/gen-graphs" --family bipartite --nodes 6 --count 2 --seed 1 | "$B/ff-trace" > "$d/tiny.mp"
+    {
+        "$B/gen-graphs" --instance shortest-paths --family erdos-renyi --nodes 7 --p 0.4 --count 4 --seed 5
+        "$B/gen-graphs" --instance shortest-paths --family erdos-renyi --nodes 5 --p 0.2 --count 3 --seed 6
+    } | "$B/ff-trace" --algorithm shortest-paths > "$d/sp.mp"
 }
 
 # model FILE VARIANT PROCESSOR AGG [--leak-cut]: a C-initialised model record
@@ -144,11 +148,8 @@ PYEOF
 # with h carried and differentiated through the rounds; several graphs of
 # different sizes and numbers of rounds in one batch, isolated nodes among them.
 @test "twin, shortest paths: primal, dual and no-algo, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
-    local B="$ROOT/bin" i=0 c args=()
-    {
-        "$B/gen-graphs" --instance shortest-paths --family erdos-renyi --nodes 7 --p 0.4 --count 4 --seed 5
-        "$B/gen-graphs" --instance shortest-paths --family erdos-renyi --nodes 5 --p 0.2 --count 3 --seed 6
-    } | "$B/ff-trace" --algorithm shortest-paths > "$T/sp.mp"
+    local i=0 c args=()
+    cp "$BATS_FILE_TMPDIR/sp.mp" "$T/sp.mp"
     for c in "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual pgn mean none" \
              "dual mpnn sum 0101" "no-algo pgn max none" "primal mpnn max none" "no-algo mpnn mean none"; do
         set -- $c
@@ -164,6 +165,42 @@ PYEOF
     assert_output --partial "8 of 8 cases agree"
     # the comparison sees a change of schedule: C's teacher-forced gradients against the twin unforced
     run "$PY" "$ROOT/tests/twin/sp_twin.py" check --batch "$T/sp.mp" "$T/sm1.mp:none:$T/sc1.mp"
+    assert_failure
+    assert_output --partial "DIFFERS"
+}
+
+# The model options on shortest paths: the edge pointer head (both pointer
+# heads), the layer-normalised and gated node update, soft hints (the
+# pointer's softmax fed back with its gradient, sigmoid(reached) as a
+# constant), alone and together.  The options' parameters are jittered off
+# their initial values (LN scale 1, offset 0, G3's bias -3), where parts of
+# them would show in no gradient.
+@test "twin, shortest paths with --pointer-head edge, --layer-norm, --gate, --soft-hints: the same loss and every gradient" {
+    local i=0 c args=() all="--pointer-head edge --layer-norm --gate --soft-hints"
+    for c in "dual pgn max none $all" "dual pgn max $MIXED_TF $all" "dual mpnn sum none $all" "dual pgn max all $all" \
+             "primal mpnn sum none --pointer-head edge --layer-norm" "primal pgn mean $MIXED_TF --soft-hints" \
+             "no-algo pgn max none --layer-norm --gate" "no-algo mpnn mean none --pointer-head edge"; do
+        set -- $c
+        local v=$1 p=$2 a=$3 tf=$4; shift 4
+        "$DAR_TOOLS/dar_dump" --init --algorithm shortest-paths --variant $v --processor $p --agg $a --hidden 8 \
+            --seed 3 "$@" > "$T/om$i.mp"
+        "$PY" "$ROOT/tests/twin/sp_twin.py" jitter --seed $i "$T/om$i.mp" > "$T/oj$i.mp"
+        "$DAR_TOOLS/dar_dump" --model "$T/oj$i.mp" --teacher $tf < "$BATS_FILE_TMPDIR/sp.mp" > "$T/oc$i.mp"
+        args+=("$T/oj$i.mp:$tf:$T/oc$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$ROOT/tests/twin/sp_twin.py" check --batch "$BATS_FILE_TMPDIR/sp.mp" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "8 of 8 cases agree"
+    # the comparison sees the soft hints: the same parameters read as a model without them
+    "$PY" - "$T/oj0.mp" "$T/hard.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn
+r = msgpack.unpackb(open(sys.argv[1], "rb").read(), object_hook=mn.decode, raw=False)
+del r["soft_hints"]
+open(sys.argv[2], "wb").write(msgpack.packb(r, default=mn.encode))
+PYEOF
+    run "$PY" "$ROOT/tests/twin/sp_twin.py" check --batch "$BATS_FILE_TMPDIR/sp.mp" "$T/hard.mp:none:$T/oc0.mp"
     assert_failure
     assert_output --partial "DIFFERS"
 }

@@ -2,7 +2,9 @@
  * with its PyTorch twin (tests/twin/).
  *
  *   dar_dump --init [--algorithm NAME] --variant V --processor P --agg A --hidden H --seed S [--leak-cut]
- *       > model.mp: an initialised model record (formats/model.md §5, §7);
+ *            [--pointer-head dot|edge] [--layer-norm] [--gate] [--soft-hints]
+ *       > model.mp: an initialised model record (formats/model.md §5, §7),
+ *       the options as dar-fit's (recorded as the keys dar-fit writes);
  *   dar_dump --model model.mp [--teacher all|none|0110...] < batch.mp > grads.mp
  *       reads every traced graph record of stdin as ONE batch and writes one
  *       record {"kind": "gradients", "loss": f64, "losses": {the model's
@@ -24,8 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool init, leak_cut;
+static bool init, leak_cut, layer_norm, gated, soft_hints;
 static const char *algorithm = "max-flow", *variant = "dual", *processor = "pgn", *agg = "max", *model_path = NULL;
+static const char *pointer_head = "dot";
 static const char *teacher = "none";
 static int64_t hidden = 8, seed = 0;
 
@@ -38,6 +41,10 @@ static const struct cli_option options[] = {
     CLI_INT("hidden", 0, hidden, "H", "hidden size", 1, 4096),
     CLI_INT("seed", 0, seed, "S", "init seed", 0, 0),
     CLI_FLAG("leak-cut", 0, leak_cut, "feed the true min cut (the authors' code)"),
+    CLI_CHOICE("pointer-head", 0, pointer_head, "D", "pointer decoder (dar-fit --pointer-head)", "dot|edge"),
+    CLI_FLAG("layer-norm", 0, layer_norm, "layer-normalise the node update (dar-fit --layer-norm)"),
+    CLI_FLAG("gate", 0, gated, "gate the node update (dar-fit --gate)"),
+    CLI_FLAG("soft-hints", 0, soft_hints, "feed predicted hints back as probabilities (dar-fit --soft-hints)"),
     CLI_STRING("model", 'm', model_path, "FILE", "model record to differentiate"),
     CLI_STRING("teacher", 0, teacher, "TF", "teacher forcing: all, none or one 0/1 per step"),
     {0},
@@ -82,6 +89,10 @@ int main(int argc, char **argv)
         dar_agg_parse(agg, &c.agg);
         c.hidden = (int)hidden;
         c.leak_dual = leak_cut;
+        c.edge_pointer = !strcmp(pointer_head, "edge");
+        c.layer_norm = layer_norm;
+        c.gated = gated;
+        c.soft_hints = soft_hints;
         c.algorithm = dar_algorithm_find(algorithm);
         init_seed = seed;
         dar_model_init(&model, &c, (uint64_t)seed);

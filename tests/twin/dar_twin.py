@@ -202,9 +202,12 @@ class Batch:
 # One encode-process-decode network
 
 class Net:
-    def __init__(self, P, name, nodef, arcf, decs, H, agg):
+    """layer_norm, gated: the node update's options (the model record's keys
+    "layer_norm" and "gated"); the max-flow twin's models have neither."""
+    def __init__(self, P, name, nodef, arcf, decs, H, agg, layer_norm=False, gated=False):
         self.P, self.p, self.nodef, self.arcf, self.decs = P, name + ".", nodef, arcf, decs
         self.H, self.agg = H, agg
+        self.layer_norm, self.gated = layer_norm, gated
 
     def w(self, k):
         return self.P[self.p + k]
@@ -249,6 +252,13 @@ class Net:
             ssum = torch.where(adj, msg, torch.zeros_like(msg)).sum(1)
             agg = ssum / g.deg[..., None] if self.agg == "mean" else ssum
         h = torch.relu(self.lin("proc.o1", z) + self.lin("proc.o2", agg))
+        if self.layer_norm:                                     # Haiku's LayerNorm: biased variance
+            mu = h.mean(-1, keepdim=True)
+            var = ((h - mu) ** 2).mean(-1, keepdim=True)
+            h = (h - mu) / torch.sqrt(var + 1e-5) * self.w("proc.ln.scale") + self.w("proc.ln.offset")
+        if self.gated:                                          # CLRS's gated processors
+            gate = torch.sigmoid(self.lin("proc.g3", torch.relu(self.lin("proc.g1", z) + self.lin("proc.g2", agg))))
+            h = h * gate + hprev * (1 - gate)
         return h, torch.cat([x, hprev, h], -1)
 
     def dec_mask(self, hd):

@@ -51,7 +51,7 @@ def network(variant):
     raise ValueError("vertex cover has no %r variant" % variant)
 
 
-def param_names(variant, H):
+def param_names(variant, H, opts=None):
     name, nodef, arcf, decs = network(variant)
     p = name + "."
     out = [p + "enc." + f for f in nodef + arcf]
