@@ -34,6 +34,9 @@ ff-trace --algorithm shortest-paths < "$tmp/sp-instance.mp" > "$tmp/sp-traced.mp
 ff-trace --algorithm shortest-paths --no-hints < "$tmp/sp-instance.mp" > "$tmp/sp-solved.mp"
 ff-trace < "$tmp/two-community.mp" > "$F/traced.mp"
 dar-fit --variant dual --hidden 4 --iters 2 --batch 1 --optim adam --seed 1 -q < "$F/traced.mp" > "$tmp/model-dual.mp"
+# the field's parts (issue 37): the edge pointer head, layer norm, gate, soft hints
+dar-fit --variant dual --hidden 4 --iters 2 --batch 1 --optim adam --seed 1 -q --pointer-head edge --layer-norm --gate \
+    --soft-hints --clip-norm 1 < "$F/traced.mp" > "$tmp/model-recipe.mp"
 dar-fit --variant dual --hidden 4 --iters 2 --batch 1 --optim sgd --seed 1 -q < "$F/traced.mp" > "$tmp/model-dual-sgd.mp"
 dar-fit --variant primal --hidden 3 --iters 1 --batch 1 --processor mpnn --agg mean -q < "$F/traced.mp" > "$tmp/model-primal.mp"
 dar-fit --variant pipeline --hidden 3 --iters 1 --batch 1 -q < "$F/traced.mp" > "$tmp/model-pipeline.mp"
@@ -88,6 +91,8 @@ raw[1]["src"][b"type"] = "<i4"; raw[0]["kind"] = "gr\naph\x1b[31m"; save("kind-e
 c = load("classes.mp"); c[0]["m"] = -2**63; save("classes-m", c)
 m = load("model-dual.mp"); save("model-twice", m + m)
 m = load("model-dual.mp"); m[0]["params"] = {}; save("model-no-params", m)
+m = load("model-recipe.mp"); m[0]["pointer_head"] = "dotty"; save("model-pointer-head", m)
+m = load("model-recipe.mp"); del m[0]["params"]["bf.dec.pi3.weight"]; save("model-recipe-no-d3", m)
 # a checkpoint's train_state keeps the seconds spent (a valid seed and a bad one)
 m = load("model-dual-sgd.mp"); m[0]["train_state"]["seconds"] = -1.0; save("seconds-negative", m)
 m[0]["train_state"]["seconds"] = 12.5; save("seconds", m); os.rename(f"{d}/bad-seconds", f"{d}/checkpoint-seconds.mp")
@@ -119,9 +124,10 @@ for h in graph-fftrace graph-flowfix graph-metrics graph-darstep; do
 done
 put traced-darfit traced.mp solved.mp two-community.mp sp-instance.mp sp-traced.mp sp-solved.mp \
     bad-truncated bad-short-src bad-kind-model empty
-put model-load model-dual.mp model-primal.mp model-pipeline.mp model-no-algo.mp bad-model-twice \
+put model-load model-dual.mp model-primal.mp model-pipeline.mp model-no-algo.mp model-recipe.mp bad-model-pointer-head \
+    bad-model-recipe-no-d3 bad-model-twice \
     bad-model-no-params bad-truncated bad-not-a-map empty two-community.mp
-put model-resume model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice bad-model-no-params empty
+put model-resume model-dual.mp model-dual-sgd.mp model-primal.mp model-recipe.mp bad-model-twice bad-model-no-params empty
 # checkpoints: model records, which the harness also tries sealed for its key
 put checkpoint model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice empty checkpoint-seconds.mp bad-seconds-negative
 put metric-table metrics.mp metrics-labelled.mp bad-not-a-map empty fixed.mp
