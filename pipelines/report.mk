@@ -35,7 +35,7 @@ SIZE_SEEDS := $(firstword $(SEEDS))
 ifeq ($(PROFILE),smoke)
   CUTSHARE_COUNT := 40
   SIZE_COUNT := 2
-else ifeq ($(PROFILE),core)
+else ifneq ($(filter core tables,$(PROFILE)),)
   # the quick profile's count: 128 graphs of 128 nodes would be hours a model
   SIZE_COUNT := 8
 else ifeq ($(PROFILE),paper)
@@ -123,7 +123,8 @@ finding_flags_leak := --leak-cut
 finding_flags_tfstep := --tf-decay-per-step
 finding_flags_cap :=
 finding_data = $(if $(filter cap,$(1)),$(REPORT)/data-minmax,$(DATA))
-finding_configs = $(shell awk -F'\t' '$$1 == "$(1)" { print $$5 }' pipelines/findings.tsv)
+# (a profile may train a finding on more configurations: FINDING_CONFIGS_<id>)
+finding_configs = $(or $(FINDING_CONFIGS_$(1)),$(shell awk -F'\t' '$$1 == "$(1)" { print $$5 }' pipelines/findings.tsv))
 FINDING_RUNS := $(foreach f,$(REPORT_FINDINGS),$(foreach c,$(call finding_configs,$(f)),$(foreach s,$(SEEDS),$(f)-$(c)-s$(s))))
 FINDING_SCORES := $(FINDING_RUNS:%=$(REPORT)/scores/%.mp)
 FINDING_GRAPHS := $(FINDING_RUNS:%=$(REPORT)/graphs/%.mp)
