@@ -272,7 +272,7 @@ $(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
 
 # the committed reference run, shown beside any profile's own numbers
 REPORT_REFERENCE ?= results/core
-.PHONY: report results-core
+.PHONY: report
 report: $(REPORT_INPUTS)
 	$(REPORT_PY) pipelines/report.py --out $(REPORT) --profile $(PROFILE) --note "$(PROFILE_NOTE)" --vessel-note "$(VESSEL_NOTE)" \
 	  --trained "$(ITERS) iterations (validation every $(EVAL_EVERY)), seeds $(SEEDS), $(TRAIN_COUNT) training graphs of $(TRAIN_NODES) nodes, $(VAL_COUNT) validation graphs, $(TEST_COUNT) test graphs of $(TEST_NODES) nodes per family$(if $(FIT_EXTRA), (dar-fit $(FIT_EXTRA)))" \
@@ -290,13 +290,19 @@ report: $(REPORT_INPUTS)
 	@echo "$(REPORT)/report.md"
 	@echo "$(REPORT)/report.html"
 
-# results-core: keep the core profile's report as the project's reference run
-# (tables, verdicts with intervals, report.md with the machine, the commit and
-# the wall time; no models, no figures), after `make report PROFILE=core`;
-# pipelines/keep-reference.sh refuses a report of another profile, a dry run
-# and an incomplete one.  RESULTS_CORE: where (a test's own directory).
+# results-core, results-tables: keep a reference profile's report as a
+# reference run of the project (tables, verdicts with intervals, report.md with
+# the machine, the commit and the wall time; no models, no figures), after
+# `make report PROFILE=<profile>`; pipelines/keep-reference.sh refuses a report
+# of another profile, a dry run and an incomplete one.  RESULTS_CORE,
+# RESULTS_TABLES: where (a test's own directory).  The folder's README.md
+# (machine, commits, wall time, core-hours) is written by hand:
+# results/README-template.md.
+RESULTS_PROFILES := core tables
 RESULTS_CORE ?= results/core
-results-core:
-	@test "$(PROFILE)" = core || { echo "results-core: run it with PROFILE=core" >&2; exit 64; }
-	@bash pipelines/keep-reference.sh $(REPORT) $(RESULTS_CORE) $(REPORT)/report.md $(REPORT)/verdicts.tsv \
+RESULTS_TABLES ?= results/tables
+.PHONY: $(RESULTS_PROFILES:%=results-%)
+$(RESULTS_PROFILES:%=results-%): results-%:
+	@test "$(PROFILE)" = $* || { echo "results-$*: run it with PROFILE=$*" >&2; exit 64; }
+	@KEEP_PROFILE=$* bash pipelines/keep-reference.sh $(REPORT) $(RESULTS_$(shell echo $* | tr a-z A-Z)) $(REPORT)/report.md $(REPORT)/verdicts.tsv \
 	  $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT)/sizes.tsv
