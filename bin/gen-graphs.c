@@ -39,7 +39,8 @@ static const struct cli_option options[] = {
     CLI_DOUBLE_KEY("inter-density", 0, inter_density, "P", "two-community: probability of each C1-C2 pair (+0.01 per redraw until one)", 0, 1),
     CLI_FLAG_KEY("directed", 0, directed, "directed arcs, ordered pairs drawn independently (else undirected, src<dst)"),
     CLI_CHOICE_KEY("capacity", 0, capacity, "LAW", "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
-     "min-max rescaled per graph (paper); bipartite is always 1", "max-of-two|uniform-minmax"),
+     "min-max rescaled per graph (paper); bipartite is 1 under both; zero-one: bipartite only, each edge 0 or 1 (the paper's text)",
+     "max-of-two|uniform-minmax|zero-one"),
     CLI_OUTPUT(output),
     CLI_FORCE(force),
     CLI_FLAG("no-cache", 0, no_cache, "do not use the cache (large outputs are cached)"),
