@@ -305,6 +305,19 @@ def verdict_counts(checked, key="verdict"):
     return counts
 
 
+def seed_counts(result):
+    """The runs (seeds) behind a claim's measured cells, as "1 seed",
+    "2 seeds" or "1-2 seeds"; "" when no cell was measured."""
+    n = sorted({o[2] for _, _, _, o, _ in result["cells"] if o})
+    if not n:
+        return ""
+    return (f"{n[0]}" if len(n) == 1 else f"{n[0]}-{n[-1]}") + (" seed" if n == [1] else " seeds")
+
+
+def seeds_text(result):
+    return f"\n({seed_counts(result)})" if seed_counts(result) else ""
+
+
 def claim_rows(checked, reference=None, paper=True):
     """The claims table's rows, their cells' classes and the rules: id,
     claim, where, verdict, intervals, cells, then (paper) the rule on the
@@ -328,7 +341,7 @@ def claim_rows(checked, reference=None, paper=True):
         if r["verdict"] != r["mean_verdict"] and r["verdict"] != claimlib.MISSING:
             verdict += f"\n(on the means alone: {r['mean_verdict']})"
         intervals = margins_text(r["margins"], r["verdict"]) or "-"
-        rows.append([c["id"], c["claim"], c["where"], verdict, intervals, numbers])
+        rows.append([c["id"], c["claim"], c["where"] + seeds_text(r), verdict, intervals, numbers])
         classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small", "small"])
         if paper:
             # the paper's values inside their own noise: no profile of ours is meant
@@ -379,10 +392,11 @@ def claims_section(doc, args, checked, reference=None):
     # report.html: one line a claim (id, the paper's words, the three
     # verdicts, coloured), the rest folded under the words
     first = lambda text: text.split("\n")[0]  # noqa: E731
-    lines = [(["id", "the paper's words (click for the comparisons and cells)", "this profile", "the paper's own values"]
-              + (["the reference run"] if reference is not None else []), ["13em", None, "17em", "17em"] + (["17em"] if reference is not None else []))]
-    for row, cls in zip(rows, classes):
-        lines.append([(row[0], None), (row[1], None), (first(row[3]), cls[3]), (first(row[6]), cls[6])]
+    lines = [(["id", "the paper's words (click for the comparisons and cells)", "seeds", "this profile", "the paper's own values"]
+              + (["the reference run"] if reference is not None else []),
+              ["12em", None, "5em", "16em", "16em"] + (["16em"] if reference is not None else []))]
+    for (c, r), row, cls in zip(checked, rows, classes):
+        lines.append([(row[0], None), (row[1], None), (seed_counts(r) or "-", None), (first(row[3]), cls[3]), (first(row[6]), cls[6])]
                      + ([(first(row[7]), cls[7])] if reference is not None else []))
     doc.folded(header, rows, classes, "claims", lines)
     doc.h(3, "The rules")

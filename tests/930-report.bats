@@ -99,6 +99,8 @@ report() { # [make arguments, e.g. REPORT_REFERENCE=dir]
     # the method, the resamples and the level, and an interval beside every measured verdict
     grep -q '^\*\*Method\.\*\* .*paired bootstrap of 2000 resamples .*95% percentile interval' "$md"
     grep -E '^\| dual-primal-F \| ' "$md" | grep -Eq ': [+-][0-9.e-]+ \[[+-][0-9.e-]+, [+-][0-9.e-]+\]'
+    # the seeds behind every measured verdict (the smoke profile's two)
+    grep -Eq '^\| dual-primal-F \| [^|]* \| Table 1; §4.1<br>\(2 seeds\) \| ' "$md" || fail "$(grep -E '^\| dual-primal-F \| ' "$md")"
     # the per-graph units the bootstrap read; Table 3's: a block of test edges a unit, every trial
     [ "$(wc -l < "$R_OUT/report/table1.units.tsv")" -gt 100 ]
     grep -q $'^LC (dual)\tCD1-E-1 balanced_accuracy\tLC (dual)\t2\ttest graph=CD1-E-1\t0:99\t[0-9 ,]*\t[0-9]*\tbalanced_accuracy$' "$R_OUT/report/table3.units.tsv"
