@@ -109,9 +109,10 @@ DECIDED="dual-primal-F dual-primal-Ft dual-baselines dual-cut-100 gap-bipartite 
 # of each processor and aggregator): on a dry run as cut as the core one,
 # no claim of Tables 1 and 2, the validation table or R^2 is "not measured",
 # and dual-primal-F-all is decided with the leak too, for all four pairs.
+# (EVAL_EVERY=1: the validation curves, which this profile plots, need a point.)
 @test "make report PROFILE=tables (dry run): every Table 1, Table 2, validation and R^2 claim is decided, with the leak too" {
     run env DAR_CACHE="$C_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=tables OUT="$T/tables" DAR_BIN="$DAR_BIN" \
-        ITERS=2 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 \
+        ITERS=2 EVAL_EVERY=1 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 \
         SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke report
     assert_success
     v="$T/tables/report/verdicts.tsv"
