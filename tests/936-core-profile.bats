@@ -111,9 +111,12 @@ DECIDED="dual-primal-F dual-primal-Ft dual-baselines dual-cut-100 gap-bipartite 
 # and dual-primal-F-all is decided with the leak too, for all four pairs.
 # (EVAL_EVERY=1: the validation curves, which this profile plots, need a point.)
 @test "make report PROFILE=tables (dry run): every Table 1, Table 2, validation and R^2 claim is decided, with the leak too" {
-    run env DAR_CACHE="$C_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=tables OUT="$T/tables" DAR_BIN="$DAR_BIN" \
-        ITERS=2 EVAL_EVERY=1 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 \
-        SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke report
+    tables() {
+        DAR_CACHE="$C_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=tables OUT="$T/tables" DAR_BIN="$DAR_BIN" \
+            ITERS=2 EVAL_EVERY=1 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 \
+            SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke "$@"
+    }
+    run tables report
     assert_success
     v="$T/tables/report/verdicts.tsv"
     [ -f "$v" ] || fail "no verdicts.tsv: $(tail -5 <<<"$output")"
@@ -131,6 +134,11 @@ DECIDED="dual-primal-F dual-primal-Ft dual-baselines dual-cut-100 gap-bipartite 
     # the claims the other way (the leak's duals in place of the duals) decide dual-primal-F-all too
     grep -A40 -i "claims the other way" "$T/tables/report/report.md" | grep -E 'dual-primal-F-all' | grep -vq 'not measured' \
         || fail "dual-primal-F-all with the leak: $(grep -A40 -i 'claims the other way' "$T/tables/report/report.md" | grep dual-primal-F-all)"
+    # a dry run is not kept
+    run tables results-tables RESULTS_TABLES="$T/kept"
+    assert_failure
+    assert_output --partial "results-tables: $T/tables/report/report.md: not at the tables profile's 20000 iterations"
+    [ ! -e "$T/kept" ]
 }
 
 @test "report.md's trainings' time: a resumed training's log counts its time before the resume, a cache hit's has none" {
