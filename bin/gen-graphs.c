@@ -39,7 +39,8 @@ static const struct cli_option options[] = {
     CLI_DOUBLE_KEY("inter-density", 0, inter_density, "P", "two-community: probability of each C1-C2 pair (+0.01 per redraw until one)", 0, 1),
     CLI_FLAG_KEY("directed", 0, directed, "directed arcs, ordered pairs drawn independently (else undirected, src<dst)"),
     CLI_CHOICE_KEY("capacity", 0, capacity, "LAW", "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
-     "min-max rescaled per graph (paper); bipartite is always 1", "max-of-two|uniform-minmax"),
+     "min-max rescaled per graph (paper); bipartite is 1 under both; zero-one: bipartite only, each edge 0 or 1 (the paper's text)",
+     "max-of-two|uniform-minmax|zero-one"),
     CLI_STRING_KEY_IF_SET("sizes", 0, sizes_list, "LIST", "graph k has the k-th of these node counts, cycling "
      "(4,7,11,13,16: CLRS's training lengths); empty: --nodes"),
     CLI_CHOICE_KEY_IF_SET("law", 0, law, "LAW", "shortest-paths: dar's (pairs with p = 0.25, w ~ U[0,1)) or CLRS's "

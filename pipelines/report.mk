@@ -35,7 +35,7 @@ SIZE_SEEDS := $(firstword $(SEEDS))
 ifeq ($(PROFILE),smoke)
   CUTSHARE_COUNT := 40
   SIZE_COUNT := 2
-else ifeq ($(PROFILE),core)
+else ifneq ($(filter core tables,$(PROFILE)),)
   # the quick profile's count: 128 graphs of 128 nodes would be hours a model
   SIZE_COUNT := 8
 else ifeq ($(PROFILE),paper)
@@ -110,6 +110,51 @@ $(REPORT)/%.units.tsv: $$(units_scores_$$*) $$(units_graphs_$$*) pipelines/boots
 	@mkdir -p $(@D)
 	$(REPORT_PY) pipelines/bootstrap.py units $(units_args_$*) $(units_scores_$*) > $@.tmp && mv $@.tmp $@
 
+# ---- R^2 read two ways, and the bipartite capacities 0 or 1 ---------------------------
+# table-r2 (study.mk) fits the linear map on the training graphs and scores it
+# on the test graphs, larger ones, whose max-flow values the map never saw; and
+# with every bipartite capacity 1 each bipartite test graph has the same max
+# flow, so R^2 there is 0 by rule.  The paper says neither which graphs it
+# fitted on nor scored on, and its bipartite capacities are "either 0 or 1".
+# Here each Table 2 model is also scored on held-out graphs of the training
+# size (the validation set; bipartite: as many graphs of that size, seed 105)
+# and on bipartite graphs of capacities 0 or 1 (gen-graphs --capacity
+# zero-one, the study's seeds): one record per family and reading, labelled
+# family= and reading=test|held-out.  The same models' |F - F*| and Table 1
+# metrics on those bipartite test graphs: bip01/.
+# R2_GEN: this checkout's gen-graphs, not DAR_BIN's: a long run's DAR_BIN may
+# be a frozen build older than --capacity zero-one (results/tables/README.md).
+R2_GEN ?= $(CURDIR)/bin/gen-graphs
+R2_DATA := $(REPORT)/r2/data
+R2_RUNS := $(call runs,$(QUAL_CONFIGS))
+BIP01_RUNS := $(R2_RUNS) $(call runs,random-none-none)
+$(R2_DATA)/bip01-test.mp: $(TOOLS_BUILT)
+	$(call publish, $(call light, $(R2_GEN) --family bipartite --capacity zero-one --nodes $(TEST_NODES) --count $(TEST_COUNT) --seed 104 | ff-trace -q > $@.tmp))
+$(R2_DATA)/bip01-held-out.mp: $(TOOLS_BUILT)
+	$(call publish, $(call light, $(R2_GEN) --family bipartite --capacity zero-one --nodes $(TRAIN_NODES) --count $(VAL_COUNT) --seed 105 | ff-trace -q > $@.tmp))
+# r2_score model,data,family,reading: one R^2 record appended to $@.tmp
+r2_score = dar-step --no-cache --embed --model $(1) < $(2) | metrics --quantity r2 --fit $@.fit.tmp $(call labels,$*) -l "family=$(3)" -l reading=$(4) >> $@.tmp
+$(REPORT)/r2/%.mp: $(OUT)/models/%.mp $(DATA)/train.mp $(DATA)/val.mp $(DATA)/test-2comm.mp $(DATA)/test-bip.mp $(R2_DATA)/bip01-test.mp $(R2_DATA)/bip01-held-out.mp
+	$(call publish, $(call heavy, rm -f $@.tmp && dar-step --no-cache --embed --model $< < $(DATA)/train.mp > $@.fit.tmp \
+	  && $(call r2_score,$<,$(DATA)/test-2comm.mp,2-community,test) && $(call r2_score,$<,$(DATA)/test-bip.mp,bipartite (all 1),test) \
+	  && $(call r2_score,$<,$(R2_DATA)/bip01-test.mp,bipartite (0 or 1),test) \
+	  && $(call r2_score,$<,$(DATA)/val.mp,2-community,held-out) && $(call r2_score,$<,$(R2_DATA)/bip01-held-out.mp,bipartite (0 or 1),held-out)) \
+	  && rm $@.fit.tmp)
+$(REPORT)/r2-readings.tsv: $(R2_RUNS:%=$(REPORT)/r2/%.mp)
+	cat $^ | metrics --table tsv --rows model --cols family,reading --quantity r2 > $@.tmp && mv $@.tmp $@
+# table-r2's layout for one reading with the bipartite capacities 0 or 1
+# (r2-test-01, r2-held-out-01): the R^2 claims decided again on it
+$(REPORT)/r2-%-01.tsv: $(R2_RUNS:%=$(REPORT)/r2/%.mp)
+	cat $^ | mpcat | jq -c 'select(.labels.reading == "$*" and .labels.family != "bipartite (all 1)") | .labels.family |= split(" (")[0]' \
+	  | mpcat --to-msgpack -f | metrics --table tsv --rows family --cols model --quantity r2 --paper $(call report_paper,table-r2) > $@.tmp && mv $@.tmp $@
+$(REPORT)/bip01/%.mp: $$(call model_dep,$$*) $(R2_DATA)/bip01-test.mp $(TOOLS_BUILT)
+	$(call publish, $(call heavy, $(call predict,$*,$(OUT)/models/$*.mp) < $(R2_DATA)/bip01-test.mp | flow-fix \
+	  | metrics --split test $(call labels,$*) -l "family=bipartite (0 or 1)" > $@.tmp))
+$(REPORT)/bip01.tsv: $(BIP01_RUNS:%=$(REPORT)/bip01/%.mp) $(BIP01_RUNS:%=$(OUT)/scores/%-bip.mp)
+	cat $^ | mpcat | jq -c 'if .labels.family == "bipartite" then .labels.family = "bipartite (all 1)" else . end' | mpcat --to-msgpack -f \
+	  | metrics --table tsv --rows model --cols family,name --quantity maxflow_error,mae_flow,cut_accuracy > $@.tmp && mv $@.tmp $@
+R2_INPUTS := $(REPORT)/r2-readings.tsv $(REPORT)/r2-test-01.tsv $(REPORT)/r2-held-out-01.tsv $(REPORT)/bip01.tsv
+
 # ---- findings: each departure trained (or traced) the other way ----------------------
 # A run is <finding>-<config>-s<seed>, e.g. leak-dual-pgn-max-s0; its model and
 # its scores on the 2-community and bipartite test sets and the validation set
@@ -123,7 +168,8 @@ finding_flags_leak := --leak-cut
 finding_flags_tfstep := --tf-decay-per-step
 finding_flags_cap :=
 finding_data = $(if $(filter cap,$(1)),$(REPORT)/data-minmax,$(DATA))
-finding_configs = $(shell awk -F'\t' '$$1 == "$(1)" { print $$5 }' pipelines/findings.tsv)
+# (a profile may train a finding on more configurations: FINDING_CONFIGS_<id>)
+finding_configs = $(or $(FINDING_CONFIGS_$(1)),$(shell awk -F'\t' '$$1 == "$(1)" { print $$5 }' pipelines/findings.tsv))
 FINDING_RUNS := $(foreach f,$(REPORT_FINDINGS),$(foreach c,$(call finding_configs,$(f)),$(foreach s,$(SEEDS),$(f)-$(c)-s$(s))))
 FINDING_SCORES := $(FINDING_RUNS:%=$(REPORT)/scores/%.mp)
 FINDING_GRAPHS := $(FINDING_RUNS:%=$(REPORT)/graphs/%.mp)
@@ -260,6 +306,7 @@ REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE)
 REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png) $(OUT)/fig-corrective.png \
   $(if $(VESSEL_NOTE),$(REPORT_RECON_FIGURE) $(if $(FIG_VALID_BVG_SCORES),$(OUT)/fig-valid-bvg.png)) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
 REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_UNITS:%=$(REPORT)/%.units.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(FINDING_GRAPHS) $(REPORT)/residual.tsv \
+  $(R2_INPUTS) \
   $(SWAP_INPUTS) \
   $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
   pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/bootstrap.py pipelines/report.py \
@@ -271,7 +318,7 @@ $(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
 
 # the committed reference run, shown beside any profile's own numbers
 REPORT_REFERENCE ?= results/core
-.PHONY: report results-core
+.PHONY: report
 report: $(REPORT_INPUTS)
 	$(REPORT_PY) pipelines/report.py --out $(REPORT) --profile $(PROFILE) --note "$(PROFILE_NOTE)" --vessel-note "$(VESSEL_NOTE)" \
 	  --trained "$(ITERS) iterations (validation every $(EVAL_EVERY)), seeds $(SEEDS), $(TRAIN_COUNT) training graphs of $(TRAIN_NODES) nodes, $(VAL_COUNT) validation graphs, $(TEST_COUNT) test graphs of $(TEST_NODES) nodes per family$(if $(FIT_EXTRA), (dar-fit $(FIT_EXTRA)))" \
@@ -279,7 +326,8 @@ report: $(REPORT_INPUTS)
 	  $(foreach t,$(REPORT_TABLES),--table $(t)=$(REPORT)/$(t).tsv) $(foreach t,$(REPORT_UNITS),--units $(t)=$(REPORT)/$(t).units.tsv) \
 	  $(foreach f,$(REPORT_FIGURES),--figure $(f)) --search "$(REPORT_SEARCH)" --sizes $(REPORT)/sizes.tsv --sizes-note "$(SIZE_COUNT) graphs a size and family, seeds $(SIZE_SEEDS)" --cutshare $(REPORT)/cutshare.tsv \
 	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores --swap $(REPORT)/swap \
-	  --reference "$(REPORT_REFERENCE)" \
+	  --reference "$(REPORT_REFERENCE)" --r2-readings $(REPORT)/r2-readings.tsv --r2-variant test=$(REPORT)/r2-test-01.tsv \
+	  --r2-variant held-out=$(REPORT)/r2-held-out-01.tsv --bip01 $(REPORT)/bip01.tsv --r2-heldout-note "$(VAL_COUNT) graphs of $(TRAIN_NODES) nodes" \
 	  --sp-table $(SP_OUT)/table-sp.tsv --sp-units $(SP_OUT)/table-sp.units.tsv --sp-claims pipelines/claims-sp.tsv \
 	  --sp-note "$(SP_NOTE)" --sp-clrs "$(SP_CLRS)" \
 	  --mt-table $(MT_OUT)/table-matching.tsv --mt-units $(MT_OUT)/table-matching.units.tsv --mt-claims pipelines/claims-matching.tsv \
@@ -289,13 +337,19 @@ report: $(REPORT_INPUTS)
 	@echo "$(REPORT)/report.md"
 	@echo "$(REPORT)/report.html"
 
-# results-core: keep the core profile's report as the project's reference run
-# (tables, verdicts with intervals, report.md with the machine, the commit and
-# the wall time; no models, no figures), after `make report PROFILE=core`;
-# pipelines/keep-reference.sh refuses a report of another profile, a dry run
-# and an incomplete one.  RESULTS_CORE: where (a test's own directory).
+# results-core, results-tables: keep a reference profile's report as a
+# reference run of the project (tables, verdicts with intervals, report.md with
+# the machine, the commit and the wall time; no models, no figures), after
+# `make report PROFILE=<profile>`; pipelines/keep-reference.sh refuses a report
+# of another profile, a dry run and an incomplete one.  RESULTS_CORE,
+# RESULTS_TABLES: where (a test's own directory).  The folder's README.md
+# (machine, commits, wall time, core-hours) is written by hand:
+# results/README-template.md.
+RESULTS_PROFILES := core tables
 RESULTS_CORE ?= results/core
-results-core:
-	@test "$(PROFILE)" = core || { echo "results-core: run it with PROFILE=core" >&2; exit 64; }
-	@bash pipelines/keep-reference.sh $(REPORT) $(RESULTS_CORE) $(REPORT)/report.md $(REPORT)/verdicts.tsv \
+RESULTS_TABLES ?= results/tables
+.PHONY: $(RESULTS_PROFILES:%=results-%)
+$(RESULTS_PROFILES:%=results-%): results-%:
+	@test "$(PROFILE)" = $* || { echo "results-$*: run it with PROFILE=$*" >&2; exit 64; }
+	@KEEP_PROFILE=$* bash pipelines/keep-reference.sh $(REPORT) $(RESULTS_$(shell echo $* | tr a-z A-Z)) $(REPORT)/report.md $(REPORT)/verdicts.tsv \
 	  $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT)/sizes.tsv

@@ -28,6 +28,8 @@ TABLE_TITLES = {
     "table1": "Table 1 (syn-res): masked MAE of the final flow F and the intermediate flows F(t), min-cut accuracy c; test graphs",
     "table2": "Table 2 (qualitative): |F - F*|, the error of the predicted max-flow value, 2-community test graphs",
     "table-r2": "Appendix table lin-qualitative: R^2 of the max-flow value from max-pooled node embeddings",
+    "r2-readings": "R² read two ways (test, held-out) and on bipartite capacities all 1 and 0 or 1",
+    "bip01": "Bipartite test graphs, capacities all 1 (the study's) and 0 or 1 (the paper's text): |F - F*| and Table 1's metrics",
     "table-val": "Appendix table two-comm-val: the validation set (the training graphs' size)",
     "table3": "Table 3 (bvg-res): balanced accuracy and ROC (hard predictions) on the vessel graphs' test edges",
     "table3-n2v-dual": "Appendix table bvg-res-2: Node2Vec and dual embeddings concatenated, vessel graphs' test edges",
@@ -81,6 +83,13 @@ class Doc:
     def code(self, text):
         self.blocks.append(("code", text))
 
+    def folded(self, header, rows, classes, css, lines):
+        """A table written whole in Markdown (header, rows, classes as
+        table()), and in HTML as `lines`: one line per row, each a list of
+        (text, class) cells whose second holds the row's whole text folded
+        under it (<details>), so that a long table fits on a screen or two."""
+        self.blocks.append(("folded", header, rows, classes, css, lines))
+
     def markdown(self):
         out = []
         for b in self.blocks:
@@ -90,7 +99,7 @@ class Doc:
                 out.append(b[1])
             elif b[0] == "ul":
                 out.append("\n".join("- " + i for i in b[1]))
-            elif b[0] == "table":
+            elif b[0] in ("table", "folded"):
                 cell = lambda c: str(c).replace("|", "\\|").replace("\n", "<br>")  # noqa: E731
                 lines = ["| " + " | ".join(cell(c) for c in b[1]) + " |", "|" + "---|" * len(b[1])]
                 lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in b[2]]
@@ -107,7 +116,12 @@ table{border-collapse:collapse;margin:0.5em 0 1.2em;font-size:13px}
 td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top;text-align:left}
 th{background:#eee} .holds{background:#d9f2d9} .fails{background:#f8d7d7} .missing{background:#eee;color:#555} .unresolved{background:#fdf3d0}
 .small{font-size:11px;color:#444} table.claims td:nth-child(2){max-width:330px}
-table.claims td:nth-child(5){min-width:380px} code,pre{font-size:12px;background:#f6f6f6} pre{white-space:pre-wrap}
+table.claims td:nth-child(5){min-width:380px}
+table.claims.folded{table-layout:fixed;width:100%} table.claims.folded td{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+table.claims.folded td:nth-child(2){max-width:none} table.claims.folded td:nth-child(5){min-width:0}
+table.claims.folded summary{cursor:pointer;overflow:hidden;text-overflow:ellipsis}
+table.claims.folded details[open]{white-space:normal} table.claims.folded details>div{font-size:11px;color:#444;margin:4px 0}
+code,pre{font-size:12px;background:#f6f6f6} pre{white-space:pre-wrap}
 figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd} figcaption{font-size:13px;color:#333}"""
         out = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
                f"<style>{style}</style></head><body>"]
@@ -137,8 +151,31 @@ figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd} figcaption
                            f"<figcaption>{inline(b[2])}</figcaption></figure>")
             elif b[0] == "code":
                 out.append(f"<pre>{html.escape(b[1])}</pre>")
+            elif b[0] == "folded":
+                out.append(folded_html(b[1], b[2], b[3], b[4], b[5]))
         out.append("</body></html>")
         return "\n".join(out) + "\n"
+
+
+def folded_html(header, rows, classes, css, lines):
+    """Doc.folded's HTML: the lines' own header (the first line), then one
+    <tr> per row, its second cell a <details> whose summary is that cell's
+    text and whose body is the row's whole Markdown row, header by header."""
+    head, widths = lines[0]
+    cols = "".join(f'<col style="width:{w}">' if w else "<col>" for w in widths)
+    out = [f'<table class="{css} folded"><colgroup>{cols}</colgroup><tr>' + "".join(f"<th>{inline(h)}</th>" for h in head) + "</tr>"]
+    for i, line in enumerate(lines[1:]):
+        more = "".join(f"<p><b>{inline(h)}:</b><br>{inline(str(c)).replace(chr(10), '<br>')}</p>" for h, c in zip(header, rows[i]))
+        cells = []
+        for j, (text, cls) in enumerate(line):
+            attr = f' class="{cls}"' if cls else ""
+            if j == 1:
+                cells.append(f'<td{attr}><details><summary title="{html.escape(text)}">{inline(text)}</summary>'
+                             f"<div>{more}</div></details></td>")
+            else:
+                cells.append(f'<td{attr} title="{html.escape(text)}">{inline(text)}</td>')
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "".join(out) + "</table>"
 
 
 def inline(text):
@@ -268,6 +305,19 @@ def verdict_counts(checked, key="verdict"):
     return counts
 
 
+def seed_counts(result):
+    """The runs (seeds) behind a claim's measured cells, as "1 seed",
+    "2 seeds" or "1-2 seeds"; "" when no cell was measured."""
+    n = sorted({o[2] for _, _, _, o, _ in result["cells"] if o})
+    if not n:
+        return ""
+    return (f"{n[0]}" if len(n) == 1 else f"{n[0]}-{n[-1]}") + (" seed" if n == [1] else " seeds")
+
+
+def seeds_text(result):
+    return f"\n({seed_counts(result)})" if seed_counts(result) else ""
+
+
 def claim_rows(checked, reference=None, paper=True):
     """The claims table's rows, their cells' classes and the rules: id,
     claim, where, verdict, intervals, cells, then (paper) the rule on the
@@ -291,7 +341,7 @@ def claim_rows(checked, reference=None, paper=True):
         if r["verdict"] != r["mean_verdict"] and r["verdict"] != claimlib.MISSING:
             verdict += f"\n(on the means alone: {r['mean_verdict']})"
         intervals = margins_text(r["margins"], r["verdict"]) or "-"
-        rows.append([c["id"], c["claim"], c["where"], verdict, intervals, numbers])
+        rows.append([c["id"], c["claim"], c["where"] + seeds_text(r), verdict, intervals, numbers])
         classes.append([None, None, None, VERDICT_CLASS[r["verdict"]], "small", "small"])
         if paper:
             # the paper's values inside their own noise: no profile of ours is meant
@@ -337,9 +387,18 @@ def claims_section(doc, args, checked, reference=None):
           "The resamples are seeded by the claim and instance: the intervals are the same on every run. Shown beside each verdict: "
           "the margin at the measured means and its interval, the deciding comparisons first; no correction for the many "
           "comparisons of a claim is made.")
-    doc.table(["id", "claim", "where", "verdict (this profile)", "margin [interval]", "cells: ours (paper)",
-               "the rule on the paper's values"] + (["the reference run (results/core/)"] if reference is not None else []),
-              rows, classes, "claims")
+    header = (["id", "claim", "where", "verdict (this profile)", "margin [interval]", "cells: ours (paper)",
+               "the rule on the paper's values"] + (["the reference run (results/core/)"] if reference is not None else []))
+    # report.html: one line a claim (id, the paper's words, the three
+    # verdicts, coloured), the rest folded under the words
+    first = lambda text: text.split("\n")[0]  # noqa: E731
+    lines = [(["id", "the paper's words (click for the comparisons and cells)", "seeds", "this profile", "the paper's own values"]
+              + (["the reference run"] if reference is not None else []),
+              ["12em", None, "5em", "16em", "16em"] + (["16em"] if reference is not None else []))]
+    for (c, r), row, cls in zip(checked, rows, classes):
+        lines.append([(row[0], None), (row[1], None), (seed_counts(r) or "-", None), (first(row[3]), cls[3]), (first(row[6]), cls[6])]
+                     + ([(first(row[7]), cls[7])] if reference is not None else []))
+    doc.folded(header, rows, classes, "claims", lines)
     doc.h(3, "The rules")
     doc.ul(rules)
 
@@ -427,7 +486,7 @@ def table_section(doc, name, path, reference=None, extra_rows=()):
         row = [" ".join(fields[:first])]
         for col in columns:
             percent = claimlib.is_percent(col)
-            digits = 2 if name == "table-r2" else 3
+            digits = 2 if name in ("table-r2", "r2-readings") else 3
             mean = values.get(col, "")
             if mean == "":
                 paper = values.get(col + " paper", "")
@@ -450,6 +509,68 @@ def table_section(doc, name, path, reference=None, extra_rows=()):
     doc.h(3, TABLE_TITLES.get(name, name), name)
     doc.table([" / ".join(header[:first])] + columns, rows)
 
+
+
+R2_READINGS = (("test", "the claims' own reading (Appendix table lin-qualitative above): fitted on the training graphs, scored on "
+                          "the test graphs, bipartite capacities all 1"),
+               ("test, bipartite 0 or 1", "the same fit and test graphs, the bipartite ones with capacities 0 or 1"),
+               ("held-out, bipartite 0 or 1", "fitted on the training graphs, scored on held-out graphs of the training size, "
+                                              "the bipartite ones with capacities 0 or 1"))
+
+
+def r2_section(doc, args, checked, tables):
+    """R^2 said once: what the paper leaves open, the two readings side by
+    side on both bipartite capacity laws, and the R^2 claims decided on
+    each (report.mk, r2/)."""
+    if not args.r2_readings or not os.path.exists(args.r2_readings):
+        return
+    train, test = args.train_nodes, args.test_nodes
+    doc.p("**R², said once.** The paper decodes the max-flow value linearly from max-pooled node embeddings and reports R² "
+          "(Appendix table lin-qualitative), without saying on which graphs the map is fitted or scored. Its negative values "
+          "(down to -115.6) say that it was scored on graphs it was not fitted on: a least-squares fit with an intercept "
+          "has R² ≥ 0 on its own graphs. That leaves two readings, both computed here for every Table 2 model: "
+          f"**test** — fitted on the training graphs ({train} nodes), scored on the test graphs ({test} nodes), where the "
+          "max-flow values lie beyond those the map was fitted on, so it extrapolates (the Appendix table above, on which "
+          f"the claims are decided); **held-out** — fitted on the training graphs, scored on held-out graphs of the training "
+          f"size ({args.r2_heldout_note}: the validation set, and bipartite graphs of that size), which asks the map only what "
+          "it was fitted for. The paper's text supports neither over the other; the held-out reading is the one that asks "
+          "whether the embeddings hold the value, the test reading whether that survives the change of size. "
+          "The bipartite family: with every capacity 1 (the authors' code, the study's default) every bipartite test graph "
+          "of a size has the same max flow, so R² there is 0 by rule (a constant target) whatever the embeddings hold; the "
+          "paper's text says the capacities are \"either 0 or 1\" (`gen-graphs --capacity zero-one`), under which the max "
+          "flow varies. Every cell below says its family, capacities and reading.")
+    table_section(doc, "r2-readings", args.r2_readings)
+    variants = [(name, claimlib.read_table(path)) for name, _, path in (v.partition("=") for v in args.r2_variant)
+                if os.path.exists(path)]
+    r2_claims = [c for c, _ in checked if "table-r2[" in c["rule"]]
+    if not variants or not r2_claims:
+        return
+    decided = {"test": checked}
+    for name, table in variants:
+        decided[name] = check_claims(args.claims, args.paper_dir, {**tables, "table-r2": table}, args.units)
+    columns = [("test", "test")] + [(name, f"{name}, bipartite 0 or 1") for name, _ in variants]
+    rows, classes = [], []
+    for claim in r2_claims:
+        row, cls = [claim["id"]], [None]
+        for key, _ in columns:
+            r = next(r for c, r in decided[key] if c["id"] == claim["id"])
+            row.append(r["verdict"] + "\n" + (margins_text(r["margins"], r["verdict"], 2) or "-"))
+            cls.append(VERDICT_CLASS[r["verdict"]])
+        rows.append(row)
+        classes.append(cls)
+    doc.p("The R² claims decided on each reading (the same rule; R² has nothing to resample, so each comparison counts as "
+          "exact). The Claims section's verdicts are those of the first column.")
+    doc.table(["claim"] + [label for _, label in columns], rows, classes)
+
+
+def bip01_section(doc, args):
+    if not args.bip01 or not os.path.exists(args.bip01):
+        return
+    doc.p("The bipartite test graphs with the paper's capacities (0 or 1; `gen-graphs --capacity zero-one`, the same "
+          "seeds and structure) beside the study's (all 1): |F - F*| (the max-flow value's error, which the paper reports "
+          "on 2-community graphs only, Table 2) and Table 1's metrics. No claim of the paper rests on bipartite |F - F*|; "
+          "every other bipartite number of this report (Table 1, the claims, the size sweep) uses capacities all 1.")
+    table_section(doc, "bip01", args.bip01)
 
 
 def findings_section(doc, args, checked, tables):
@@ -722,6 +843,10 @@ def main():
         parser.add_argument("--" + option, default="")
     parser.add_argument("--table", action="append", default=[])
     parser.add_argument("--units", action="append", default=[])
+    parser.add_argument("--r2-readings", default="", help="R^2 of the Table 2 models by family and reading (report.mk, r2/)")
+    parser.add_argument("--r2-variant", action="append", default=[], help="READING=table-r2 of that reading, bipartite 0 or 1")
+    parser.add_argument("--r2-heldout-note", default="", help="the held-out graphs of the held-out reading, in words")
+    parser.add_argument("--bip01", default="", help="Table 1's and 2's metrics on bipartite capacities all 1 and 0 or 1")
     parser.add_argument("--reference", default="", help="a committed report's directory (results/core/) to show beside")
     parser.add_argument("--figure", action="append", default=[])
     args = parser.parse_args()
@@ -764,6 +889,9 @@ def main():
         name, _, path = arg.partition("=")
         if os.path.exists(path):
             table_section(doc, name, path, reference_tables.get(name))
+            if name == "table-r2":
+                r2_section(doc, args, checked, tables)
+                bip01_section(doc, args)
     if args.search and os.path.exists(args.search):
         doc.h(3, "Appendix: the bi-level random search", "search")
         with open(args.search, encoding="utf-8") as f:

@@ -162,6 +162,31 @@ for a, b in zip(load(sys.argv[1]), load(sys.argv[2])):
 PYEOF
 }
 
+@test "--capacity zero-one: bipartite's edges 0 or 1 (the paper's text), the same graphs otherwise; other families refuse it" {
+    gen-graphs --family bipartite --nodes 64 --count 16 --seed 104 > "$T/ones.mp"
+    gen-graphs --family bipartite --nodes 64 --count 16 --seed 104 --capacity zero-one > "$T/zo.mp"
+    "$PY" - "$T/ones.mp" "$T/zo.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy, numpy as np, networkx as nx
+load = lambda p: list(msgpack.Unpacker(open(p, "rb"), object_hook=msgpack_numpy.decode, raw=False))
+flows = set()
+for a, b in zip(load(sys.argv[1]), load(sys.argv[2])):
+    for k in ("m", "s", "t"): assert a[k] == b[k]
+    for k in ("src", "dst", "w"): assert (a[k] == b[k]).all()
+    assert (a["cap"] == 1).all()
+    assert set(np.unique(b["cap"]).tolist()) == {0.0, 1.0}, np.unique(b["cap"])
+    G = nx.DiGraph()
+    for u, v, c in zip(b["src"].tolist(), b["dst"].tolist(), b["cap"].tolist()):
+        G.add_edge(u, v, capacity=c); G.add_edge(v, u, capacity=c)
+    flows.add(nx.maximum_flow_value(G, b["s"], b["t"]))
+# all ones: the max flow of a 64-node graph is 31 on every one; 0 or 1: it varies
+assert len(flows) > 3, flows
+PYEOF
+    run --separate-stderr gen-graphs --family two-community --capacity zero-one -o "$T/x.mp"
+    [ "$status" -eq 64 ]
+    [[ "$stderr" == "gen-graphs: capacity law 'zero-one' is the bipartite family's, not 'two-community''s"* ]] || fail "$stderr"
+    [ ! -e "$T/x.mp" ]
+}
+
 @test "refuses to write msgpack to a terminal; -f overrides" {
     command -v script >/dev/null || skip "script(1) not installed"
     run script -qec "$DAR_BIN/gen-graphs" /dev/null

@@ -99,10 +99,35 @@ report() { # [make arguments, e.g. REPORT_REFERENCE=dir]
     # the method, the resamples and the level, and an interval beside every measured verdict
     grep -q '^\*\*Method\.\*\* .*paired bootstrap of 2000 resamples .*95% percentile interval' "$md"
     grep -E '^\| dual-primal-F \| ' "$md" | grep -Eq ': [+-][0-9.e-]+ \[[+-][0-9.e-]+, [+-][0-9.e-]+\]'
+    # the seeds behind every measured verdict (the smoke profile's two)
+    grep -Eq '^\| dual-primal-F \| [^|]* \| Table 1; §4.1<br>\(2 seeds\) \| ' "$md" || fail "$(grep -E '^\| dual-primal-F \| ' "$md")"
     # the per-graph units the bootstrap read; Table 3's: a block of test edges a unit, every trial
     [ "$(wc -l < "$R_OUT/report/table1.units.tsv")" -gt 100 ]
     grep -q $'^LC (dual)\tCD1-E-1 balanced_accuracy\tLC (dual)\t2\ttest graph=CD1-E-1\t0:99\t[0-9 ,]*\t[0-9]*\tbalanced_accuracy$' "$R_OUT/report/table3.units.tsv"
     grep -E '^\| lc-dual-lc \| ' "$md" | grep -Eq ': [+-][0-9.]+ pt \[[+-][0-9.]+ pt, [+-][0-9.]+ pt\]'
+}
+
+@test "R^2 said once: both readings on both bipartite capacity laws, the R^2 claims decided on each; |F - F*| on bipartite 0 or 1" {
+    md="$R_OUT/report/report.md"
+    [ -f "$md" ] || skip "the first test did not run"
+    grep -q '^\*\*R², said once\.\*\* .*\*\*test\*\* — fitted on the training graphs (8 nodes), scored on the test graphs (16 nodes)' "$md"
+    grep -q '\*\*held-out\*\* — fitted on the training graphs, scored on held-out graphs of the training size (8 graphs of 8 nodes' "$md"
+    # the readings table: a row per Table 2 model, a column per family and reading
+    grep -q '^| model | 2-community test | bipartite (all 1) test | bipartite (0 or 1) test | 2-community held-out | bipartite (0 or 1) held-out |$' "$md" \
+        || fail "$(grep '^| model | 2-community test' "$md")"
+    [ "$(grep -c '^| PGN-m[a-z]* ([a-z]*) | [-0-9.e+]* ± ' "$md")" -ge 6 ]
+    # every R^2 claim decided on each reading
+    for id in r2-dual-0.99 r2-dual-primal; do
+        grep -E "^\| $id \| (holds|does not hold|not resolved at this profile)<br>.* \| (holds|does not hold|not resolved at this profile)<br>.* \| (holds|does not hold|not resolved at this profile)<br>" "$md" \
+            || fail "$id: $(grep "^| $id | " "$md")"
+    done
+    grep -q '^| claim | test | test, bipartite 0 or 1 | held-out, bipartite 0 or 1 |$' "$md"
+    # the bipartite capacities 0 or 1: the max flow varies, so R^2 is not 0 by rule there; |F - F*| beside the study's
+    grep -q '^### Bipartite test graphs, capacities all 1 (the study.s) and 0 or 1' "$md"
+    grep -Eq '^\| Random \| .*[0-9]' <(awk '/^### Bipartite test graphs, capacities/ { p = 1 } p' "$md")
+    [ -s "$R_OUT/report/r2/data/bip01-test.mp" ]
+    mpcat "$R_OUT/report/r2/data/bip01-test.mp" | jq -r '.cap.data[]' | sort -u | tr '\n' ' ' | grep -qx '0 1 ' \
+        || fail "capacities: $(mpcat "$R_OUT/report/r2/data/bip01-test.mp" | jq -r '.cap.data[]' | sort -u | tr '\n' ' ')"
 }
 
 @test "the shortest-paths section: make table-sp's table beside CLRS's scores, every claim of claims-sp.tsv with a verdict and an interval" {
@@ -381,7 +406,14 @@ window.addEventListener("load", function () {
     errors: window.darErrors,
     claims_heading: !!document.querySelector("h2#claims"),
     claims_rows: table ? table.rows.length - 1 : 0,
-    verdicts: table ? table.querySelectorAll("td.holds, td.fails, td.missing").length : 0});
+    verdicts: table ? table.querySelectorAll("td.holds, td.fails, td.missing").length : 0,
+    // the claims' lines at the window's width: their heights, the folded
+    // details, the whole table's height against the window's
+    width: window.innerWidth,
+    screen: window.innerHeight,
+    row_heights: table ? Array.from(table.rows).slice(1).map(function (r) { return Math.round(r.getBoundingClientRect().height); }) : [],
+    folded: table ? table.querySelectorAll("tr > td > details:not([open])").length : 0,
+    table_height: table ? Math.round(table.getBoundingClientRect().height) : 0});
   document.body.appendChild(out);
 });
 </script>"""
@@ -390,7 +422,7 @@ open(sys.argv[2], "w", encoding="utf-8").write(page.replace("<head>", "<head>" +
 PY
     local profile; profile=$(mktemp -d "$T/chromium.XXXXXX")
     # the network is closed: nothing may reach for it
-    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --window-size=1300,900 \
         --disable-background-networking --disable-component-update --disable-sync \
         --user-data-dir="$profile" --enable-logging=stderr --v=0 --virtual-time-budget=10000 \
         --dump-dom "file://$T/probed.html" > "$T/dom.html" 2> "$T/chromium.log" \
@@ -415,6 +447,12 @@ if p["errors"] or console:
     problems.append("errors logged: %s" % (p["errors"] + console))
 if not p["claims_heading"] or p["claims_rows"] < 1 or p["verdicts"] < p["claims_rows"]:
     problems.append("claims table: heading %s, %d rows, %d verdicts" % (p["claims_heading"], p["claims_rows"], p["verdicts"]))
+# at 1300 px, one line a claim (no row taller than the shortest by half a
+# line), the comparisons folded, and the whole table within two screens
+heights = p["row_heights"]
+if heights and (max(heights) > 1.5 * min(heights) or p["folded"] != len(heights) or p["table_height"] > 2 * p["screen"]):
+    problems.append("claims table at %d px: rows %d to %d px high, %d of %d folded, %d px against a %d px screen"
+                    % (p["width"], min(heights), max(heights), p["folded"], len(heights), p["table_height"], p["screen"]))
 print("; ".join(problems))
 sys.exit(1 if problems else 0)
 PY
@@ -432,6 +470,7 @@ PY
     claims=$(grep -cv $'^\\(#\\|@\\|$\\)' "$ROOT/pipelines/claims.tsv")
     [[ "$probe" == *"\"claims_rows\":$claims,"* ]] || fail "expected $claims claims rows: $probe"
     [[ "$probe" == *"\"figures\":$(grep -c '<figure>' "$html"),"* ]] || fail "$probe"
+    [[ "$probe" == *'"width":1300,'* ]] || fail "not at 1300 px: $probe"
 }
 
 @test "the browser probe fails a figure that does not decode, a logged error and a missing claims table" {
@@ -444,4 +483,17 @@ PY
     assert_output --partial "figures that do not decode: ['broken']"
     assert_output --partial "error: boom"
     assert_output --partial "claims table: heading False, 0 rows"
+    # a claims table as it was: every cell whole, rows many lines high, nothing folded
+    long=$(printf 'PGN-max (dual) · 2-community mae_flow < PGN-max (primal) · 2-community mae_flow: +0.081 [-0.0131, +0.206]<br>%.0s' $(seq 8))
+    { printf '%s' '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><h2 id="claims">Claims</h2><table class="claims">'
+      printf '<tr><th>id</th><th>verdict</th><th>cells</th></tr>'
+      printf '<tr><td>a</td><td class="holds">holds</td><td>x</td></tr>'
+      printf '<tr><td>b</td><td class="fails">does not hold</td><td>%s</td></tr>' "$long"
+      printf '</table><figure><img alt="dot" src="data:image/png;base64,%s"></figure></body></html>\n' \
+        iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==
+    } > "$T/wall.html"
+    probe=$(probe_page "$T/wall.html") || fail "no page"
+    run probe_problems "$probe"
+    assert_failure
+    assert_output --regexp "claims table at 1300 px: rows [0-9]+ to [0-9]+ px high, 0 of 2 folded"
 }

@@ -95,6 +95,50 @@ DECIDED="dual-primal-F dual-primal-Ft dual-baselines dual-cut-100 gap-bipartite 
     run keep table2.tsv
     assert_success
     assert_output "$T/kept/: report.md table1.tsv table2.tsv verdicts.tsv "
+    # results-tables: the same rules, for the tables profile
+    run core results-tables PROFILE=core
+    assert_failure
+    assert_output --partial "results-tables: run it with PROFILE=tables"
+    run bash -c "cd '$ROOT' && KEEP_PROFILE=tables bash pipelines/keep-reference.sh '$rep' '$T/kept2' '$rep/report.md' '$rep/verdicts.tsv'"
+    assert_failure 65
+    assert_output --partial "results-tables: $rep/report.md: not a report of the tables profile (- **profile:** core)"
+    [ ! -e "$T/kept2" ]
+}
+
+# The tables profile trains every row of Tables 1 and 2 (and the leak's dual
+# of each processor and aggregator): on a dry run as cut as the core one,
+# no claim of Tables 1 and 2, the validation table or R^2 is "not measured",
+# and dual-primal-F-all is decided with the leak too, for all four pairs.
+# (EVAL_EVERY=1: the validation curves, which this profile plots, need a point.)
+@test "make report PROFILE=tables (dry run): every Table 1, Table 2, validation and R^2 claim is decided, with the leak too" {
+    tables() {
+        DAR_CACHE="$C_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=tables OUT="$T/tables" DAR_BIN="$DAR_BIN" \
+            ITERS=2 EVAL_EVERY=1 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 \
+            SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke "$@"
+    }
+    run tables report
+    assert_success
+    v="$T/tables/report/verdicts.tsv"
+    [ -f "$v" ] || fail "no verdicts.tsv: $(tail -5 <<<"$output")"
+    # the claims before Table 3's (claims.tsv's order): Tables 1, 2, R^2, the validation table
+    ids=$(awk -F'\t' '!/^(#|@|$)/ { if ($3 ~ /Table 3|Figure 2|bvg-res/) exit; print $1 }' "$ROOT/pipelines/claims.tsv")
+    [ "$(wc -l <<<"$ids")" -ge 20 ] || fail "too few claims before Table 3's: $ids"
+    for id in $ids; do
+        verdict=$(awk -F'\t' -v id="$id" '$1 == id { print $2 }' "$v")
+        [[ "$verdict" == "holds" || "$verdict" == "does not hold" || "$verdict" == "not resolved at this profile" ]] \
+            || fail "$id: the tables profile trains its rows, yet '$verdict'"
+    done
+    for pa in pgn-max pgn-mean mpnn-max mpnn-mean; do
+        [ -s "$T/tables/report/models/leak-dual-$pa-s0.mp" ] || fail "no leak dual of $pa"
+    done
+    # the claims the other way (the leak's duals in place of the duals) decide dual-primal-F-all too
+    grep -A40 -i "claims the other way" "$T/tables/report/report.md" | grep -E 'dual-primal-F-all' | grep -vq 'not measured' \
+        || fail "dual-primal-F-all with the leak: $(grep -A40 -i 'claims the other way' "$T/tables/report/report.md" | grep dual-primal-F-all)"
+    # a dry run is not kept
+    run tables results-tables RESULTS_TABLES="$T/kept"
+    assert_failure
+    assert_output --partial "results-tables: $T/tables/report/report.md: not at the tables profile's 20000 iterations"
+    [ ! -e "$T/kept" ]
 }
 
 @test "report.md's trainings' time: a resumed training's log counts its time before the resume, a cache hit's has none" {

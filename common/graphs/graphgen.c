@@ -106,6 +106,10 @@ bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen)
         snprintf(err, errlen, "'--inter-density' must be in [0,1], got %g", o->inter_density);
         return false;
     }
+    if (o->capacity == CAP_ZERO_ONE && fam != FAM_BIPARTITE) {
+        snprintf(err, errlen, "capacity law 'zero-one' is the bipartite family's, not '%s''s", o->family);
+        return false;
+    }
     if (fam == FAM_VESSEL) {
         if (o->edges < 100 || o->edges > VESSEL_MAX_EDGES) {
             snprintf(err, errlen, "family 'vessel' needs '--edges' in 100..%d, got %lld", VESSEL_MAX_EDGES,
@@ -431,8 +435,10 @@ static void lobster(struct rng *r, uint8_t *adj, int n)
 static void capacities(struct rng *r, struct graph *g, enum family fam, enum capacity_law law)
 {
     if (fam == FAM_BIPARTITE) {
+        /* every capacity 1 (the authors' code), or the paper's "either 0 or
+         * 1", which lets the max flow of a graph differ from n/2 - 1 */
         for (int e = 0; e < g->m; e++)
-            g->cap[e] = 1.0f;
+            g->cap[e] = law == CAP_ZERO_ONE ? (float)rng_below(r, 2) : 1.0f;
         g->cap_scale = 1;
         return;
     }
@@ -629,8 +635,9 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
 
 bool graphgen_capacity_law(const char *name, enum capacity_law *law)
 {
-    static const char *const laws[] = {[CAP_MAX_OF_TWO] = "max-of-two", [CAP_UNIFORM_MINMAX] = "uniform-minmax"};
-    int i = name_index(name, laws, 2);
+    static const char *const laws[] = {[CAP_MAX_OF_TWO] = "max-of-two", [CAP_UNIFORM_MINMAX] = "uniform-minmax",
+                                       [CAP_ZERO_ONE] = "zero-one"};
+    int i = name_index(name, laws, (int)(sizeof laws / sizeof *laws));
     if (i >= 0) *law = (enum capacity_law)i;
     return i >= 0;
 }

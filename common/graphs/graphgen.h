@@ -46,7 +46,8 @@ enum node_weight_law {
 
 enum capacity_law {
     CAP_MAX_OF_TWO,        /* max of two integer draws in 1..9, /10 (authors' code) */
-    CAP_UNIFORM_MINMAX     /* integers U{0..10}, min-max rescaled per graph (paper) */
+    CAP_UNIFORM_MINMAX,    /* integers U{0..10}, min-max rescaled per graph (paper) */
+    CAP_ZERO_ONE           /* bipartite only: each edge 0 or 1, U{0,1} (the paper's text) */
 };
 
 enum { GRAPHGEN_MAX_SIZES = 16 };
@@ -96,7 +97,7 @@ bool graphgen_node_weight_law(const char *name, enum node_weight_law *law);
  * too; tools call this first to fail with a usage error before writing. */
 bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen);
 
-/* "max-of-two" or "uniform-minmax" into *law; false if neither. */
+/* "max-of-two", "uniform-minmax" or "zero-one" into *law; false if none. */
 bool graphgen_capacity_law(const char *name, enum capacity_law *law);
 
 /* Generate graph k into g (allocates; free with graph_free).  Returns false
