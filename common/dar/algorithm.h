@@ -127,8 +127,8 @@ struct dar_algorithm {
     unsigned instance_needs;
     /* Its ops take a record that carries another entry's whole trace too;
      * otherwise the tools refuse such a record before any op reads it
-     * (registry.h dar_algorithm_refuse_other_trace).  Max-flow's ops have
-     * always taken them. */
+     * (registry.h dar_algorithm_refuse_other_trace).  True for max-flow,
+     * whose ops have always taken them. */
     bool takes_other_traces;
     /* The keys trace() adds (hints and outputs), and those with hints off. */
     int ntrace_keys, nsolution_keys;
