@@ -4,6 +4,7 @@
 #include "dar.h"
 #include "die.h"
 #include "io.h"
+#include "registry.h"
 #include "dar_fit.h"
 #include "dar_fit_checkpoint.h"
 #include <string.h>

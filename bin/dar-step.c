@@ -5,6 +5,7 @@
 #include "dar_step.h"
 #include "die.h"
 #include "io.h"
+#include "registry.h"
 #include <string.h>
 
 static const char *model_path, *baseline = "none", *algorithm = "max-flow", *embed_step = "last", *input = "-",
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
     FILE *dest = cached_run_lookup(&run, out);
     struct dar_model model;
     if (dest && model_file) {
-        dar_model_load(&model, model_file, model_path);
+        dar_model_load(&model, model_file, model_path, dar_algorithm_of_model);
         o.model = &model;
     }
     if (dest)

@@ -6,6 +6,7 @@
 #include "die.h"
 #include "edge_embed.h"
 #include "io.h"
+#include "registry.h"
 
 static const char *model_path, *capacity = "cross-section", *node = "both", *log_path,
                   *input = "-", *output = "-";
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
         edge_embed_reconstruct_run(data, in_name, model_file, model_path, dest, &o);
     } else if (dest) {
         struct dar_model model;
-        dar_model_load(&model, model_file, model_path);
+        dar_model_load(&model, model_file, model_path, dar_algorithm_of_model);
         struct edge_embed_options o = {&model, chunk, threads, EDGE_NODE_BOTH, pm};
         edge_node_parse(node, &o.node);
         edge_embed_run(data, in_name, dest, &o);

@@ -5,6 +5,7 @@
 #include "die.h"
 #include "ff_trace.h"
 #include "io.h"
+#include "registry.h"
 
 static bool no_hints, no_cache, verbose, force, quiet, progress;
 static int64_t threads = 0;

@@ -60,3 +60,25 @@ copy() {
     assert_failure
     assert_output --partial "ARCHITECTURE.md's layer table lists"
 }
+
+@test "common/dar is checked like every layer: an entry that includes the registry back is a circle" {
+    copy
+    sed -i '0,/#include/s//#include "registry.h"\n#include/' "$T/tree/common/dar/algo_record.c"
+    run "$PY" "$ROOT/scripts/check-layers.py" "$T/tree"
+    assert_failure
+    assert_output --partial 'common/dar: a circle: algo_matching -> algo_record -> registry -> algo_matching'
+}
+
+@test "a header with no source of its name is no circle of the file that includes it and the header it includes" {
+    copy
+    printf '#include "stream.h"\n' > "$T/tree/common/records/stream_extra.h"
+    sed -i '0,/#include/s//#include "stream_extra.h"\n#include/' "$T/tree/common/records/stream.c"
+    run "$PY" "$ROOT/scripts/check-layers.py" "$T/tree"
+    assert_success
+    # tensor.h reaches stream.h only through the sourceless header: still a circle
+    sed -i 's/#include "stream.h"/#include "stream_extra.h"/' "$T/tree/common/records/tensor.h"
+    sed -i '0,/#include/s//#include "tensor.h"\n#include/' "$T/tree/common/records/stream.c"
+    run "$PY" "$ROOT/scripts/check-layers.py" "$T/tree"
+    assert_failure
+    assert_output --partial 'common/records: a circle: stream -> tensor -> stream'
+}

@@ -206,3 +206,16 @@ dump('huge', r)
     dar-fit --help | grep -q 'best validation score (max-flow: the lowest masked MSE of the final flow;'
     dar-step --help | grep -q 'paper; untraced graphs get them from running the algorithm.'
 }
+
+@test "shortest paths: a record carrying another entry's whole trace is refused before the entry reads it; max-flow takes one" {
+    gen-graphs --nodes 6 --count 2 --seed 1 > "$T/g.mp"
+    ff-trace --algorithm shortest-paths < "$T/g.mp" > "$T/sp.mp"
+    ff-trace --algorithm max-flow < "$T/g.mp" > "$T/mf.mp"
+    run -65 --separate-stderr ff-trace --algorithm shortest-paths -i "$T/mf.mp"
+    assert_one_line_error ff-trace
+    [[ "$stderr" == *"record 0: carries the trace of max-flow, not of shortest-paths" ]] || fail "$stderr"
+    run -65 --separate-stderr ff-trace --algorithm matching -i "$T/sp.mp"
+    assert_one_line_error ff-trace
+    [[ "$stderr" == *"record 0: carries the trace of shortest-paths, not of matching" ]] || fail "$stderr"
+    run -0 ff-trace --algorithm max-flow -i "$T/sp.mp"
+}

@@ -12,6 +12,7 @@
 #include "cache.h"
 #include "curve.h"
 #include "dar_fit_checkpoint.h"
+#include "registry.h"
 #include "die.h"
 #include "io.h"
 #include "optim.h"
@@ -57,6 +58,7 @@ static void dataset_load(struct dataset *d, struct input_bytes *in, int need)
                 record_die(&rec, "carries the trace of %s, the records before it that of %s", alg->name,
                            d->algorithm->name);
             d->algorithm = alg;
+            dar_algorithm_refuse_other_trace(alg, &rec);
             if (d->count == cap)
                 d->graphs = xrealloc(d->graphs, sizeof *d->graphs * (size_t)(cap *= 2));
             alg->read_graph(&d->graphs[d->count++], &rec, need);
@@ -147,7 +149,7 @@ static bool curve_of_record(struct curve *c, const struct record *rec, const str
 static void columns_of_model(const struct record *rec, int *ncolumns, const char *const **names)
 {
     struct dar_model m;
-    dar_model_read(&m, rec);
+    dar_model_read(&m, rec, dar_algorithm_of_model);
     const struct curve_columns *columns = curve_columns(m.config.algorithm);
     dar_model_free(&m);
     *ncolumns = columns->count;
@@ -225,7 +227,7 @@ static void resume_from(struct state *st, struct curve *curve, struct dar_model 
     if (!len || !reader_next(&rd, &rec))
         die(EX_DATAERR, "'%s' holds no model record", name);
     struct dar_model saved;
-    dar_model_read(&saved, &rec);
+    dar_model_read(&saved, &rec, dar_algorithm_of_model);
     const struct dar_config *a = &saved.config, *b = config;
     if (a->algorithm != b->algorithm)
         die(EX_USAGE, "--resume model was trained on %s, but the records are %s's", a->algorithm->name,

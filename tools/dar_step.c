@@ -7,6 +7,7 @@
  * running the algorithm: only the flags and the length are used, no hint or
  * solution enters the model. */
 #include "dar_step.h"
+#include "registry.h"
 #include "stream.h"
 #include "workers.h"
 
@@ -19,7 +20,7 @@ static void step_record(struct writer *w, const struct record *rec, void *contex
 {
     const struct each_context *c = context;
     const struct dar_step_options *o = c->o;
-    const struct dar_algorithm *alg = o->random_baseline ? (o->algorithm ? o->algorithm : dar_algorithms[0])
+    const struct dar_algorithm *alg = o->random_baseline ? (o->algorithm ? o->algorithm : dar_algorithm_default())
                                                          : o->model->config.algorithm;
     /* a record of another algorithm would otherwise fail on whichever of
      * this one's keys it lacks, which does not say what is wrong */
@@ -29,6 +30,7 @@ static void step_record(struct writer *w, const struct record *rec, void *contex
         record_die(rec, "%s; the baseline asked for is %s's: give --algorithm %s", why, alg->name, other->name);
     if (other)
         record_die(rec, "%s, but the model was trained on %s", why, alg->name);
+    dar_algorithm_refuse_other_trace(alg, rec);
     if (o->random_baseline)
         alg->random_baseline(w, rec, o->seed);
     else

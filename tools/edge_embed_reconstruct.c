@@ -15,6 +15,7 @@
 #include "maxflow.h"
 #include "names.h"
 #include "optim.h"
+#include "registry.h"
 #include "rng.h"
 #include "stream.h"
 #include "tensor.h"
@@ -261,7 +262,7 @@ void edge_embed_reconstruct_run(FILE *graph_in, const char *graph_name, FILE *mo
 {
     workers_start_option(o->threads);
     struct dar_model src, model;
-    dar_model_load(&src, model_in, model_name);
+    dar_model_load(&src, model_in, model_name, dar_algorithm_of_model);
     reconstruct_model_init(&model, &src, o->seed);
     dar_model_free(&src);
 

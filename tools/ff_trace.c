@@ -2,6 +2,7 @@
  * tracer (algorithm.h) on every record, on several threads through
  * stream_map_parallel (the output does not depend on how many). */
 #include "ff_trace.h"
+#include "registry.h"
 #include "cpus.h"
 #include "die.h"
 #include "stream.h"
@@ -36,6 +37,7 @@ static void tracer_end(void *state)
 static void trace_each(struct writer *w, const struct record *rec, void *state)
 {
     struct tracer *t = state;
+    dar_algorithm_refuse_other_trace(t->o->algorithm, rec);
     t->o->algorithm->trace(w, rec, t->o->hints, HINT_BYTES_LIMIT, &t->buffers);
 }
 
@@ -55,7 +57,7 @@ void ff_trace_run(FILE *in, const char *in_name, FILE *out, const struct ff_trac
 {
     struct ff_trace_options local = *options;
     if (!local.algorithm)
-        local.algorithm = dar_algorithms[0];
+        local.algorithm = dar_algorithm_default();
     if (local.threads < 1)
         local.threads = cpus_usable() > 8 ? 8 : cpus_usable();
     const struct ff_trace_options *o = &local;

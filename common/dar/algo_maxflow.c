@@ -381,6 +381,7 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .run_group = maxflow_run_group,
     .total_loss = maxflow_total_loss,
     .instance_needs = GRAPH_NEEDS_MAX_FLOW,
+    .takes_other_traces = true,
     .ntrace_keys = 8,
     .nsolution_keys = 3,
     .trace_keys = trace_keys,

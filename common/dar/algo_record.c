@@ -45,16 +45,6 @@ float *algo_read_amounts(const struct record *rec, const char *key, int ndim, co
 
 void algo_read_instance(const struct dar_algorithm *alg, struct graph *g, const struct record *rec)
 {
-    for (int i = 0; i < dar_algorithm_count; i++) {
-        const struct dar_algorithm *other = dar_algorithms[i];
-        if (other == alg)
-            continue;
-        bool all = other->ntrace_keys > 0;
-        for (int k = 0; k < other->ntrace_keys && all; k++)
-            all = record_has(rec, other->trace_keys[k]);
-        if (all)
-            record_die(rec, "carries the trace of %s, not of %s", other->name, alg->name);
-    }
     graph_read_instance(g, rec, alg->instance_needs, alg->name);
 }
 

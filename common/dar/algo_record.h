@@ -1,7 +1,6 @@
 /* algo_record.h - what the entries' tool operations (algorithm.h) share:
  * reading a record's trace (a key the caller needs, 0/1 flags, pointers in
- * range, f64 amounts as the model's finite f32s), the instance with another
- * entry's trace refused, a trace's rounds as phase flags, and the model's
+ * range, f64 amounts as the model's finite f32s), the instance, a trace's rounds as phase flags, and the model's
  * predictions of one probe in batches for a validation score.  Bad input
  * dies through record_die: one line naming the record, exit 65. */
 #ifndef DAR_ALGO_RECORD_H
@@ -23,9 +22,9 @@ void algo_check_pointers(const struct record *rec, const char *key, const int32_
  * the caller frees it. */
 float *algo_read_amounts(const struct record *rec, const char *key, int ndim, const int64_t *shape);
 
-/* The instance alg reads (its instance_needs) into g; a record carrying
- * another entry's whole trace is refused (a model of one algorithm would
- * otherwise read the instance and ignore the trace it was given). */
+/* The instance alg reads (its instance_needs) into g.  A record carrying
+ * another entry's whole trace the tools have refused before (registry.h
+ * dar_algorithm_refuse_other_trace): only the registry knows the others. */
 void algo_read_instance(const struct dar_algorithm *alg, struct graph *g, const struct record *rec);
 
 /* T frames, every step a round of the algorithm (phase flags all 1). */

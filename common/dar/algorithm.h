@@ -6,9 +6,10 @@
  * (which probes each encodes and decodes), and a few operations where a
  * table does not fit: the step schedule, the tracer and an exact solver,
  * the random baseline, the validation score.  Every entry is one file
- * (algo_<name>.c) and one row of the registry (algorithm.c); the model
- * record names its entry (key `algorithm`).  ARCHITECTURE.md §6 is the
- * recipe for a new entry.
+ * (algo_<name>.c) and one row of the registry (registry.h), which sits
+ * above the processor and the entries: nothing here or below it names the
+ * registry.  The model record names its entry (key `algorithm`).
+ * ARCHITECTURE.md §6 is the recipe for a new entry.
  *
  * Probe types and what the processor does with them:
  *   scalar       node: an input column x·a; edge: summed onto the arcs of
@@ -124,6 +125,11 @@ struct dar_algorithm {
     /* The keys of the instance it reads (graph.h GRAPH_NEEDS_*): which
      * algorithm an untraced record is for. */
     unsigned instance_needs;
+    /* Its ops take a record that carries another entry's whole trace too;
+     * otherwise the tools refuse such a record before any op reads it
+     * (registry.h dar_algorithm_refuse_other_trace).  True for max-flow,
+     * whose ops have always taken them. */
+    bool takes_other_traces;
     /* The keys trace() adds (hints and outputs), and those with hints off. */
     int ntrace_keys, nsolution_keys;
     const char *const *trace_keys, *const *solution_keys;
@@ -146,33 +152,6 @@ struct dar_algorithm {
                                int count, double *kappa);
 };
 
-/* The registry's names as option tables take them (cli.h CLI_CHOICE), in
- * its order; test_algorithm checks them against the registry. */
-#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths|matching|vertex-cover"
-
-/* The registry (algorithm.c), in --help order; the first is the default. */
-extern const struct dar_algorithm *const dar_algorithms[];
-extern const int dar_algorithm_count;
-/* The entry called name, or NULL. */
-const struct dar_algorithm *dar_algorithm_find(const char *name);
-/* "max-flow, shortest-paths, matching" into buf, for messages. */
-const char *dar_algorithm_names(char *buf, size_t size);
-/* The entry a training record is for: the one whose trace it carries
- * (every trace key, else every solution key: a --no-hints trace, whose
- * reader then names what is missing), else the first whose instance it is;
- * a record that is only another entry's instance dies (exit 65) saying
- * which ff-trace --algorithm it needs. */
-const struct dar_algorithm *dar_algorithm_of_record(const struct record *rec);
-/* The entry other than alg that rec belongs to, or NULL: one whose trace
- * (solution keys) rec carries, or whose instance it is when it is not
- * alg's; why gets "carries the trace of NAME" or "is a NAME instance (no
- * 't')" for the tool's one-line error. */
-const struct dar_algorithm *dar_algorithm_other_of_record(const struct dar_algorithm *alg, const struct record *rec,
-                                                          char *why, size_t size);
-/* The tools' --help section on the registry (cli_spec.more_help): each
- * entry's name, summary, instance and trace keys, variants, predictions and
- * validation score. */
-void dar_algorithms_help(void);
 /* The probe of alg whose encoder or decoder is called name, or -1. */
 int dar_probe_by_encoder(const struct dar_algorithm *alg, const char *name);
 

@@ -77,7 +77,7 @@ struct dar_config {
                                    inputs instead of the algorithm's vessel_replaces
                                    (record key "edge_inputs": "vessel") */
     const struct dar_algorithm *algorithm;     /* what the model is taught (algorithm.h);
-                                                  NULL: the registry's first, max-flow */
+                                                  never NULL (registry.h has the default) */
     bool layer_norm;            /* the node update h = relu(O1 z + O2 agg) layer-normalised
                                    (scale, offset), CLRS's use_ln (dar_update.c) */
     bool gated;                 /* then h = h·g + h_prev·(1 − g), g = σ(G3 relu(G1 z + G2 agg)),
@@ -201,11 +201,15 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
 /* Read a model record into m (allocates).  Dies with exit 65 naming the record
  * and key on a wrong kind or format, an unknown name, a missing, unknown or
  * misshapen parameter ("'params' entry 'bf.proc.m1.weight' has shape [4, 8],
- * expected [5, 10]"), a non-finite value. */
-void dar_model_read(struct dar_model *m, const struct record *rec);
+ * expected [5, 10]"), a non-finite value.  resolve gives the entry the record
+ * is of (the registry's dar_algorithm_of_model): the processor knows no list
+ * of entries. */
+void dar_model_read(struct dar_model *m, const struct record *rec,
+                    const struct dar_algorithm *(*resolve)(const struct record *rec));
 /* The first record of the stream f (named name in messages) read as above;
  * dies with exit 65 when f holds no record. */
-void dar_model_load(struct dar_model *m, FILE *f, const char *name);
+void dar_model_load(struct dar_model *m, FILE *f, const char *name,
+                    const struct dar_algorithm *(*resolve)(const struct record *rec));
 /* Read a params map object (the value of `key` of record rec) into values,
  * laid out as model.values, with the same checks. */
 void dar_params_read(const struct dar_model *m, const struct record *rec, const char *key,

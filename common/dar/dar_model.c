@@ -246,7 +246,7 @@ void dar_model_create(struct dar_model *m, const struct dar_config *config)
     memset(m, 0, sizeof *m);
     m->config = *config;
     if (!m->config.algorithm)
-        m->config.algorithm = dar_algorithms[0];
+        die(EX_SOFTWARE, "BUG: a model of no algorithm (the caller picks the registry's entry)");
     if (m->config.algorithm->layouts[config->variant].nnets == 0)
         die(EX_USAGE, "the %s algorithm has no %s variant", m->config.algorithm->name,
             dar_variant_name(config->variant));
@@ -434,7 +434,8 @@ void dar_params_read(const struct dar_model *m, const struct record *rec, const 
     free(offsets);
 }
 
-void dar_model_read(struct dar_model *m, const struct record *rec)
+void dar_model_read(struct dar_model *m, const struct record *rec,
+                    const struct dar_algorithm *(*resolve)(const struct record *rec))
 {
     char buf[64];
     struct dar_config c = {0};
@@ -442,16 +443,7 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
     int64_t format = record_int(rec, "format");
     if (format != 1)
         record_die(rec, "'format' is %lld, expected 1", (long long)format);
-    /* records written before the registry are max-flow's */
-    c.algorithm = dar_algorithms[0];
-    if (record_has(rec, "algorithm")) {
-        c.algorithm = dar_algorithm_find(record_str(rec, "algorithm", buf, sizeof buf));
-        if (!c.algorithm) {
-            char names[256];
-            record_die(rec, "'algorithm' is '%s', expected one of %s", buf,
-                       dar_algorithm_names(names, sizeof names));
-        }
-    }
+    c.algorithm = resolve(rec);
     if (!dar_variant_parse(record_str(rec, "variant", buf, sizeof buf), &c.variant))
         record_die(rec, "'variant' is '%s', expected primal, dual, pipeline or no-algo", buf);
     if (!dar_processor_parse(record_str(rec, "processor", buf, sizeof buf), &c.processor))
@@ -485,14 +477,15 @@ void dar_model_read(struct dar_model *m, const struct record *rec)
     dar_params_read(m, rec, "params", m->values);
 }
 
-void dar_model_load(struct dar_model *m, FILE *f, const char *name)
+void dar_model_load(struct dar_model *m, FILE *f, const char *name,
+                    const struct dar_algorithm *(*resolve)(const struct record *rec))
 {
     struct reader rd;
     struct record rec;
     reader_init(&rd, f, name);
     if (!reader_next(&rd, &rec))
         die(EX_DATAERR, "'%s' holds no model record", name);
-    dar_model_read(m, &rec);
+    dar_model_read(m, &rec, resolve);
     reader_expect_end(&rd);
     reader_free(&rd);
 }

@@ -2,6 +2,7 @@
  * a small model of each registered algorithm, the hints and, for max-flow,
  * the embeddings; and each algorithm's random baseline). */
 #include "harness.h"
+#include "algo_maxflow.h"
 #include "algo_shortest_paths.h"
 #include "dar_step.h"
 
@@ -28,7 +29,7 @@ static void run(void *ctx)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     harness_quiet();
-    struct dar_config config = {DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false};
+    struct dar_config config = {DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false, &dar_algorithm_maxflow};
     dar_model_init(&maxflow_model, &config, 1);
     config.algorithm = &dar_algorithm_shortest_paths;
     dar_model_init(&paths_model, &config, 1);

@@ -3,6 +3,7 @@
  * small traced graph (tests/fuzz/fixtures/traced.mp). */
 #include "harness.h"
 #include "dar_step.h"
+#include "registry.h"
 
 static uint8_t *graph;
 static size_t graph_size;
@@ -17,7 +18,7 @@ static void run(void *ctx)
     struct input *p = ctx;
     FILE *model_file = harness_input(p->data, p->size);
     struct dar_model model;
-    dar_model_load(&model, model_file, "<fuzz>");
+    dar_model_load(&model, model_file, "<fuzz>", dar_algorithm_of_model);
     fclose(model_file);
     /* a model of a hidden size in the thousands is valid, and slow */
     if (model.config.hidden <= 64) {

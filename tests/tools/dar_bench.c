@@ -107,7 +107,8 @@ int main(int argc, char **argv)
     int iters = atoi(argv[2]);
     if (iters < 1)
         die(EX_USAGE, "ITERS must be at least 1");
-    struct dar_config cfg = {.variant = DAR_DUAL, .processor = DAR_PGN, .agg = DAR_AGG_MAX, .hidden = 65};
+    struct dar_config cfg = {.variant = DAR_DUAL, .processor = DAR_PGN, .agg = DAR_AGG_MAX, .hidden = 65,
+                             .algorithm = &dar_algorithm_maxflow};
     if (argc > 3 && !dar_variant_parse(argv[3], &cfg.variant)) die(EX_USAGE, "bad variant");
     if (argc > 4 && !dar_processor_parse(argv[4], &cfg.processor)) die(EX_USAGE, "bad processor");
     if (argc > 5 && !dar_agg_parse(argv[5], &cfg.agg)) die(EX_USAGE, "bad aggregator");

@@ -21,6 +21,7 @@
 #include "die.h"
 #include "io.h"
 #include "optim.h"
+#include "registry.h"
 #include "stream.h"
 #include "tensor.h"
 #include <stdlib.h>
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
     }
 
     FILE *mf = io_open_input(model_path);
-    dar_model_load(&model, mf, model_path);
+    dar_model_load(&model, mf, model_path, dar_algorithm_of_model);
     fclose(mf);
 
     struct reader rd;

@@ -8,7 +8,7 @@ the max-flow entry as its example.
 Code (comments and nothing else removed) may not hold the words; the two
 string literals that are keys and values of formats/model.md ("leak_cut",
 "capacity": written by every max-flow model record, so they stay), the
-entry's name "max-flow" and the registry's row for it (algorithm.c) are
+entry's name "max-flow" and the registry's row for it (registry.c) are
 the exceptions, listed here.  A comment that holds one of the words must say "max-flow".
 Prints each offending line and exits 1; 0 when the files are clean.
 """

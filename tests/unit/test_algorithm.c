@@ -1,9 +1,9 @@
-/* test_algorithm.c - the registry of algorithms (algorithm.h): every
+/* test_algorithm.c - the registry of algorithms (registry.h): every
  * entry's description is consistent, as the processor assumes without
  * checking, and the option tables' list of names is the registry's. */
 #include "check.h"
-#include "algorithm.h"
 #include "dar.h"
+#include "registry.h"
 #include <stdlib.h>
 #include <string.h>
 

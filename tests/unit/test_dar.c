@@ -18,6 +18,7 @@
 #include "graphgen.h"
 #include "maxflow.h"
 #include "rng.h"
+#include "registry.h"
 #include "stream.h"
 #include "tensor.h"
 #include "workers.h"
@@ -133,7 +134,8 @@ static void free_graph(struct dar_graph *g)
 static struct dar_config config_of(enum dar_variant v, enum dar_processor p, enum dar_agg a, int H,
                                    bool leak)
 {
-    return (struct dar_config){.variant = v, .processor = p, .agg = a, .hidden = H, .leak_dual = leak};
+    return (struct dar_config){.variant = v, .processor = p, .agg = a, .hidden = H, .leak_dual = leak,
+                                .algorithm = &dar_algorithm_maxflow};
 }
 
 static double loss_of(struct dar_model *m, struct dar_workspace *ws, struct dar_graph **g, int B,
@@ -647,7 +649,7 @@ static void test_records(struct dar_graph *A)
     struct record rec;
     reader_init(&rd, f, "<memory>");
     bool got = reader_next(&rd, &rec);
-    dar_model_read(&back, &rec);
+    dar_model_read(&back, &rec, dar_algorithm_of_model);
     reader_free(&rd);
     fclose(f);
     CHECK(got && back.count == m.count && back.nparams == m.nparams &&

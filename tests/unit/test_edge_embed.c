@@ -5,6 +5,7 @@
  * aggregation, a model with capacity inputs and one with vessel inputs, on
  * graphs cut into one work unit and into many, on one thread and on two. */
 #include "check.h"
+#include "algo_maxflow.h"
 #include "dar.h"
 #include "die.h"
 #include "edge_embed.h"
@@ -61,7 +62,7 @@ static void check_states(enum dar_variant variant, enum dar_agg agg, bool vessel
 {
     int H = 8, n = dg->g.n;
     struct dar_config config = {.variant = variant, .processor = DAR_PGN, .agg = agg, .hidden = H,
-                                .vessel_inputs = vessel_inputs};
+                                .vessel_inputs = vessel_inputs, .algorithm = &dar_algorithm_maxflow};
     struct dar_model model;
     dar_model_init(&model, &config, 11);
     float *vessel[3] = {NULL, NULL, NULL};
