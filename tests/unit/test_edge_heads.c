@@ -208,7 +208,8 @@ static void test_gradients(void)
     char bad[4000];
     for (int p = 0; p < 2; p++)
         for (int a = 0; a < 3; a++) {
-            struct dar_config c = {DAR_PRIMAL, (enum dar_processor)p, (enum dar_agg)a, 6, false, false, &edge_test};
+            struct dar_config c = {.variant = DAR_PRIMAL, .processor = (enum dar_processor)p, .agg = (enum dar_agg)a, .hidden = 6,
+                                   .algorithm = &edge_test};
             struct dar_model m;
             dar_model_init(&m, &c, 2 + 3 * p + a);
             double worst;
@@ -218,7 +219,7 @@ static void test_gradients(void)
             dar_model_free(&m);
         }
     /* the parameters the edge heads have: q1 with its bias, q3 without */
-    struct dar_config c = {DAR_PRIMAL, DAR_PGN, DAR_AGG_MAX, 6, false, false, &edge_test};
+    struct dar_config c = {.variant = DAR_PRIMAL, .processor = DAR_PGN, .agg = DAR_AGG_MAX, .hidden = 6, .algorithm = &edge_test};
     struct dar_model m;
     dar_model_init(&m, &c, 1);
     CHECK(dar_param_index(&m, "net.dec.y.q1.weight") >= 0 && dar_param_index(&m, "net.dec.y.q1.bias") >= 0 &&
