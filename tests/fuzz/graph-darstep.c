@@ -29,7 +29,8 @@ static void run(void *ctx)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     harness_quiet();
-    struct dar_config config = {DAR_DUAL, DAR_PGN, DAR_AGG_MAX, 4, false, false, &dar_algorithm_maxflow};
+    struct dar_config config = {.variant = DAR_DUAL, .processor = DAR_PGN, .agg = DAR_AGG_MAX, .hidden = 4,
+                                .algorithm = &dar_algorithm_maxflow};
     dar_model_init(&maxflow_model, &config, 1);
     config.algorithm = &dar_algorithm_shortest_paths;
     dar_model_init(&paths_model, &config, 1);
