@@ -117,7 +117,8 @@ DEB_TEST_PACKAGES := \
   python3-gensim \
   clang \
   libclang-rt-14-dev \
-  chromium
+  chromium \
+  python3-venv
 DEB_EXTRA ?=
 DEPS_DRY_RUN ?= 0
 deps:

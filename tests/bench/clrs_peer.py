@@ -1,0 +1,271 @@
+"""clrs_peer - CLRS's own baseline on Bellman-Ford, trained as run.py trains it.
+
+Run with the peer's virtual environment (make peer: build/peer-venv), never
+with the study's Python:
+
+    build/peer-venv/bin/python tests/bench/clrs_peer.py train [--processor
+        triplet_gmpnn|mpnn] [--seed S] [--steps N] [--eval-at 500,2000,10000]
+        [--threads K] [--dar-test traced-64-node.mp] [--out peer.tsv]
+    build/peer-venv/bin/python tests/bench/clrs_peer.py sample OUT.npz
+        [--seed 3 --count 32 --length 64 --p 0.5]
+
+`train` is google-deepmind/clrs's clrs/examples/run.py (dm-clrs 2.0.3) with
+its defaults and --algorithms bellman_ford: the same samplers through run.py's
+own make_multi_sampler (lengths 4, 7, 11, 13, 16 cycling, p in 0.1..0.9,
+random_pos, sampled on the fly), the same numpy and JAX seeding order, the
+same BaselineModel (hidden 128, layer norm, 8 triplet features,
+encoded_decoded hints, soft re-prediction, no teacher forcing, xavier on
+scalars, Adam 1e-3, gradient clipping at norm 1), validation on 2 x 32
+graphs of 16 nodes every 50 steps keeping the best. Where run.py tests the
+best parameters once at the end, this tests them at each step count of
+--eval-at (so one run gives the 500-, 2,000- and 10,000-step rows: the
+training before a step count is the same as run.py's with --train_steps set
+to it, since testing draws from no shared random state), on CLRS-30's test
+split regenerated from its sampler (`sample`'s defaults, as
+clrs/_src/dataset.py builds the split: build_sampler('bellman_ford',
+seed=CLRS30['test']['seed'] = 3, num_samples=32, length=64), then the
+whole set in order, pos unrandomised) and on a dar stream converted by
+scripts/clrs_convert.py.
+
+Writes a TSV row per (step count, test set): seed, processor, step,
+test_set, pointer_accuracy (CLRS's own evaluate: the share of nodes whose
+argmax pointer is right), best_val_step, sec_per_step (median of the
+jitted training step, loss fetched, over the steps after each shape's first
+call), cpu_sec_per_step (the same median in CPU seconds of the whole
+process, all its threads: on a shared machine the wall time counts the
+other processes' turns too), sampler_sec_per_step (median time to draw a training batch, which
+run.py spends too), threads, cpu.
+
+--threads K restricts the process to K CPUs (sched_setaffinity, as taskset
+does; --cpus names them, the first K by default) and sets XLA's and the BLAS libraries' thread counts to K, before JAX
+is imported.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+PROG = "clrs_peer"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def die(msg):
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def pin_threads(k, cpu_list=None):
+    """Before JAX and TensorFlow load: their pools size themselves on what
+    the process may use."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if k < 1 or k > len(cpus):
+        die(f"--threads {k}: this process may use {len(cpus)} CPUs")
+    if cpu_list:
+        try:
+            chosen = [int(c) for c in cpu_list.split(",")]
+        except ValueError:
+            die(f"--cpus {cpu_list}: not a comma-separated list of CPU numbers")
+        if len(chosen) != k or not set(chosen) <= set(cpus):
+            die(f"--cpus {cpu_list}: {k} of the CPUs {cpus} wanted")
+    else:
+        chosen = cpus[:k]
+    os.sched_setaffinity(0, chosen)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
+        os.environ[var] = str(k)
+    eigen = "false" if k == 1 else "true"
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               f" --xla_cpu_multi_thread_eigen={eigen} intra_op_parallelism_threads={k}").strip()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ["JAX_PLATFORMS"] = "cpu"
+
+
+def cpu_model():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    for line in out.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def feedback_to_npz(fb):
+    """A Feedback -> the converter's .npz layout (scripts/clrs_convert.py)."""
+    import numpy as np
+    out = {"input_" + dp.name: np.asarray(dp.data) for dp in fb.features.inputs}
+    out.update({"hint_" + dp.name: np.asarray(dp.data) for dp in fb.features.hints})
+    out.update({"output_" + dp.name: np.asarray(dp.data) for dp in fb.outputs})
+    out["lengths"] = np.asarray(fb.features.lengths)
+    return out
+
+
+def npz_to_feedback(data, spec):
+    """The converter's .npz layout -> a Feedback of CLRS DataPoints."""
+    import clrs
+    inputs, hints, outputs = [], [], []
+    for key, value in data.items():
+        stage, _, name = key.partition("_")
+        if name not in spec:
+            continue
+        s, loc, typ = spec[name]
+        dp = clrs.DataPoint(name=name, location=loc, type_=typ, data=value)
+        {"input": inputs, "hint": hints, "output": outputs}[stage].append(dp)
+    return clrs.Feedback(clrs.Features(tuple(inputs), tuple(hints), data["lengths"]), tuple(outputs))
+
+
+def clrs30_test(seed=3, count=32, length=64, p=None):
+    """CLRS-30's test split of bellman_ford as clrs/_src/dataset.py builds it."""
+    import clrs
+    kwargs = {} if p is None else {"p": (p,)}
+    sampler, _ = clrs.build_sampler("bellman_ford", seed=seed, num_samples=count, length=length, **kwargs)
+    return sampler.next()
+
+
+def cmd_sample(a):
+    import numpy as np
+    fb = clrs30_test(a.seed, a.count, a.length, a.p)
+    with open(a.out, "wb") as f:
+        np.savez_compressed(f, **feedback_to_npz(fb))
+
+
+def cmd_train(a):
+    import functools
+    import tempfile
+    import numpy as np
+    import jax
+    import clrs
+    from clrs.examples import run
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+    import clrs_convert
+
+    algo = "bellman_ford"
+    eval_at = sorted({int(x) for x in a.eval_at.split(",") if x})
+    if not eval_at or eval_at[-1] > a.steps or eval_at[0] < 1:
+        die(f"--eval-at {a.eval_at}: step counts must lie in 1..--steps ({a.steps})")
+    cpu = cpu_model()
+
+    # test sets first: they draw from no random state the training shares
+    spec = clrs.SPECS[algo]
+    tests = [("clrs30", clrs30_test())]
+    if a.dar_test:
+        try:
+            with open(a.dar_test, "rb") as f:
+                recs = clrs_convert.read_records(f)
+        except OSError as e:
+            die(f"--dar-test {a.dar_test}: {e}")
+        tests.append((a.dar_test_name, npz_to_feedback(clrs_convert.records_to_npz(recs), spec)))
+
+    # run.py's main, for one algorithm (the order of every draw kept)
+    rng = np.random.RandomState(a.seed)
+    rng_key = jax.random.PRNGKey(rng.randint(2**32))
+    p = tuple([0.1 + 0.1 * i for i in range(9)])
+    sampler_kwargs = dict(p=p, length_needle=-8)
+    common = dict(algorithm=algo, rng=rng, enforce_pred_as_input=True, enforce_permutations=True, chunk_length=16)
+    train_lengths = [4, 7, 11, 13, 16]
+    train_sampler, _, _ = run.make_multi_sampler(
+        sizes=train_lengths, split="train", batch_size=32, multiplier=-1, randomize_pos=True,
+        chunked=False, sampler_kwargs=sampler_kwargs, **common)
+    mult = clrs.CLRS_30_ALGS_SETTINGS[algo]["num_samples_multiplier"]
+    val_sampler, val_samples, spec = run.make_multi_sampler(
+        sizes=[np.amax(train_lengths)], split="val", batch_size=32, multiplier=2 * mult, randomize_pos=True,
+        chunked=False, sampler_kwargs=sampler_kwargs, **common)
+
+    processor_factory = clrs.get_processor_factory(a.processor, use_ln=True, nb_triplet_fts=8, nb_heads=1)
+    ckpt = tempfile.mkdtemp(prefix="clrs-peer-")
+    model = clrs.models.BaselineModel(
+        spec=[spec], dummy_trajectory=[next(val_sampler)], processor_factory=processor_factory,
+        hidden_dim=128, encode_hints=True, decode_hints=True, encoder_init="xavier_on_scalars",
+        use_lstm=False, learning_rate=0.001, grad_clip_max_norm=1.0, checkpoint_path=ckpt,
+        freeze_processor=False, dropout_prob=0.0, hint_teacher_forcing=0.0, hint_repred_mode="soft",
+        nb_msg_passing_steps=1)
+
+    out = open(a.out, "w") if a.out else sys.stdout
+    print("seed\tprocessor\tstep\ttest_set\tpointer_accuracy\tbest_val_step\tbest_val_score"
+          "\tsec_per_step\tcpu_sec_per_step\tsampler_sec_per_step\tthreads\tcpu", file=out, flush=True)
+    best_score, best_params, best_step = -1.0, None, -1
+    next_eval, step = 0, 0
+    seen_shapes, step_times, cpu_times, sample_times = set(), [], [], []
+    predict = functools.partial(model.predict, algorithm_index=0)
+    while step < a.steps:
+        t0 = time.perf_counter()
+        feedback = next(train_sampler)
+        t1, c1 = time.perf_counter(), time.process_time()
+        if step == 0:
+            model.init([feedback.features], a.seed + 1)
+        rng_key, new_rng_key = jax.random.split(rng_key)
+        loss = float(model.feedback(rng_key, feedback, 0))
+        t2, c2 = time.perf_counter(), time.process_time()
+        rng_key = new_rng_key
+        # a shape's first call compiles: not a step's time
+        shape = tuple(dp.data.shape for dp in feedback.features.hints)
+        if shape in seen_shapes:
+            step_times.append(t2 - t1)
+            cpu_times.append(c2 - c1)
+        seen_shapes.add(shape)
+        sample_times.append(t1 - t0)
+        if step >= next_eval:
+            new_rng_key, rng_key = jax.random.split(rng_key)
+            val = run.collect_and_eval(val_sampler, predict, val_samples, new_rng_key, extras=None)["score"]
+            next_eval += a.eval_every
+            if val > best_score or step == 0:
+                best_score, best_step = val, step
+                best_params = jax.device_get(model.params)
+            if a.verbose:
+                print(f"{PROG}: step {step} loss {loss:.4f} val {val:.4f} best {best_score:.4f}@{best_step}",
+                      file=sys.stderr, flush=True)
+        step += 1
+        if step in eval_at:
+            current = model.params
+            model.params = best_params
+            sps = float(np.median(step_times)) if step_times else float("nan")
+            cps = float(np.median(cpu_times)) if cpu_times else float("nan")
+            smp = float(np.median(sample_times))
+            for name, fb in tests:
+                # a fixed key: prediction draws nothing (no dropout), and the
+                # training's key must not move
+                preds, _ = model.predict(jax.random.PRNGKey(0), fb.features, algorithm_index=0)
+                acc = clrs.evaluate(fb.outputs, preds)["pi"]
+                print(f"{a.seed}\t{a.processor}\t{step}\t{name}\t{float(acc):.6f}\t{best_step}\t{best_score:.6f}"
+                      f"\t{sps:.6f}\t{cps:.6f}\t{smp:.6f}\t{a.threads}\t{cpu}", file=out, flush=True)
+            model.params = current
+    if out is not sys.stdout:
+        out.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--processor", default="triplet_gmpnn", choices=["triplet_gmpnn", "mpnn"])
+    t.add_argument("--seed", type=int, default=42)
+    t.add_argument("--steps", type=int, default=10000)
+    t.add_argument("--eval-at", default="500,2000,10000")
+    t.add_argument("--eval-every", type=int, default=50)
+    t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--cpus", default=None, help="which CPUs (as many as --threads); the first ones by default")
+    t.add_argument("--dar-test", default=None, help="a traced dar shortest-paths stream, one n")
+    t.add_argument("--dar-test-name", default="dar64")
+    t.add_argument("--out", default=None)
+    t.add_argument("-v", "--verbose", action="store_true")
+    s = sub.add_parser("sample")
+    s.add_argument("out")
+    s.add_argument("--seed", type=int, default=3)
+    s.add_argument("--count", type=int, default=32)
+    s.add_argument("--length", type=int, default=64)
+    s.add_argument("--p", type=float, default=None, help="the sampler's p (its default 0.5 when absent)")
+    s.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+    pin_threads(a.threads, getattr(a, "cpus", None))
+    if a.cmd == "train":
+        if a.steps < 1:
+            die(f"--steps {a.steps}: at least 1")
+        cmd_train(a)
+    else:
+        cmd_sample(a)
+
+
+if __name__ == "__main__":
+    main()
