@@ -8,7 +8,7 @@
  * the arc's encoded inputs (through the products d3·a_c, as Me·a_c), max
  * elementwise.  This is CLRS's pointer decoder (decoders.py) restricted to
  * the arcs of the graph: a dot product p1_u·p2_v over every node cannot see
- * the weight of the edge to its candidate, which for Bellman-Ford is the
+ * the weight of the edge to its candidate, which for shortest paths is the
  * whole question, and names non-neighbours no tree can use.  The logits stay
  * an n×n row per node, the other entries POINTER_MASKED, so the losses,
  * predictions and argmax of the dot head read them unchanged. */

@@ -8,7 +8,7 @@
  * with z = [x; h_prev].  The layer norm keeps h's scale from drifting over the
  * rounds a graph runs (a 64-node test graph runs more rounds than any 16-node
  * training graph); the gate lets a node keep its state when nothing reaches
- * it, which Bellman-Ford's settled nodes do.  Haiku's LayerNorm: biased
+ * it, as a settled node of a shortest-path tree does.  Haiku's LayerNorm: biased
  * variance, eps 1e-5. */
 #include "dar_processor.h"
 #include "layers.h"
