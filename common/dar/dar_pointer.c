@@ -150,67 +150,51 @@ void dar_edge_pointer_backward(struct dar_group *c, const struct dar_run *r, int
     arena_release(c->arena, mark);
 }
 
-/* kp_c = d3 · a_c for every edge pointer head and arc column the network encodes */
-void dar_edge_pointer_products(struct dar_group *c)
+/* One arc column of one edge pointer head: its product kp = d3 · a with
+ * the column's encoder a (forward), or kp's gradient into d3 and a. */
+static void column_product(struct dar_group *c, const struct dar_net *net, struct dar_netcache *nc, int hd,
+                           int col, bool backward)
 {
-    const struct dar_model *model = c->model;
-    int H = c->H;
-    if (!model->config.edge_pointer)
+    int H = c->H, p = c->model->arc_probe[col];
+    const struct dar_linear *d3 = &net->heads[hd].linear[2];
+    if (!backward) {
+        nc->kp[hd][col] = arena_zero_floats(c->arena, H);
+        nc->dkp[hd][col] = arena_zero_floats(c->arena, H);
+    }
+    if (!net->encodes[p])
         return;
-    for (int j = 0; j < model->nnets; j++) {
-        const struct dar_net *net = &model->nets[j];
-        struct dar_netcache *nc = &c->nc[j];
-        for (int hd = 0; hd < net->nheads; hd++) {
-            if (net->heads[hd].type != DAR_TYPE_POINTER)
-                continue;
-            const struct dar_linear *d3 = &net->heads[hd].linear[2];
-            for (int col = 0; col < model->narc; col++) {
-                int p = model->arc_probe[col];
-                nc->kp[hd][col] = arena_zero_floats(c->arena, H);
-                nc->dkp[hd][col] = arena_zero_floats(c->arena, H);
-                if (!net->encodes[p])
-                    continue;
-                const float *a = net->enc[p];
-                for (int o = 0; o < H; o++) {
-                    float s = 0.0f;
-                    for (int h = 0; h < H; h++)
-                        s += d3->weight[(int64_t)o * H + h] * a[h];
-                    nc->kp[hd][col][o] = s;
-                }
-            }
+    const float *a = net->enc[p];
+    for (int o = 0; o < H; o++) {
+        const float *w = d3->weight + (int64_t)o * H;
+        if (!backward) {
+            float s = 0.0f;
+            for (int h = 0; h < H; h++)
+                s += w[h] * a[h];
+            nc->kp[hd][col][o] = s;
+            continue;
+        }
+        float dk = nc->dkp[hd][col][o], *dw = d3->dweight + (int64_t)o * H, *da = net->denc[p];
+        for (int h = 0; h < H; h++) {
+            dw[h] += dk * a[h];
+            da[h] += dk * w[h];
         }
     }
 }
 
-void dar_edge_pointer_products_backward(struct dar_group *c)
+/* Every edge pointer head's columns, once per call (forward) or after every
+ * run's backward. */
+static void products(struct dar_group *c, bool backward)
 {
     const struct dar_model *model = c->model;
-    int H = c->H;
     if (!model->config.edge_pointer)
         return;
-    for (int j = 0; j < model->nnets; j++) {
-        const struct dar_net *net = &model->nets[j];
-        struct dar_netcache *nc = &c->nc[j];
-        for (int hd = 0; hd < net->nheads; hd++) {
-            if (net->heads[hd].type != DAR_TYPE_POINTER)
-                continue;
-            const struct dar_linear *d3 = &net->heads[hd].linear[2];
-            for (int col = 0; col < model->narc; col++) {
-                int p = model->arc_probe[col];
-                if (!net->encodes[p])
-                    continue;
-                const float *a = net->enc[p];
-                float *da = net->denc[p];
-                const float *dk = nc->dkp[hd][col];
-                for (int o = 0; o < H; o++) {
-                    float *dw = d3->dweight + (int64_t)o * H;
-                    const float *w = d3->weight + (int64_t)o * H;
-                    for (int h = 0; h < H; h++) {
-                        dw[h] += dk[o] * a[h];
-                        da[h] += dk[o] * w[h];
-                    }
-                }
-            }
-        }
-    }
+    for (int j = 0; j < model->nnets; j++)
+        for (int hd = 0; hd < model->nets[j].nheads; hd++)
+            if (model->nets[j].heads[hd].type == DAR_TYPE_POINTER)
+                for (int col = 0; col < model->narc; col++)
+                    column_product(c, &model->nets[j], &c->nc[j], hd, col, backward);
 }
+
+void dar_edge_pointer_products(struct dar_group *c) { products(c, false); }
+
+void dar_edge_pointer_products_backward(struct dar_group *c) { products(c, true); }
