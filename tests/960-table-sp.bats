@@ -49,3 +49,46 @@ table_sp() {
     cmp "$BATS_TEST_TMPDIR/first.md" "$BATS_TEST_TMPDIR/second.md"
     [ "$(grep -c '^miss dar-fit' "$SP_STUDY_CACHE/log")" -eq "$misses" ]
 }
+
+# The clrs profile (CLRS-30's protocol) at toy sizes: the budgets' chain
+# (500 -> 2000 -> full, here 2 -> 4: each --resume's the one before) and
+# the second table on CLRS-30's test split.
+@test "make table-sp SP_PROFILE=clrs (toy sizes): the budgets resume one another; every model scored on CLRS-30's split too" {
+    local out="$BATS_FILE_TMPDIR/clrs"
+    run env DAR_CACHE="$SP_STUDY_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=smoke SP_PROFILE=clrs \
+        OUT="$out" DAR_BIN="$DAR_BIN" SP_TRAIN_COUNT=20 SP_VAL_COUNT=4 SP_TEST_COUNT=3 SP_ITERS=4 SP_BUDGETS=2 \
+        SP_SEEDS=0 SP_EVAL_EVERY=2 SP_FIT_EXTRA="-H 8 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 --clip-norm 1" \
+        table-sp
+    assert_success
+    assert_line --partial "clrs profile: CLRS-30's protocol"
+    assert_line --regexp '^\| PGN-max \(dual\) after 2 iterations \| [0-9.]+% \(1\) \|'
+    assert_line --regexp '^\| PGN-max \(dual\) \| [0-9.]+% \(1\) \|'
+    assert_line --partial "The same models on CLRS-30's test split for bellman_ford (32 graphs of 64 nodes"
+    # the full run depends on the 2-iteration model and resumes it ...
+    touch "$out/shortest-paths/models/dual-i2-s0.mp"
+    run make --no-print-directory -n -s -C "$ROOT" PROFILE=smoke SP_PROFILE=clrs OUT="$out" DAR_BIN="$DAR_BIN" \
+        SP_TRAIN_COUNT=20 SP_VAL_COUNT=4 SP_TEST_COUNT=3 SP_ITERS=4 SP_BUDGETS=2 SP_SEEDS=0 SP_EVAL_EVERY=2 \
+        SP_FIT_EXTRA="-H 8" "$out/shortest-paths/models/dual-s0.mp"
+    assert_output --partial "--iters 4 "
+    assert_output --partial "--resume $out/shortest-paths/models/dual-i2-s0.mp"
+    refute_output --partial "dual-i2-s0.mp.tmp"
+    # ... and gives the same bytes as one run of 4 iterations
+    dar-fit --variant dual --processor pgn --agg max --seed 0 --iters 4 --eval-every 2 --threads 1 --optim adam \
+        --lr 0.001 --weight-decay 0 -H 8 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 \
+        --clip-norm 1 --val "$out/shortest-paths/data/val.mp" -q --no-cache < "$out/shortest-paths/data/train.mp" \
+        > "$BATS_FILE_TMPDIR/straight.mp"
+    run py_stream "$out/shortest-paths/models/dual-s0.mp" '
+import numpy as np
+a = recs[0]
+b = list(msgpack.Unpacker(open("'"$BATS_FILE_TMPDIR/straight.mp"'", "rb"), object_hook=msgpack_numpy.decode, raw=False))[0]
+assert a["provenance"]["iterations"] == 4
+assert all(np.array_equal(a["params"][k], b["params"][k]) for k in b["params"]), "resumed != straight"
+print("ok")'
+    assert_success
+    # CLRS-30's split: 32 graphs of 64 nodes scored per model
+    run py_stream "$out/shortest-paths/scores-clrs30/dual-s0.mp" '
+r = [x for x in recs if x["name"] == "pointer_accuracy"][0]
+assert r["count"] == 32 * 64, r["count"]
+print("ok")'
+    assert_success
+}
