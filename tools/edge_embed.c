@@ -475,6 +475,11 @@ void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_
     if (m->config.leak_dual)
         die(EX_DATAERR, "the model was trained with --leak-cut (it reads the true min cut), "
             "which edge-embed does not have");
+    /* edge-embed's own processor pass (for graphs too big for a batch) has
+     * the plain node update only */
+    if (m->config.layer_norm || m->config.gated)
+        die(EX_DATAERR, "the model has a %s node update, which edge-embed's processor does not compute",
+            m->config.layer_norm ? "layer-normalised" : "gated");
     workers_start_option(o->threads);
     stream_map(in, in_name, out, &(struct stream_map){.each = embed_record, .context = (void *)o});
     workers_stop();
