@@ -68,10 +68,22 @@ table_sp() {
     touch "$out/shortest-paths/models/dual-i2-s0.mp"
     run make --no-print-directory -n -s -C "$ROOT" PROFILE=smoke SP_PROFILE=clrs OUT="$out" DAR_BIN="$DAR_BIN" \
         SP_TRAIN_COUNT=20 SP_VAL_COUNT=4 SP_TEST_COUNT=3 SP_ITERS=4 SP_BUDGETS=2 SP_SEEDS=0 SP_EVAL_EVERY=2 \
-        SP_FIT_EXTRA="-H 8" "$out/shortest-paths/models/dual-s0.mp"
+        SP_FIT_EXTRA="-H 8" "$out/shortest-paths/models/dual-s0.mp" "$out/shortest-paths/scores/dual-s0.mp"
     assert_output --partial "--iters 4 "
     assert_output --partial "--resume $out/shortest-paths/models/dual-i2-s0.mp"
     refute_output --partial "dual-i2-s0.mp.tmp"
+    # the score's target waits for the shorter budget too: without it, make -n lists dual-i2-s0's own recipe first
+    rm "$out/shortest-paths/models/dual-i2-s0.mp"
+    run make --no-print-directory -n -s -C "$ROOT" PROFILE=smoke SP_PROFILE=clrs OUT="$out" DAR_BIN="$DAR_BIN" \
+        SP_TRAIN_COUNT=20 SP_VAL_COUNT=4 SP_TEST_COUNT=3 SP_ITERS=4 SP_BUDGETS=2 SP_SEEDS=0 SP_EVAL_EVERY=2 \
+        SP_FIT_EXTRA="-H 8" "$out/shortest-paths/scores/dual-s0.mp"
+    assert_output --partial "--iters 2 "
+    [[ "$output" == *"--iters 2 "*"--iters 4 "* ]]
+    # put the 2-iteration model back for what follows
+    DAR_CACHE="$SP_STUDY_CACHE" make --no-print-directory -s -C "$ROOT" PROFILE=smoke SP_PROFILE=clrs OUT="$out" \
+        DAR_BIN="$DAR_BIN" SP_TRAIN_COUNT=20 SP_VAL_COUNT=4 SP_TEST_COUNT=3 SP_ITERS=4 SP_BUDGETS=2 SP_SEEDS=0 \
+        SP_EVAL_EVERY=2 SP_FIT_EXTRA="-H 8 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 --clip-norm 1" \
+        "$out/shortest-paths/models/dual-i2-s0.mp"
     # ... and gives the same bytes as one run of 4 iterations
     dar-fit --variant dual --processor pgn --agg max --seed 0 --iters 4 --eval-every 2 --threads 1 --optim adam \
         --lr 0.001 --weight-decay 0 -H 8 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 \
