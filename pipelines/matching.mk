@@ -37,18 +37,6 @@ ifeq ($(MT_PROFILE),smoke)
   MT_FIT_EXTRA := --hidden 8 --batch 4
   # n64: the set the certified-share claims are about, so smoke decides them too
   MT_SETS := n16 n64 sparse unbalanced paper
-else ifeq ($(MT_PROFILE),recipe)
-  # the quick profile's data and budget, trained with the field's recipe
-  # (issue 37: results/clrs/README.md), to set beside the quick table
-  MT_NOTE := recipe profile: the quick profile's data and budget (1000 training graphs of 8+8 nodes, 300 iterations, 1 seed; 32 test graphs a set) with the field's recipe (H 128, the edge pointer head, layer norm, gate, no teacher forcing, clipping at 1)
-  MT_TRAIN_SIDES := 8,8
-  MT_TRAIN_COUNT := 1000
-  MT_VAL_COUNT := 32
-  MT_TEST_COUNT := 32
-  MT_ITERS := 300
-  MT_EVAL_EVERY := 50
-  MT_FIT_EXTRA := -H 128 --pointer-head edge --layer-norm --gate --tf-decay 0 --clip-norm 1
-  MT_SETS := n16 n32 n64 n128 sparse unbalanced paper
 else
   MT_NOTE := quick profile: 1000 training graphs of 8+8 nodes, 300 iterations, 1 seed; 32 test graphs a set
   MT_TRAIN_SIDES := 8,8
@@ -59,6 +47,12 @@ else
   MT_EVAL_EVERY := 50
   MT_FIT_EXTRA :=
   MT_SETS := n16 n32 n64 n128 sparse unbalanced paper
+endif
+# the recipe profile: the quick profile's data and budget trained with the
+# field's recipe (issue 37: results/clrs/README.md), to set beside the quick table
+ifeq ($(MT_PROFILE),recipe)
+  MT_NOTE := recipe profile: the quick profile's data and budget (1000 training graphs of 8+8 nodes, 300 iterations, 1 seed; 32 test graphs a set) with the field's recipe (H 128, the edge pointer head, layer norm, gate, no teacher forcing, clipping at 1)
+  MT_FIT_EXTRA := -H 128 --pointer-head edge --layer-norm --gate --tf-decay 0 --clip-norm 1
 endif
 MT_SEEDS := 0
 # Adam at 1e-3, not the max-flow reference's SGD: at the reference's

@@ -46,23 +46,6 @@ ifeq ($(VC_PROFILE),smoke)
   VC_FAMILY_NODES := 16
   VC_PROCESSORS := pgn
   VC_TIME_LIMIT := 10
-else ifeq ($(VC_PROFILE),recipe)
-  # the quick profile's data and budget, trained with the field's recipe
-  # (issue 37: results/clrs/README.md), PGN only: MPNN at H 128 on the
-  # 1024-node sets is hours of a core
-  VC_NOTE := recipe profile: the quick profile's data and budget (1000 training graphs of 16 nodes, 300 iterations, 1 seed; 32 test graphs a set, 8 at 512 and 1024 nodes) with the field's recipe (H 128, layer norm, gate, no teacher forcing, clipping at 1), PGN only
-  VC_TRAIN_NODES := 16
-  VC_TRAIN_COUNT := 1000
-  VC_VAL_COUNT := 32
-  VC_TEST_COUNT := 32
-  VC_LARGE_COUNT := 8
-  VC_ITERS := 300
-  VC_EVAL_EVERY := 50
-  VC_FIT_EXTRA := -H 128 --layer-norm --gate --tf-decay 0 --clip-norm 1
-  VC_SIZES := 16 32 64 128 256 512 1024
-  VC_FAMILY_NODES := 64
-  VC_PROCESSORS := pgn
-  VC_TIME_LIMIT := 10
 else
   VC_NOTE := quick profile: 1000 training graphs of 16 nodes, 300 iterations, 1 seed; 32 test graphs a set (8 at 512 and 1024 nodes)
   VC_TRAIN_NODES := 16
@@ -77,6 +60,14 @@ else
   VC_FAMILY_NODES := 64
   VC_PROCESSORS := pgn mpnn
   VC_TIME_LIMIT := 10
+endif
+# the recipe profile: the quick profile's data and budget trained with the
+# field's recipe (issue 37: results/clrs/README.md), PGN only: MPNN at H 128
+# on the 1024-node sets is hours of a core
+ifeq ($(VC_PROFILE),recipe)
+  VC_NOTE := recipe profile: the quick profile's data and budget (1000 training graphs of 16 nodes, 300 iterations, 1 seed; 32 test graphs a set, 8 at 512 and 1024 nodes) with the field's recipe (H 128, layer norm, gate, no teacher forcing, clipping at 1), PGN only
+  VC_FIT_EXTRA := -H 128 --layer-norm --gate --tf-decay 0 --clip-norm 1
+  VC_PROCESSORS := pgn
 endif
 VC_SEEDS := 0
 
