@@ -65,8 +65,13 @@ def read_records(path, kind):
 
 
 def graphs_path(path):
+    """scores/X.mp -> graphs/X.mp, and scores-SET/X.mp -> graphs-SET/X.mp (a
+    second test set's scores, e.g. the clrs profile's scores-clrs30/)."""
     head, tail = os.path.split(os.path.abspath(path))
-    return os.path.join(os.path.dirname(head), "graphs", tail) if os.path.basename(head) == "scores" else None
+    base = os.path.basename(head)
+    if base != "scores" and not base.startswith("scores-"):
+        return None
+    return os.path.join(os.path.dirname(head), "graphs" + base[len("scores"):], tail)
 
 
 CONFUSION_QUANTITIES = ("accuracy", "balanced_accuracy", "roc_hard")

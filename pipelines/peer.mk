@@ -6,6 +6,10 @@
 #                 [PEER_STEPS=10000] [PEER_EVAL_AT=500,2000,10000] [PEER_THREADS=1]
 #   make peer-clrs30               regenerate pipelines/data/clrs30-bellman-ford-test.mp
 #
+# Beside dar's rows, on the same test graphs, scored by the same metrics
+# graph by graph: make table-sp SP_PROFILE=clrs SP_PEER=triplet_gmpnn
+# (pipelines/shortest-paths.mk).
+#
 # The peer is google-deepmind/clrs's dm-clrs 2.0.3 from PyPI with JAX and
 # Haiku, pinned in pipelines/peer-requirements.txt. It lives in its own venv
 # under build/ and is never part of `make deps`, `make demo` or `make test`:

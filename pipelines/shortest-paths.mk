@@ -3,6 +3,8 @@
 # Makefile, before study.mk, whose `heavy` and `light` it uses).
 #
 #   make table-sp [PROFILE=smoke|quick|paper|clrs]
+#   make table-sp SP_PROFILE=clrs SP_PEER=triplet_gmpnn [SP_PEER_STEPS=500]
+#                                 (CLRS's own baseline beside it: make peer)
 #
 # The clrs profile is CLRS-30's protocol with the field's recipe (issue 37):
 # training graphs from CLRS's Bellman-Ford sampler at 4, 7, 11, 13 and 16
@@ -174,6 +176,48 @@ $(SP_OUT)/scores/random-%.mp $(SP_OUT)/graphs/random-%.mp: $(SP_DATA)/test.mp | 
 SP_QUANTITIES := pointer_accuracy,mae_d,feasible_edges,path_optimal,path_gap
 SP_CLRS := MPNN (CLRS, published; Ibarz et al. 2022)|92.01%|Triplet-GMPNN (CLRS, published; Ibarz et al. 2022)|97.39%
 SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
+
+# CLRS's own baseline beside dar's rows (the clrs profile, SP_PEER=
+# triplet_gmpnn and/or mpnn; make peer's venv): dm-clrs trained by
+# tests/bench/clrs_peer.py as run.py trains it, SP_PEER_STEPS steps a seed
+# (SP_ITERS unless told), tested at each of the budgets it reaches on the
+# same two test sets.  Its predicted trees go onto dar's records
+# (clrs_convert.py with-predictions) and through the same metrics, graph by
+# graph, so the claims of pipelines/claims-sp-clrs.tsv pair its rows with
+# dar's over the same graphs.
+SP_PEER ?=
+SP_PEER_STEPS ?= $(SP_ITERS)
+ifneq ($(SP_PEER),)
+ifeq ($(SP_CLRS30),)
+$(error SP_PEER=$(SP_PEER): CLRS's baseline runs beside the clrs profile only (SP_PROFILE=clrs))
+endif
+sp_empty :=
+sp_space := $(sp_empty) $(sp_empty)
+sp_comma := ,
+SP_PEER_BUDGETS := $(foreach b,$(SP_BUDGETS) $(SP_ITERS),$(if $(shell test $(b) -le $(SP_PEER_STEPS) && echo y),$(b)))
+sp_peer_label = $(if $(filter mpnn,$(1)),MPNN,Triplet-GMPNN) (dm-clrs 2.0.3 on this machine)$(if $(filter-out $(SP_ITERS),$(2)), after $(2) steps)
+$(SP_OUT)/peer/%.tsv: $(SP_DATA)/test.mp | $(BUILD)/peer-venv/.installed
+	@mkdir -p $(SP_OUT)/peer
+	nice -n 10 $(BUILD)/peer-venv/bin/python tests/bench/clrs_peer.py train --processor $(word 1,$(subst -s, ,$*)) \
+	  --seed $(word 2,$(subst -s, ,$*)) --steps $(SP_PEER_STEPS) --eval-at $(subst $(sp_space),$(sp_comma),$(SP_PEER_BUDGETS)) \
+	  --threads 1 --dar-test $< --predictions $(SP_OUT)/peer/$* --out $@.tmp && mv $@.tmp $@
+# peer P, seed S, budget B, test set (scores dir suffix, the traced stream, the peer's name for it)
+define sp_peer_score
+$(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp &: $(SP_OUT)/peer/$(1)-s$(2).tsv $(5) | all
+	@mkdir -p $(SP_OUT)/scores$(4) $(SP_OUT)/graphs$(4)
+	$$(call light, $$(SP_PY) scripts/clrs_convert.py with-predictions $(5) $(SP_OUT)/peer/$(1)-s$(2)/$(6)-$(3).npy \
+	  | metrics --split test -l "model=$$(call sp_peer_label,$(1),$(3))" -l seed=$(2) \
+	    --per-graph $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp > $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp) \
+	  && mv $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp \
+	  && mv $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp
+endef
+$(foreach p,$(SP_PEER),$(foreach s,$(SP_SEEDS),$(foreach b,$(SP_PEER_BUDGETS),\
+  $(eval $(call sp_peer_score,$(p),$(s),$(b),,$(SP_DATA)/test.mp,dar64))\
+  $(eval $(call sp_peer_score,$(p),$(s),$(b),-clrs30,$(SP_DATA)/clrs30.mp,clrs30)))))
+SP_PEER_RUNS := $(foreach p,$(SP_PEER),$(foreach b,$(SP_PEER_BUDGETS),$(foreach s,$(SP_SEEDS),peer-$(p)-i$(b)-s$(s))))
+SP_SCORES += $(foreach r,$(SP_PEER_RUNS),$(SP_OUT)/scores/$(r).mp)
+SP_CLRS30_SCORES += $(foreach r,$(SP_PEER_RUNS),$(SP_OUT)/scores-clrs30/$(r).mp)
+endif
 SP_PY := /usr/bin/python3
 # The table as TSV and its resampling units (each test graph's sum and count
 # per run, pipelines/bootstrap.py): what claims.py decides the claims of
@@ -184,9 +228,21 @@ $(SP_OUT)/table-sp.units.tsv: $(SP_SCORES) $(subst /scores/,/graphs/,$(SP_SCORES
 	$(SP_PY) pipelines/bootstrap.py units --rows model --cols name --quantity $(SP_QUANTITIES) $(SP_SCORES) > $@.tmp && mv $@.tmp $@
 sp_claims = $(SP_PY) pipelines/claims.py --claims pipelines/claims-sp.tsv --paper-dir pipelines/paper \
   --table table-sp=$(SP_OUT)/table-sp.tsv --units table-sp=$(SP_OUT)/table-sp.units.tsv
+# CLRS-30's split as a table of its own for the claims of
+# pipelines/claims-sp-clrs.tsv (the field's bar and the peer run here)
+ifneq ($(SP_CLRS30),)
+$(SP_OUT)/table-sp-clrs30.tsv: $(SP_CLRS30_SCORES)
+	cat $^ | metrics --table tsv --rows model --cols name --quantity $(SP_QUANTITIES) > $@.tmp && mv $@.tmp $@
+$(SP_OUT)/table-sp-clrs30.units.tsv: $(SP_CLRS30_SCORES) $(subst /scores-clrs30/,/graphs-clrs30/,$(SP_CLRS30_SCORES)) pipelines/bootstrap.py
+	$(SP_PY) pipelines/bootstrap.py units --rows model --cols name --quantity $(SP_QUANTITIES) $(SP_CLRS30_SCORES) > $@.tmp && mv $@.tmp $@
+SP_CLRS30_CLAIMS := $(SP_OUT)/table-sp-clrs30.tsv $(SP_OUT)/table-sp-clrs30.units.tsv pipelines/claims-sp-clrs.tsv
+sp_clrs_claims = $(SP_PY) pipelines/claims.py --claims pipelines/claims-sp-clrs.tsv --paper-dir pipelines/paper \
+  --table table-sp=$(SP_OUT)/table-sp.tsv --units table-sp=$(SP_OUT)/table-sp.units.tsv \
+  --table clrs30=$(SP_OUT)/table-sp-clrs30.tsv --units clrs30=$(SP_OUT)/table-sp-clrs30.units.tsv
+endif
 # Under the table, the claims of pipelines/claims-sp.tsv with their verdicts
 # on this profile's numbers, decided with intervals as make report does.
-$(SP_OUT)/table-sp.md: $(SP_SCORES) $(SP_CLRS30_SCORES) $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv pipelines/claims.py
+$(SP_OUT)/table-sp.md: $(SP_SCORES) $(SP_CLRS30_SCORES) $(SP_CLRS30_CLAIMS) $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv pipelines/claims.py
 	cat $(SP_SCORES) | metrics --table md --rows model --cols name --quantity $(SP_QUANTITIES) \
 	  --percent pointer_accuracy,feasible_edges,path_optimal --digits 3 \
 	  --title "Shortest paths (Bellman-Ford), trained at $(SP_TRAIN_NODES) nodes, tested at $(SP_TEST_NODES) — $(SP_NOTE); CLRS's rows: their published 64-node scores" \
@@ -197,7 +253,9 @@ $(SP_OUT)/table-sp.md: $(SP_SCORES) $(SP_CLRS30_SCORES) $(SP_OUT)/table-sp.tsv $
 	  && $(sp_claims) --markdown >> $@.tmp \
 	  $(if $(SP_CLRS30),&& printf '\n' >> $@.tmp && cat $(SP_CLRS30_SCORES) | metrics --table md --rows model --cols name \
 	    --quantity $(SP_QUANTITIES) --percent pointer_accuracy$(comma)feasible_edges$(comma)path_optimal --digits 3 \
-	    --title "The same models on CLRS-30's test split for bellman_ford (32 graphs of 64 nodes, $(SP_CLRS30))" >> $@.tmp) \
+	    --title "The same models on CLRS-30's test split for bellman_ford (32 graphs of 64 nodes, $(SP_CLRS30))" >> $@.tmp \
+	    && printf '\nClaims on the clrs profile (pipelines/claims-sp-clrs.tsv) decided as above: clrs30 is the table just above:\n\n' >> $@.tmp \
+	    && $(sp_clrs_claims) --markdown >> $@.tmp) \
 	  && mv $@.tmp $@
 
 .PHONY: table-sp

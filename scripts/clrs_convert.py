@@ -3,6 +3,13 @@
 
     clrs_convert.py to-dar IN.npz [--trace] [--family NAME] > OUT.mp
     clrs_convert.py to-clrs [IN.mp] OUT.npz
+    clrs_convert.py with-predictions IN.mp PRED.npy > OUT.mp
+
+with-predictions puts a CLRS model's predicted tree (tests/bench/clrs_peer.py
+--predictions: int32 [B,n], one row a record, in the stream's order) on each
+record as `pred_pi`, the key dar-step writes, so that `metrics` scores the
+peer's predictions as it scores dar's, graph by graph (--per-graph) for the
+paired bootstrap.
 
 numpy and msgpack only (no JAX, no dm-clrs), so that `make test` runs it.
 
@@ -161,6 +168,22 @@ def records_to_npz(recs):
     return out
 
 
+def with_predictions(recs, pred, what):
+    """Each record with its row of pred as pred_pi (checked pointers)."""
+    if pred.ndim != 2 or pred.shape[0] != len(recs):
+        die(f"with-predictions: {what}: shape {pred.shape} for {len(recs)} records (want [{len(recs)},n])")
+    for i, r in enumerate(recs):
+        n = r.get("n")
+        if r.get("kind") != "graph" or not isinstance(n, int):
+            die(f"with-predictions: record {i}: not a graph record")
+        if pred.shape[1] != n:
+            die(f"with-predictions: record {i}: {n} nodes, {what} has rows of {pred.shape[1]}")
+        row = pointers(np.asarray(pred[i], dtype=np.float64), f"{what} row {i}")
+        if np.any(row < 0) or np.any(row >= n):
+            die(f"with-predictions: {what} row {i}: a pointer outside 0..{n - 1}")
+        yield dict(r, pred_pi=row)
+
+
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -170,8 +193,21 @@ def main():
     a.add_argument("--family", default=None)
     c = sub.add_parser("to-clrs")
     c.add_argument("paths", nargs="+", metavar="[IN.mp] OUT.npz")
+    w = sub.add_parser("with-predictions")
+    w.add_argument("stream")
+    w.add_argument("npy")
     args = ap.parse_args()
-    if args.cmd == "to-dar":
+    if args.cmd == "with-predictions":
+        try:
+            with open(args.stream, "rb") as f:
+                recs = read_records(f)
+            pred = np.load(args.npy, allow_pickle=False)
+        except (OSError, ValueError, msgpack.exceptions.ExtraData) as e:
+            die(f"with-predictions: {e}")
+        out = sys.stdout.buffer
+        for rec in with_predictions(recs, pred, args.npy):
+            write_record(out, rec)
+    elif args.cmd == "to-dar":
         try:
             data = dict(np.load(args.npz, allow_pickle=False))
         except (OSError, ValueError) as e:

@@ -89,3 +89,27 @@ assert w.min() > 0.0316 and w.max() < 1.0002   # sqrt(u u'"'"' + 1e-3)
     [ "$status" -ne 0 ]
     assert_one_line_error clrs_convert
 }
+
+@test "clrs_convert with-predictions: a peer's trees scored by metrics as dar's (the true tree 100 %, a shifted one what it is)" {
+    dar_graphs > "$T/d.mp"
+    # the true trees as CLRS's --predictions rows, and the same with node 0's pointer moved
+    "$PY" - "$T/d.mp" "$T" <<'PY'
+import sys, msgpack, msgpack_numpy, numpy as np
+recs = list(msgpack.Unpacker(open(sys.argv[1], "rb"), object_hook=msgpack_numpy.decode, raw=False))
+pi = np.stack([r["pi"] for r in recs]).astype(np.int32)
+np.save(sys.argv[2] + "/true.npy", pi)
+bad = pi.copy(); bad[:, 0] = (bad[:, 0] + 1) % bad.shape[1]
+np.save(sys.argv[2] + "/moved.npy", bad)
+np.save(sys.argv[2] + "/short.npy", pi[:-1])
+PY
+    CONVERT with-predictions "$T/d.mp" "$T/true.npy" | metrics --quantity pointer_accuracy | mpcat > "$T/true.json"
+    run jq -r .value "$T/true.json"
+    assert_output 1
+    # 18 graphs of 16 nodes, one wrong pointer in each: 1 - 18/288
+    CONVERT with-predictions "$T/d.mp" "$T/moved.npy" | metrics --quantity pointer_accuracy | mpcat > "$T/moved.json"
+    run jq -r .value "$T/moved.json"
+    assert_output 0.9375
+    run --separate-stderr CONVERT with-predictions "$T/d.mp" "$T/short.npy"
+    [ "$status" -ne 0 ]
+    assert_one_line_error clrs_convert
+}

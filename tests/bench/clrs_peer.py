@@ -116,6 +116,17 @@ def npz_to_feedback(data, spec):
     return clrs.Feedback(clrs.Features(tuple(inputs), tuple(hints), data["lengths"]), tuple(outputs))
 
 
+def pointer_rows(pred, truth):
+    """CLRS's hard pointer predictions (argmax indices as floats, [B, n]) as
+    int32, checked against the truth's shape."""
+    import numpy as np
+    p = np.asarray(pred)
+    t = next(dp for dp in truth if dp.name == "pi").data
+    if p.shape != np.asarray(t).shape:
+        die(f"predictions of shape {p.shape} for outputs of shape {np.asarray(t).shape}")
+    return np.rint(p).astype(np.int32)
+
+
 def clrs30_test(seed=3, count=32, length=64, p=None):
     """CLRS-30's test split of bellman_ford as clrs/_src/dataset.py builds it."""
     import clrs
@@ -146,6 +157,8 @@ def cmd_train(a):
     if not eval_at or eval_at[-1] > a.steps or eval_at[0] < 1:
         die(f"--eval-at {a.eval_at}: step counts must lie in 1..--steps ({a.steps})")
     cpu = cpu_model()
+    if a.predictions:
+        os.makedirs(a.predictions, exist_ok=True)
 
     # test sets first: they draw from no random state the training shares
     spec = clrs.SPECS[algo]
@@ -228,6 +241,12 @@ def cmd_train(a):
                 # training's key must not move
                 preds, _ = model.predict(jax.random.PRNGKey(0), fb.features, algorithm_index=0)
                 acc = clrs.evaluate(fb.outputs, preds)["pi"]
+                if a.predictions:
+                    # the argmax pointers, one row a graph in the test set's
+                    # order: scripts/clrs_convert.py with-predictions puts
+                    # them on dar's records for metrics --per-graph
+                    np.save(os.path.join(a.predictions, f"{name}-{step}.npy"),
+                            pointer_rows(preds["pi"].data, fb.outputs))
                 print(f"{a.seed}\t{a.processor}\t{step}\t{name}\t{float(acc):.6f}\t{best_step}\t{best_score:.6f}"
                       f"\t{sps:.6f}\t{cps:.6f}\t{smp:.6f}\t{a.threads}\t{cpu}", file=out, flush=True)
             model.params = current
@@ -249,6 +268,8 @@ def main():
     t.add_argument("--dar-test", default=None, help="a traced dar shortest-paths stream, one n")
     t.add_argument("--dar-test-name", default="dar64")
     t.add_argument("--out", default=None)
+    t.add_argument("--predictions", default=None, metavar="DIR",
+                   help="also save each test set's predicted pi at each --eval-at step as DIR/<set>-<step>.npy")
     t.add_argument("-v", "--verbose", action="store_true")
     s = sub.add_parser("sample")
     s.add_argument("out")
