@@ -1,5 +1,6 @@
 /* test_graphgen.c - the synthetic generator: structure, statistics,
- * determinism and independence of the purpose streams. */
+ * determinism and independence of the purpose streams; and the checks of
+ * the instance key rows its kinds of instance are read back with. */
 #include "check.h"
 #include "graphgen.h"
 #include <stdlib.h>
@@ -496,9 +497,43 @@ static void test_instance_errors(void)
           !graphgen_parse_sides("3,4x", &a, &b, err, sizeof err), "--sides refuses 0, one number, trailing text");
 }
 
+/* The checks a row of instance keys asks for, beyond the key being there:
+ * t other than s, every edge between the sides (an arc A->B). */
+static void test_key_checks(void)
+{
+    static const struct graph_key ends[] = {
+        {.key = "s", .dtype = DT_I64, .location = GRAPH_AT_GRAPH, .what = "a source"},
+        {.key = "t", .dtype = DT_I64, .location = GRAPH_AT_GRAPH, .check = GRAPH_CHECK_NOT_S, .what = "a sink"},
+    };
+    static const struct graph_key sides[] = {
+        {.key = "side", .dtype = DT_U8, .location = GRAPH_AT_NODE, .check = GRAPH_CHECK_SIDES, .what = "sides"},
+    };
+    char err[256];
+    struct graph g = {.n = 4, .m = 2, .s = 2, .t = 2, .src = (int32_t[]){0, 3}, .dst = (int32_t[]){2, 1},
+                      .side = (uint8_t[]){0, 0, 1, 1}};
+    CHECK(!graph_check_keys(&g, ends, 2, "x", err, sizeof err) && !strcmp(err, "'s' and 't' are both 2"),
+          "t == s refused: %s", err);
+    CHECK(graph_check_keys(&g, ends + 1, 1, "x", err, sizeof err), "t alone is not compared with s");
+    g.t = 3;
+    CHECK(graph_check_keys(&g, ends, 2, "x", err, sizeof err), "t != s passes");
+    CHECK(graph_check_keys(&g, sides, 1, "x", err, sizeof err), "edges A-B pass undirected");
+    g.directed = true;
+    CHECK(!graph_check_keys(&g, sides, 1, "x", err, sizeof err) &&
+          !strcmp(err, "arc 1 runs from node 3 on side B to node 1 on side A (x needs arcs A->B)"), "arc B->A: %s", err);
+    g.directed = false;
+    g.side[3] = 0;
+    CHECK(!graph_check_keys(&g, sides, 1, "x", err, sizeof err) &&
+          !strcmp(err, "edge 1 joins nodes 3 and 1, both on side A (x needs every edge between A and B)"),
+          "an A-A edge: %s", err);
+    g.side = NULL;
+    CHECK(!graph_check_keys(&g, sides, 1, "x", err, sizeof err) && !strcmp(err, "'side' is missing (x needs sides)"),
+          "no side: %s", err);
+}
+
 int main(void)
 {
     check_file_name = "graphgen";
+    test_key_checks();
     test_two_community();
     test_two_community_directed();
     test_bipartite();
