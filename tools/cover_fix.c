@@ -4,6 +4,7 @@
 #include "cover_fix.h"
 #include "die.h"
 #include "graph.h"
+#include "algo_vertex_cover.h"
 #include "stream.h"
 #include "tensor.h"
 #include "vertex_cover.h"
@@ -52,7 +53,7 @@ static void fix_record(struct writer *w, const struct record *rec, void *context
 {
     const struct cover_fix_options *o = context;
     struct graph g;
-    graph_read_instance(&g, rec, GRAPH_NEEDS_VERTEX_COVER, "vertex-cover");
+    graph_read_instance(&g, rec, dar_algorithm_vertex_cover.instance_keys, dar_algorithm_vertex_cover.ninstance_keys, "vertex-cover");
     size_t n1 = (size_t)g.n + 1, m1 = (size_t)g.m + 1;
     double *scores = prediction(rec, o->key, g.n, "the predicted cover's node scores");
     bool dual = record_has(rec, o->dual_key);

@@ -8,7 +8,6 @@
 #include "stream.h"
 #include "tensor.h"
 #include "vessel.h"
-#include "vertex_cover_exact.h"
 #include "vesselgraph_csv.h"
 #include <stdlib.h>
 #include <string.h>
@@ -63,24 +62,6 @@ static void vessel_run(const struct gen_graphs_options *o, FILE *out)
     cached_run_end(&run);
 }
 
-/* The instance's lightest cover, as PDNAR's datasets carry it for its
- * "+opt" loss and its ratio to the optimum: the min cut on a graph with
- * sides (always optimal), else GLPK within the limit and its status. */
-static void write_optimum(struct writer *w, const struct graph *g, double time_limit)
-{
-    uint8_t *cover = xmalloc((size_t)g->n + 1);
-    double weight;
-    enum vertex_cover_status status = VERTEX_COVER_OPTIMAL;
-    if (g->side)
-        weight = vertex_cover_min_cut(g->n, g->m, g->src, g->dst, g->side, g->node_w, cover);
-    else
-        status = vertex_cover_ilp(g->n, g->m, g->src, g->dst, g->node_w, time_limit, cover, &weight);
-    mp_key(w, "opt_cover");  mp_vector(w, DT_U8, g->n, cover);
-    mp_key(w, "opt_weight"); mp_double(w, weight);
-    mp_key(w, "opt_status"); mp_str(w, vertex_cover_status_name(status));
-    free(cover);
-}
-
 void gen_graphs_run(FILE *out, const struct gen_graphs_options *o)
 {
     if (strcmp(o->graph.family, "vessel") == 0 || o->from_vesselgraph[0]) {
@@ -100,15 +81,12 @@ void gen_graphs_run(FILE *out, const struct gen_graphs_options *o)
             struct graph g;
             if (!graphgen(&o->graph, k, &g, err, sizeof err))
                 die(EX_SOFTWARE, "record %lld: %s", (long long)k, err);
-            if (o->graph.instance == INSTANCE_MAX_FLOW) {
-                mp_map(&w, GRAPH_CORE_KEYS);
-                graph_write_core(&w, &g);
-            } else {
-                mp_map(&w, (uint32_t)graph_instance_keys(&g) + (o->optimum > 0 ? 3 : 0));
-                graph_write_instance(&w, &g);
-                if (o->optimum > 0)
-                    write_optimum(&w, &g, o->optimum);
-            }
+            /* a flow network's keys are graph_write_core's, in its order */
+            bool optimum = o->optimum > 0;
+            mp_map(&w, (uint32_t)graph_instance_keys(&g) + (optimum ? (uint32_t)o->algorithm->noptimum_keys : 0));
+            graph_write_instance(&w, &g);
+            if (optimum)
+                o->algorithm->write_optimum(&w, &g, o->optimum);
             graph_free(&g);
             progress_update(&p, k + 1);
         }

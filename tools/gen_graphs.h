@@ -4,6 +4,7 @@
  * make than to hash and copy. */
 #ifndef DAR_GEN_GRAPHS_H
 #define DAR_GEN_GRAPHS_H
+#include "algorithm.h"
 #include "cli.h"
 #include "graphgen.h"
 #include <stdbool.h>
@@ -12,10 +13,11 @@
 
 struct gen_graphs_options {
     struct graphgen_options graph;  /* checked by graphgen_check unless from a directory */
+    const struct dar_algorithm *algorithm;  /* the instance's registry row (--instance) */
     int64_t count;                  /* records; 1 for a vessel graph */
     const char *from_vesselgraph;   /* a VesselGraph directory, or "" */
-    double optimum;                 /* vertex cover: > 0 adds the optimum, GLPK's limit per graph in
-                                       seconds (the min cut where the graph has sides); 0: none */
+    double optimum;                 /* > 0: the algorithm's write_optimum adds the optimum, with this
+                                       limit per graph in seconds; 0: none */
     bool no_cache, verbose, quiet, progress;
     const struct cli_spec *spec;    /* the tool's options: the cache key */
 };

@@ -4,6 +4,7 @@
 #include "match_fix.h"
 #include "die.h"
 #include "graph.h"
+#include "algo_matching.h"
 #include "matching_fix.h"
 #include "stream.h"
 #include "tensor.h"
@@ -30,7 +31,7 @@ static float *scores(const struct record *rec, const char *key, int count, const
 static void fix_record(struct writer *w, const struct record *rec, void *context)
 {
     struct graph g;
-    graph_read_instance(&g, rec, GRAPH_NEEDS_MATCHING, "match-fix");
+    graph_read_instance(&g, rec, dar_algorithm_matching.instance_keys, dar_algorithm_matching.ninstance_keys, "match-fix");
     float *pm = scores(rec, "pred_match", g.m, "the predicted edge scores");
     float *pc = record_has(rec, "pred_cover") ? scores(rec, "pred_cover", g.n, "the predicted node scores") : NULL;
     uint8_t *match = xmalloc((size_t)g.m + 1), *cover = xmalloc((size_t)g.n + 1);

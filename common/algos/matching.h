@@ -4,8 +4,8 @@
  * its dual: the Konig vertex cover read from the last search.
  *
  * The instance is an undirected bipartite graph: side[v] is 0 for A and 1
- * for B, and every edge joins A and B (graph_require(GRAPH_NEEDS_MATCHING)
- * checks it); s and t are implicit, not nodes of the record.
+ * for B, and every edge joins A and B (the matching entry's
+ * instance key row checks it); s and t are implicit, not nodes of the record.
  *
  * Search k (k = 0 .. T-1, T = |M| + 1) is a full BFS from s in the residual
  * network of the matching M_k found so far: the queue starts with the free A

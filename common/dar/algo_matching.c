@@ -292,6 +292,12 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
     return f.tp ? 1.0 - 2.0 * (double)f.tp / (double)(2 * f.tp + f.fp + f.fn) : (f.fp + f.fn ? 1.0 : 0.0);
 }
 
+/* The keys of its instance (formats/graph.md, "Instances"). */
+static const struct graph_key instance_keys[] = {
+    {.key = "side", .dtype = DT_U8, .location = GRAPH_AT_NODE, .check = GRAPH_CHECK_SIDES,
+     .what = "a side per node"},
+};
+
 const struct dar_algorithm dar_algorithm_matching = {
     .name = ALGORITHM,
     .summary = "Ford-Fulkerson with BFS augmenting paths on s->A->B->t; primal: the matching, dual: the Konig cover",
@@ -310,7 +316,6 @@ const struct dar_algorithm dar_algorithm_matching = {
     .batch_scales = match_batch_scales,
     .run_group = match_run_group,
     .total_loss = match_total_loss,
-    .instance_needs = GRAPH_NEEDS_MATCHING,
     .ntrace_keys = 7,
     .nsolution_keys = 3,
     .trace_keys = trace_keys,
@@ -319,4 +324,7 @@ const struct dar_algorithm dar_algorithm_matching = {
     .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
+    .ninstance_keys = sizeof instance_keys / sizeof *instance_keys,
+    .instance_keys = instance_keys,
+    .generate = &graphgen_two_sided,
 };

@@ -362,6 +362,13 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
     return err.pooled ? err.sum / (double)err.pooled : 0;
 }
 
+/* The keys of its instance (formats/graph.md, "Instances"). */
+static const struct graph_key instance_keys[] = {
+    {.key = "s", .dtype = DT_I64, .location = GRAPH_AT_GRAPH, .what = "a source"},
+    {.key = "t", .dtype = DT_I64, .location = GRAPH_AT_GRAPH, .check = GRAPH_CHECK_NOT_S, .what = "a sink"},
+    {.key = "cap", .dtype = DT_F32, .location = GRAPH_AT_EDGE, .what = "capacities"},
+};
+
 const struct dar_algorithm dar_algorithm_maxflow = {
     .name = "max-flow",
     .summary = "Ford-Fulkerson with Bellman-Ford augmenting paths; dual: the source-maximal min cut",
@@ -380,7 +387,6 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .batch_scales = maxflow_batch_scales,
     .run_group = maxflow_run_group,
     .total_loss = maxflow_total_loss,
-    .instance_needs = GRAPH_NEEDS_MAX_FLOW,
     .takes_other_traces = true,
     .ntrace_keys = 8,
     .nsolution_keys = 3,
@@ -390,4 +396,7 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
+    .ninstance_keys = sizeof instance_keys / sizeof *instance_keys,
+    .instance_keys = instance_keys,
+    .generate = &graphgen_flow_network,
 };

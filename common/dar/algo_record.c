@@ -45,7 +45,7 @@ float *algo_read_amounts(const struct record *rec, const char *key, int ndim, co
 
 void algo_read_instance(const struct dar_algorithm *alg, struct graph *g, const struct record *rec)
 {
-    graph_read_instance(g, rec, alg->instance_needs, alg->name);
+    graph_read_instance(g, rec, alg->instance_keys, alg->ninstance_keys, alg->name);
 }
 
 void algo_all_rounds(struct dar_graph *dg, int T)

@@ -22,7 +22,7 @@ void algo_check_pointers(const struct record *rec, const char *key, const int32_
  * the caller frees it. */
 float *algo_read_amounts(const struct record *rec, const char *key, int ndim, const int64_t *shape);
 
-/* The instance alg reads (its instance_needs) into g.  A record carrying
+/* The instance alg reads (its instance_keys) into g.  A record carrying
  * another entry's whole trace the tools have refused before (registry.h
  * dar_algorithm_refuse_other_trace): only the registry knows the others. */
 void algo_read_instance(const struct dar_algorithm *alg, struct graph *g, const struct record *rec);

@@ -263,6 +263,12 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
     return a.nodes ? 1.0 - (double)a.right / (double)a.nodes : 0;
 }
 
+/* The keys of its instance (formats/graph.md, "Instances"). */
+static const struct graph_key instance_keys[] = {
+    {.key = "s", .dtype = DT_I64, .location = GRAPH_AT_GRAPH, .what = "a source"},
+    {.key = "w", .dtype = DT_F32, .location = GRAPH_AT_EDGE, .what = "edge weights"},
+};
+
 const struct dar_algorithm dar_algorithm_shortest_paths = {
     .name = ALGORITHM,
     .summary = "synchronous Bellman-Ford rounds from s; primal: the shortest-path tree, dual: the potentials",
@@ -280,7 +286,6 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .batch_scales = sp_batch_scales,
     .run_group = sp_run_group,
     .total_loss = sp_total_loss,
-    .instance_needs = GRAPH_NEEDS_SHORTEST_PATHS,
     .ntrace_keys = 7,
     .nsolution_keys = 3,
     .trace_keys = trace_keys,
@@ -289,4 +294,7 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
+    .ninstance_keys = sizeof instance_keys / sizeof *instance_keys,
+    .instance_keys = instance_keys,
+    .generate = &graphgen_weighted_from_source,
 };

@@ -18,6 +18,7 @@
 #include "rng.h"
 #include "tensor.h"
 #include "vertex_cover.h"
+#include "vertex_cover_exact.h"
 #include "vertex_cover_repair.h"
 #include <math.h>
 #include <stdlib.h>
@@ -254,6 +255,30 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
     return w.theirs > 0 ? w.ours / w.theirs : 0;
 }
 
+/* The instance's lightest cover, as PDNAR's datasets carry it for its
+ * "+opt" loss and its ratio to the optimum (gen-graphs --optimum): the min
+ * cut on a graph with sides (always optimal), else GLPK within the limit
+ * and its status. */
+static void write_optimum(struct writer *w, const struct graph *g, double time_limit)
+{
+    uint8_t *cover = xmalloc((size_t)g->n + 1);
+    double weight;
+    enum vertex_cover_status status = VERTEX_COVER_OPTIMAL;
+    if (g->side)
+        weight = vertex_cover_min_cut(g->n, g->m, g->src, g->dst, g->side, g->node_w, cover);
+    else
+        status = vertex_cover_ilp(g->n, g->m, g->src, g->dst, g->node_w, time_limit, cover, &weight);
+    mp_key(w, "opt_cover");  mp_vector(w, DT_U8, g->n, cover);
+    mp_key(w, "opt_weight"); mp_double(w, weight);
+    mp_key(w, "opt_status"); mp_str(w, vertex_cover_status_name(status));
+    free(cover);
+}
+
+/* The keys of its instance (formats/graph.md, "Instances"). */
+static const struct graph_key instance_keys[] = {
+    {.key = "node_w", .dtype = DT_F32, .location = GRAPH_AT_NODE, .what = "node weights"},
+};
+
 const struct dar_algorithm dar_algorithm_vertex_cover = {
     .name = ALGORITHM,
     .summary = "PDNAR's primal-dual rounds with uniform increases; primal: the cover, dual: the edge packing",
@@ -272,7 +297,6 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .batch_scales = vc_batch_scales,
     .run_group = vc_run_group,
     .total_loss = vc_total_loss,
-    .instance_needs = GRAPH_NEEDS_VERTEX_COVER,
     .ntrace_keys = 7,
     .nsolution_keys = 2,
     .trace_keys = trace_keys,
@@ -281,4 +305,11 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
+    .ninstance_keys = sizeof instance_keys / sizeof *instance_keys,
+    .instance_keys = instance_keys,
+    .generate = &graphgen_node_weighted,
+    .noptimum_keys = 3,
+    .write_optimum = write_optimum,
+    .optimum_help = "the lightest cover (opt_cover, opt_weight, opt_status): the min cut on bipartite-sides, else "
+                    "GLPK stopped after S seconds per graph (its status says if proven)",
 };

@@ -37,6 +37,8 @@
 #define DAR_ALGORITHM_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "graph.h"
+#include "graphgen.h"
 #include "stream.h"
 
 enum dar_stage { DAR_STAGE_INPUT, DAR_STAGE_HINT, DAR_STAGE_OUTPUT };
@@ -122,9 +124,6 @@ struct dar_algorithm {
                          double *terms);
 
     /* ---- the tools ---- */
-    /* The keys of the instance it reads (graph.h GRAPH_NEEDS_*): which
-     * algorithm an untraced record is for. */
-    unsigned instance_needs;
     /* Its ops take a record that carries another entry's whole trace too;
      * otherwise the tools refuse such a record before any op reads it
      * (registry.h dar_algorithm_refuse_other_trace).  True for max-flow,
@@ -150,6 +149,22 @@ struct dar_algorithm {
      * the inference cost to *kappa when not NULL. */
     double (*validation_score)(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
                                int count, double *kappa);
+
+    /* ---- the instance: its keys and how gen-graphs makes it ---- */
+    /* The keys of the instance it reads, checked by the graph reader
+     * (graph_read_instance): which algorithm an untraced record is for,
+     * and the instance list of --help. */
+    int ninstance_keys;
+    const struct graph_key *instance_keys;
+    /* gen-graphs --instance NAME: the keys the generator adds to a
+     * family's structure (graphgen.h's kinds, or the entry's own). */
+    const struct graphgen_instance *generate;
+    /* gen-graphs --optimum S: the optimum written after the instance's
+     * keys (noptimum_keys of them), S the solver's limit per graph in
+     * seconds; NULL: the entry has none.  optimum_help says what it is. */
+    int noptimum_keys;
+    void (*write_optimum)(struct writer *w, const struct graph *g, double time_limit);
+    const char *optimum_help;
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */

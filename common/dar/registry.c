@@ -58,7 +58,7 @@ const struct dar_algorithm *dar_algorithm_of_record(const struct record *rec)
         if (has_all(rec, dar_algorithms[i]->solution_keys, dar_algorithms[i]->nsolution_keys))
             return dar_algorithms[i];
     for (int i = 0; i < dar_algorithm_count; i++)
-        if (!graph_missing_key(rec, dar_algorithms[i]->instance_needs)) {
+        if (!graph_missing_key(rec, dar_algorithms[i]->instance_keys, dar_algorithms[i]->ninstance_keys)) {
             if (dar_algorithms[i] != dar_algorithm_default())
                 record_die(rec, "carries no %s trace (no '%s'): run ff-trace --algorithm %s on it first",
                            dar_algorithms[i]->name, dar_algorithms[i]->trace_keys[0], dar_algorithms[i]->name);
@@ -79,12 +79,12 @@ const struct dar_algorithm *dar_algorithm_other_of_record(const struct dar_algor
             return other;
         }
     }
-    const char *missing = graph_missing_key(rec, alg->instance_needs);
+    const char *missing = graph_missing_key(rec, alg->instance_keys, alg->ninstance_keys);
     if (!missing)
         return NULL;
     for (int i = 0; i < dar_algorithm_count; i++) {
         const struct dar_algorithm *other = dar_algorithms[i];
-        if (other != alg && !graph_missing_key(rec, other->instance_needs)) {
+        if (other != alg && !graph_missing_key(rec, other->instance_keys, other->ninstance_keys)) {
             snprintf(why, size, "is a %s instance (no '%s')", other->name, missing);
             return other;
         }
@@ -124,7 +124,7 @@ void dar_algorithms_help(void)
         const struct dar_algorithm *alg = dar_algorithms[i];
         char keys[64];
         printf("  %s%s: %s\n", alg->name, alg == dar_algorithm_default() ? " (the default)" : "", alg->summary);
-        printf("      instance: %s\n      trace:", graph_needs_keys(alg->instance_needs, keys, sizeof keys));
+        printf("      instance: %s\n      trace:", graph_keys_list(alg->instance_keys, alg->ninstance_keys, keys, sizeof keys));
         for (int k = 0; k < alg->ntrace_keys; k++)
             printf(" %s", alg->trace_keys[k]);
         printf("\n      --no-hints:");

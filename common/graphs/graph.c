@@ -80,10 +80,11 @@ static void check_edges(const struct graph *g, const struct record *rec)
         check_duplicates_sorted(g, rec);
 }
 
-/* The reader behind graph_read and graph_read_instance.  A key in needs is
- * read with the getters that die "missing key" (graph_read's messages); any
- * other optional key only when present.  fill_w: an absent w reads as 1. */
-static void read_graph(struct graph *g, const struct record *rec, unsigned needs, bool fill_w)
+/* The reader behind graph_read and graph_read_instance.  flow_network:
+ * s, t and cap are read with the getters that die "missing key" (graph_read's
+ * messages), s != t, and an absent w reads as 1; otherwise any optional key
+ * only when present. */
+static void read_graph(struct graph *g, const struct record *rec, bool flow_network)
 {
     memset(g, 0, sizeof *g);
     long r = rec->index;
@@ -100,23 +101,22 @@ static void read_graph(struct graph *g, const struct record *rec, unsigned needs
     g->n = (int)n;
     g->m = (int)m;
     g->directed = record_bool_or(rec, "directed", false);
-    bool has_s = (needs & GRAPH_NEED_S) || record_has(rec, "s");
-    bool has_t = (needs & GRAPH_NEED_T) || record_has(rec, "t");
+    bool has_s = flow_network || record_has(rec, "s");
+    bool has_t = flow_network || record_has(rec, "t");
     int64_t s = has_s ? record_int(rec, "s") : -1, t = has_t ? record_int(rec, "t") : -1;
     if (has_s && (s < 0 || s >= n))
         record_die(rec, "'s' is %lld, outside 0..%lld", (long long)s, (long long)n - 1);
     if (has_t && (t < 0 || t >= n))
         record_die(rec, "'t' is %lld, outside 0..%lld", (long long)t, (long long)n - 1);
-    if ((needs & GRAPH_NEED_T) && s == t)
+    if (flow_network && s == t)
         record_die(rec, "'s' and 't' are both %lld", (long long)s);
     g->s = (int)s;
     g->t = (int)t;
     g->src = record_vector(rec, "src", DT_I32, m);
     g->dst = record_vector(rec, "dst", DT_I32, m);
-    bool has_cap = (needs & GRAPH_NEED_CAP) || record_has(rec, "cap");
+    bool has_cap = flow_network || record_has(rec, "cap");
     g->cap = has_cap ? record_vector(rec, "cap", DT_F32, m) : NULL;
-    bool has_w = (needs & GRAPH_NEED_W) || record_has(rec, "w");
-    g->w = has_w ? record_vector(rec, "w", DT_F32, m) : NULL;
+    g->w = record_has(rec, "w") ? record_vector(rec, "w", DT_F32, m) : NULL;
     g->cap_scale = record_int_or(rec, "cap_scale", 0);
     if (g->cap_scale < 0)
         record_die(rec, "'cap_scale' is negative");
@@ -127,16 +127,16 @@ static void read_graph(struct graph *g, const struct record *rec, unsigned needs
         if (g->w && (!isfinite(g->w[e]) || g->w[e] < 0))
             record_die(rec, "'w' entry %d is %g, expected a finite number >= 0", e, g->w[e]);
     }
-    if (!g->w && fill_w)   /* no weights given: Bellman-Ford on hop counts */
+    if (!g->w && flow_network)   /* no weights given: Bellman-Ford on hop counts */
         for (g->w = xmalloc(sizeof *g->w * (size_t)(m ? m : 1)); m-- > 0;)
             g->w[m] = 1.0f;
-    if ((needs & GRAPH_NEED_NODE_W) || record_has(rec, "node_w")) {
+    if (record_has(rec, "node_w")) {
         g->node_w = record_vector(rec, "node_w", DT_F32, n);
         for (int v = 0; v < g->n; v++)
             if (!isfinite(g->node_w[v]) || g->node_w[v] < 0)
                 record_die(rec, "'node_w' entry %d is %g, expected a finite number >= 0", v, g->node_w[v]);
     }
-    if ((needs & GRAPH_NEED_SIDE) || record_has(rec, "side")) {
+    if (record_has(rec, "side")) {
         g->side = record_vector(rec, "side", DT_U8, n);
         for (int v = 0; v < g->n; v++)
             if (g->side[v] > 1)
@@ -147,93 +147,122 @@ static void read_graph(struct graph *g, const struct record *rec, unsigned needs
 
 void graph_read(struct graph *g, const struct record *rec)
 {
-    read_graph(g, rec, GRAPH_NEEDS_MAX_FLOW, true);
+    read_graph(g, rec, true);
 }
 
 /* A missing key dies from graph_require with the algorithm's name, so the
- * reader is asked for the needs only once the key is known to be there. */
-void graph_read_instance(struct graph *g, const struct record *rec, unsigned needs, const char *algorithm)
+ * reader is asked for the keys only once they are known to be there. */
+void graph_read_instance(struct graph *g, const struct record *rec, const struct graph_key *keys, int nkeys,
+                         const char *algorithm)
 {
-    read_graph(g, rec, 0, false);
-    graph_require(g, needs, algorithm, rec);
+    read_graph(g, rec, false);
+    graph_require(g, keys, nkeys, algorithm, rec);
 }
 
-static const struct { unsigned need; const char *key; } need_keys[] = {
-    {GRAPH_NEED_S, "s"}, {GRAPH_NEED_T, "t"}, {GRAPH_NEED_CAP, "cap"},
-    {GRAPH_NEED_W, "w"}, {GRAPH_NEED_NODE_W, "node_w"}, {GRAPH_NEED_SIDE, "side"},
+/* The optional keys the reader knows, as it reads them: a row of an
+ * instance names one of these with the same type and location. */
+enum known_key { KEY_S, KEY_T, KEY_CAP, KEY_W, KEY_NODE_W, KEY_SIDE, KNOWN_KEYS };
+static const struct { const char *key; enum dtype dtype; enum graph_location location; } known[KNOWN_KEYS] = {
+    [KEY_S] = {"s", DT_I64, GRAPH_AT_GRAPH},
+    [KEY_T] = {"t", DT_I64, GRAPH_AT_GRAPH},
+    [KEY_CAP] = {"cap", DT_F32, GRAPH_AT_EDGE},
+    [KEY_W] = {"w", DT_F32, GRAPH_AT_EDGE},
+    [KEY_NODE_W] = {"node_w", DT_F32, GRAPH_AT_NODE},
+    [KEY_SIDE] = {"side", DT_U8, GRAPH_AT_NODE},
 };
 
-const char *graph_missing_key(const struct record *rec, unsigned needs)
+static enum known_key known_key(const struct graph_key *k)
 {
-    for (size_t i = 0; i < sizeof need_keys / sizeof *need_keys; i++)
-        if ((needs & need_keys[i].need) && !record_has(rec, need_keys[i].key))
-            return need_keys[i].key;
+    for (int i = 0; i < KNOWN_KEYS; i++)
+        if (!strcmp(k->key, known[i].key)) {
+            if (k->dtype != known[i].dtype || k->location != known[i].location)
+                die(EX_SOFTWARE, "instance key '%s': the row's type or location is not the graph record's", k->key);
+            return (enum known_key)i;
+        }
+    die(EX_SOFTWARE, "instance key '%s' is not a graph record key the reader knows", k->key);
+}
+
+static bool has_key(const struct graph *g, enum known_key key)
+{
+    switch (key) {
+    case KEY_S:      return g->s >= 0;
+    case KEY_T:      return g->t >= 0;
+    case KEY_CAP:    return g->cap;
+    case KEY_W:      return g->w;
+    case KEY_NODE_W: return g->node_w;
+    default:         return g->side;
+    }
+}
+
+static bool lists(const struct graph_key *keys, int nkeys, const char *key)
+{
+    for (int i = 0; i < nkeys; i++)
+        if (!strcmp(keys[i].key, key))
+            return true;
+    return false;
+}
+
+const char *graph_missing_key(const struct record *rec, const struct graph_key *keys, int nkeys)
+{
+    for (int i = 0; i < nkeys; i++)
+        if (!record_has(rec, keys[i].key))
+            return keys[i].key;
     return NULL;
 }
 
-const char *graph_needs_keys(unsigned needs, char *buf, size_t size)
+const char *graph_keys_list(const struct graph_key *keys, int nkeys, char *buf, size_t size)
 {
     size_t len = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < sizeof need_keys / sizeof *need_keys && len < size; i++)
-        if (needs & need_keys[i].need)
-            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "", need_keys[i].key);
+    for (int i = 0; i < nkeys && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "", keys[i].key);
     return buf;
 }
 
-bool graph_check_needs(const struct graph *g, unsigned needs, const char *algorithm, char *err, size_t errlen)
+/* Every edge joins side A to side B, an arc runs A->B. */
+static bool check_sides(const struct graph *g, const char *who, char *err, size_t errlen)
 {
-    const char *who = algorithm ? algorithm : "the algorithm";
-    if ((needs & GRAPH_NEED_S) && g->s < 0) {
-        snprintf(err, errlen, "'s' is missing (%s needs a source)", who);
-        return false;
-    }
-    if ((needs & GRAPH_NEED_T) && g->t < 0) {
-        snprintf(err, errlen, "'t' is missing (%s needs a sink)", who);
-        return false;
-    }
-    if ((needs & GRAPH_NEED_T) && (needs & GRAPH_NEED_S) && g->s == g->t) {
-        snprintf(err, errlen, "'s' and 't' are both %d", g->s);
-        return false;
-    }
-    if ((needs & GRAPH_NEED_CAP) && !g->cap) {
-        snprintf(err, errlen, "'cap' is missing (%s needs capacities)", who);
-        return false;
-    }
-    if ((needs & GRAPH_NEED_W) && !g->w) {
-        snprintf(err, errlen, "'w' is missing (%s needs edge weights)", who);
-        return false;
-    }
-    if ((needs & GRAPH_NEED_NODE_W) && !g->node_w) {
-        snprintf(err, errlen, "'node_w' is missing (%s needs node weights)", who);
-        return false;
-    }
-    if (needs & GRAPH_NEED_SIDE) {
-        if (!g->side) {
-            snprintf(err, errlen, "'side' is missing (%s needs a side per node)", who);
+    for (int e = 0; e < g->m; e++) {
+        int u = g->src[e], v = g->dst[e];
+        if (g->side[u] == g->side[v]) {
+            snprintf(err, errlen, "edge %d joins nodes %d and %d, both on side %c (%s needs every edge "
+                     "between A and B)", e, u, v, g->side[u] ? 'B' : 'A', who);
             return false;
         }
-        for (int e = 0; e < g->m; e++) {
-            int u = g->src[e], v = g->dst[e];
-            if (g->side[u] == g->side[v]) {
-                snprintf(err, errlen, "edge %d joins nodes %d and %d, both on side %c (%s needs every edge "
-                         "between A and B)", e, u, v, g->side[u] ? 'B' : 'A', who);
-                return false;
-            }
-            if (g->directed && g->side[u] == 1) {
-                snprintf(err, errlen, "arc %d runs from node %d on side B to node %d on side A (%s needs arcs "
-                         "A->B)", e, u, v, who);
-                return false;
-            }
+        if (g->directed && g->side[u] == 1) {
+            snprintf(err, errlen, "arc %d runs from node %d on side B to node %d on side A (%s needs arcs "
+                     "A->B)", e, u, v, who);
+            return false;
         }
     }
     return true;
 }
 
-void graph_require(const struct graph *g, unsigned needs, const char *algorithm, const struct record *rec)
+bool graph_check_keys(const struct graph *g, const struct graph_key *keys, int nkeys, const char *algorithm,
+                      char *err, size_t errlen)
+{
+    const char *who = algorithm ? algorithm : "the algorithm";
+    for (int i = 0; i < nkeys; i++) {
+        const struct graph_key *k = &keys[i];
+        if (!has_key(g, known_key(k))) {
+            snprintf(err, errlen, "'%s' is missing (%s needs %s)", k->key, who, k->what);
+            return false;
+        }
+        if (k->check == GRAPH_CHECK_NOT_S && lists(keys, nkeys, "s") && g->s == g->t) {
+            snprintf(err, errlen, "'s' and '%s' are both %d", k->key, g->s);
+            return false;
+        }
+        if (k->check == GRAPH_CHECK_SIDES && !check_sides(g, who, err, errlen))
+            return false;
+    }
+    return true;
+}
+
+void graph_require(const struct graph *g, const struct graph_key *keys, int nkeys, const char *algorithm,
+                   const struct record *rec)
 {
     char err[256];
-    if (!graph_check_needs(g, needs, algorithm, err, sizeof err))
+    if (!graph_check_keys(g, keys, nkeys, algorithm, err, sizeof err))
         record_die(rec, "%s", err);
 }
 

@@ -1,6 +1,6 @@
 /* graph.h - a graph record as the tools see it (formats/graph.md): a flow
- * network, or the instance of another problem (shortest paths, matching,
- * vertex cover) with only the keys that problem needs.
+ * network, or the instance of another problem with only the keys that
+ * problem needs (the keys its registry row lists, struct graph_key).
  *
  * Edges are a list: edge e joins src[e] and dst[e].  Undirected (the default,
  * as in the paper's data): each edge {src,dst} is stored once and carries
@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "stream.h"
+#include "tensor.h"
 
 struct graph {
     int64_t id;
@@ -29,19 +30,24 @@ struct graph {
     uint8_t *side;         /* [n] 0 = side A, 1 = side B; NULL when absent */
 };
 
-/* What an algorithm needs from a record, as a mask of keys. */
-enum graph_need {
-    GRAPH_NEED_S = 1 << 0,
-    GRAPH_NEED_T = 1 << 1,         /* and s != t */
-    GRAPH_NEED_CAP = 1 << 2,
-    GRAPH_NEED_W = 1 << 3,
-    GRAPH_NEED_NODE_W = 1 << 4,
-    GRAPH_NEED_SIDE = 1 << 5,      /* and every edge joins A to B (a directed arc runs A->B) */
+/* One key an instance must carry, as an algorithm's registry row lists it
+ * (algorithm.h instance_keys).  The reader checks every optional key it
+ * finds (its type, its length by location, its values: a node index, a
+ * finite number >= 0, 0 or 1); a row adds that the key is there and the
+ * check across keys it names. */
+enum graph_location { GRAPH_AT_GRAPH, GRAPH_AT_NODE, GRAPH_AT_EDGE };
+enum graph_key_check {
+    GRAPH_CHECK_NONE,
+    GRAPH_CHECK_NOT_S,      /* t: a node other than s (when the row lists s too) */
+    GRAPH_CHECK_SIDES,      /* every edge joins side A to side B (a directed arc runs A->B) */
 };
-#define GRAPH_NEEDS_MAX_FLOW (GRAPH_NEED_S | GRAPH_NEED_T | GRAPH_NEED_CAP)
-#define GRAPH_NEEDS_SHORTEST_PATHS (GRAPH_NEED_S | GRAPH_NEED_W)
-#define GRAPH_NEEDS_MATCHING GRAPH_NEED_SIDE
-#define GRAPH_NEEDS_VERTEX_COVER GRAPH_NEED_NODE_W
+struct graph_key {
+    const char *key;        /* one of the optional keys: s t cap w node_w side */
+    enum dtype dtype;       /* as the record stores it (scalars: DT_I64) */
+    enum graph_location location;
+    enum graph_key_check check;
+    const char *what;       /* "a source": the reason in "'s' is missing (NAME needs a source)" */
+};
 
 /* Read and validate the core keys of a flow network; dies with exit 65
  * naming the record and the key on anything wrong (missing keys, lengths that
@@ -53,21 +59,26 @@ void graph_read(struct graph *g, const struct record *rec);
 /* Read any graph record: n, m, src, dst as graph_read checks them, and
  * every optional key (s, t, cap, w, cap_scale, node_w, side) that is present,
  * validated; an absent one stays NULL or -1 (w is not filled in).  Then
- * graph_require(g, needs, algorithm, rec). */
-void graph_read_instance(struct graph *g, const struct record *rec, unsigned needs, const char *algorithm);
+ * graph_require(g, keys, nkeys, algorithm, rec). */
+void graph_read_instance(struct graph *g, const struct record *rec, const struct graph_key *keys, int nkeys,
+                         const char *algorithm);
 
-/* The first key of needs that rec lacks ("s", "t", "cap", "w", "node_w",
- * "side"), or NULL: which algorithm's instance a record is, before reading it. */
-const char *graph_missing_key(const struct record *rec, unsigned needs);
-/* The keys of needs, space-separated, into buf ("s t cap"), for --help. */
-const char *graph_needs_keys(unsigned needs, char *buf, size_t size);
+/* The first of the keys that rec lacks, or NULL: which algorithm's
+ * instance a record is, before reading it. */
+const char *graph_missing_key(const struct record *rec, const struct graph_key *keys, int nkeys);
+/* The keys, space-separated, into buf ("s t cap"), for --help. */
+const char *graph_keys_list(const struct graph_key *keys, int nkeys, char *buf, size_t size);
 
-/* Whether g has what needs asks for: false with the reason in err, as
- * "'side' is missing (matching needs a side per node)" or "edge 4 joins
- * nodes 2 and 5, both on side A".  algorithm names the user in the reason. */
-bool graph_check_needs(const struct graph *g, unsigned needs, const char *algorithm, char *err, size_t errlen);
-/* graph_check_needs or die: "tool: record 17: <reason>", exit 65. */
-void graph_require(const struct graph *g, unsigned needs, const char *algorithm, const struct record *rec);
+/* Whether g has the keys and passes their checks: false with the reason in
+ * err, as "'side' is missing (NAME needs a side per node)" or "edge 4 joins
+ * nodes 2 and 5, both on side A".  algorithm names the user in the reason.
+ * A row the reader does not know (its key, type or location) is the
+ * caller's bug: dies with EX_SOFTWARE. */
+bool graph_check_keys(const struct graph *g, const struct graph_key *keys, int nkeys, const char *algorithm,
+                      char *err, size_t errlen);
+/* graph_check_keys or die: "tool: record 17: <reason>", exit 65. */
+void graph_require(const struct graph *g, const struct graph_key *keys, int nkeys, const char *algorithm,
+                   const struct record *rec);
 
 void graph_free(struct graph *g);
 
@@ -83,7 +94,7 @@ void graph_write_core(struct writer *w, const struct graph *g);
 int graph_instance_keys(const struct graph *g);
 void graph_write_instance(struct writer *w, const struct graph *g);
 
-/* Integer capacities for the exact max-flow algorithms: k[e] = round(cap[e] *
+/* Integer capacities for the exact flow algorithms: k[e] = round(cap[e] *
  * units), and returns units, the number of integer units in 1.0 (real
  * values are k / units).  When every capacity is, within 1e-5 relative, a
  * multiple of 1/scale for the record's cap_scale or the smallest scale in

@@ -11,7 +11,7 @@
  * - Bellman-Ford weights are drawn per graph and per edge (the code shares
  *   one fixed matrix per graph size), from the code's distribution: W =
  *   max(R, R^T) with R uniform, i.e. the larger of two uniforms per edge.
- *   The distribution matters: with plain uniform weights shortest paths
+ *   The distribution matters: with plain uniform weights the paths from s
  *   have more hops and the mean trace of 16-node graphs is 63 frames, not
  *   the reference's 48.
  * - --density is the community density, the ER edge probability and the
@@ -38,7 +38,6 @@
 #define FAMILY_NAME_(id, name) name,
 enum family { GRAPHGEN_FAMILIES(GRAPHGEN_ENUM_) FAM_UNKNOWN };
 static const char *const families[FAM_UNKNOWN] = { GRAPHGEN_FAMILIES(FAMILY_NAME_) };
-static const char *const instances[INSTANCE_COUNT] = { GRAPHGEN_INSTANCES(FAMILY_NAME_) };
 
 static enum family family_of(const char *name)
 {
@@ -52,24 +51,29 @@ static int side_a(const struct graphgen_options *o)
     return o->side_a || o->side_b ? o->side_a : o->nodes / 2;
 }
 
-/* Which instances a family can make: max-flow needs the s and t that only
- * the flow families choose, matching needs sides. */
+static const struct graphgen_instance *instance_of(const struct graphgen_options *o)
+{
+    return o->instance ? o->instance : &graphgen_flow_network;
+}
+
+/* Which instances a family can make: s and t are chosen only by the flow
+ * families, sides only by the families that have them. */
 static bool instance_check(const struct graphgen_options *o, enum family fam, char *err, size_t errlen)
 {
+    const struct graphgen_instance *in = instance_of(o);
+    const char *name = o->instance_name ? o->instance_name : "these";
     bool flow_family = fam == FAM_TWO_COMMUNITY || fam == FAM_BIPARTITE || fam == FAM_ERDOS_RENYI;
-    if (o->instance == INSTANCE_MAX_FLOW && !flow_family) {
-        snprintf(err, errlen, "family '%s' has no s and t: it makes shortest-paths or vertex-cover instances%s",
-                 o->family, fam == FAM_BIPARTITE_SIDES ? " or matching ones" : "");
+    if (in->flow_network && !flow_family) {
+        snprintf(err, errlen, "family '%s' has no s and t (%s instances need them)", o->family, name);
         return false;
     }
-    if (o->instance == INSTANCE_MATCHING && fam != FAM_BIPARTITE_SIDES && fam != FAM_BIPARTITE) {
-        snprintf(err, errlen, "matching instances need sides: family 'bipartite-sides' or 'bipartite', not '%s'",
-                 o->family);
+    if (in->needs_sides && fam != FAM_BIPARTITE_SIDES && fam != FAM_BIPARTITE) {
+        snprintf(err, errlen, "%s instances need sides: family 'bipartite-sides' or 'bipartite', not '%s'",
+                 name, o->family);
         return false;
     }
-    if (o->instance != INSTANCE_MAX_FLOW && o->directed) {
-        snprintf(err, errlen, "'--directed' is for max-flow instances (%s instances are undirected)",
-                 instances[o->instance]);
+    if (!in->flow_network && o->directed) {
+        snprintf(err, errlen, "'--directed' is for instances with s and t (%s instances are undirected)", name);
         return false;
     }
     if (o->p_given && fam != FAM_ERDOS_RENYI && fam != FAM_BIPARTITE_SIDES) {
@@ -92,10 +96,6 @@ bool graphgen_check(const struct graphgen_options *o, char *err, size_t errlen)
     enum family fam = family_of(o->family);
     if (fam == FAM_UNKNOWN) {
         snprintf(err, errlen, "unknown family '%s' (%s)", o->family ? o->family : "", GRAPHGEN_FAMILY_CHOICES);
-        return false;
-    }
-    if ((unsigned)o->instance >= INSTANCE_COUNT) {
-        snprintf(err, errlen, "unknown instance kind %d", (int)o->instance);
         return false;
     }
     if (!(o->density >= 0 && o->density <= 1)) {
@@ -241,14 +241,14 @@ static void bipartite(struct rng *r, uint8_t *adj, const struct graphgen_options
             p = p_g + 0.01 * retry;
         for (size_t i = 0; i < (size_t)a_count * b_count; i++)
             ab[i] = bernoulli(r, p);
-        bool covered = true;
-        for (int b = 0; b < b_count && covered; b++) {
+        bool joined = true;
+        for (int b = 0; b < b_count && joined; b++) {
             bool has = false;
             for (int a = 0; a < a_count && !has; a++)
                 has = ab[(size_t)a * b_count + b];
-            covered = has;
+            joined = has;
         }
-        if (covered)
+        if (joined)
             break;
     }
     for (int a = 0; a < a_count; a++) {
@@ -294,10 +294,10 @@ bool graphgen_parse_sizes(const char *text, struct graphgen_options *o, char *er
 }
 
 /* The edge probability range of erdos-renyi and bipartite-sides: --p, or
- * the default of the instance (formats/graph.md): --density for max-flow,
- * CLRS's effective 0.25 for shortest paths (its p = 0.5 applied to both
- * B_ij and B_ji), PDNAR's U(0.2, 0.8) for vertex cover, Georgiev & Lio's
- * 1/4 for bipartite-sides. */
+ * Georgiev & Lio's 1/4 for bipartite-sides, or the default of the instance
+ * kind (formats/graph.md): --density for flow networks, CLRS's effective
+ * 0.25 with a source (its p = 0.5 applied to both B_ij and B_ji), PDNAR's
+ * U(0.2, 0.8) with node weights. */
 static void probability_range(const struct graphgen_options *o, enum family fam, double *lo, double *hi)
 {
     if (o->p_given) {
@@ -306,11 +306,11 @@ static void probability_range(const struct graphgen_options *o, enum family fam,
     } else if (o->clrs_law) {
         *lo = 0.1;      /* a choice of nine: clrs_probability */
         *hi = 0.9;
-    } else if (fam == FAM_BIPARTITE_SIDES || o->instance == INSTANCE_SHORTEST_PATHS || o->instance == INSTANCE_MATCHING) {
+    } else if (fam == FAM_BIPARTITE_SIDES) {
         *lo = *hi = 0.25;
-    } else if (o->instance == INSTANCE_VERTEX_COVER) {
-        *lo = 0.2;
-        *hi = 0.8;
+    } else if (instance_of(o)->p_lo >= 0) {
+        *lo = instance_of(o)->p_lo;
+        *hi = instance_of(o)->p_hi;
     } else {
         *lo = *hi = o->density;
     }
@@ -324,8 +324,8 @@ static double edge_probability(struct rng *density, double lo, double hi)
 }
 
 /* Side A is 0..a-1, side B a..n-1; each A-B pair with probability p, no
- * redraw: isolated nodes and imperfect matchings are the point of sparse
- * and unbalanced sets. */
+ * redraw: isolated nodes and nodes left without a partner are the point of
+ * sparse and unbalanced sets. */
 static void bipartite_sides(struct rng *r, uint8_t *adj, int n, int a, double p)
 {
     for (int u = 0; u < a; u++)
@@ -473,10 +473,10 @@ static void capacities(struct rng *r, struct graph *g, enum family fam, enum cap
     free(c);
 }
 
-/* The paper's bipartite graph as a matching instance: the same A-B edges,
- * s (node 0) and t (node n-1) and their edges dropped, every other node one
- * lower, A (nodes 1..a of the flow network) first.  The edges keep their
- * order, so matching edge e is edge e + a of the max-flow record. */
+/* The paper's bipartite graph with sides: the same A-B edges, s (node 0)
+ * and t (node n-1) and their edges dropped, every other node one lower, A
+ * (nodes 1..a of the flow network) first.  The edges keep their order, so
+ * edge e is edge e + a of the flow network's record. */
 static void drop_source_and_sink(struct graph *g)
 {
     int n = g->n, a_count = (n - 2) / 2, m = 0;
@@ -493,44 +493,103 @@ static void drop_source_and_sink(struct graph *g)
         g->side[v] = v >= a_count;
 }
 
-/* The keys of an instance that is not a flow network (formats/graph.md):
- * shortest paths get s (uniform) and w ~ U[0,1) as CLRS draws them,
- * vertex cover node_w, matching and the vertex cover of bipartite-sides a
- * side per node. */
-static void finish_instance(const struct graphgen_options *o, enum family fam, int64_t k, struct graph *g,
-                            struct rng *weight, struct rng *endpoints)
+/* bipartite-sides' side per node; no side on the other families. */
+static void family_sides(const struct graphgen_options *o, struct graph *g)
 {
+    if (family_of(o->family) != FAM_BIPARTITE_SIDES)
+        return;
+    g->side = xmalloc((size_t)g->n);
+    for (int v = 0; v < g->n; v++)
+        g->side[v] = v >= side_a(o);
+}
+
+/* The flow families' keys: capacities by the law, Bellman-Ford weights the
+ * larger of two uniforms, s and t as each family places them. */
+static void flow_network_keys(const struct graphgen_options *o, int64_t k, struct graph *g)
+{
+    enum family fam = family_of(o->family);
+    struct rng capacity, weight, endpoints;
+    purpose_rng(&capacity, o, k, "capacity");
+    purpose_rng(&weight, o, k, "weight");
+    purpose_rng(&endpoints, o, k, "endpoints");
     int n = g->n;
-    g->s = g->t = -1;
-    if (o->instance == INSTANCE_SHORTEST_PATHS) {
-        g->s = (int)rng_below(endpoints, (uint64_t)n);
-        for (int e = 0; e < g->m; e++) {  /* into the w graphgen allocated */
-            if (o->clrs_law) {
-                double u = rng_uniform(weight), v = rng_uniform(weight);
-                g->w[e] = (float)sqrt(u * v + 1e-3);
-            } else {
-                g->w[e] = rng_uniform_f32(weight);
-            }
-        }
-    } else {
-        free(g->w);
-        g->w = NULL;
-    }
-    free(g->cap);
-    g->cap = NULL;
-    if (o->instance == INSTANCE_VERTEX_COVER) {
-        struct rng node_weight;
-        purpose_rng(&node_weight, o, k, "node-weight");
-        g->node_w = xmalloc(sizeof *g->node_w * (size_t)n);
-        for (int v = 0; v < n; v++)   /* 1 - U[0,1) is in (0,1] */
-            g->node_w[v] = o->node_weights == NODE_W_UNIT ? 1.0f : (float)(1.0 - rng_uniform(&node_weight));
-    }
-    if (fam == FAM_BIPARTITE_SIDES && o->instance != INSTANCE_SHORTEST_PATHS) {
-        g->side = xmalloc((size_t)n);
-        for (int v = 0; v < n; v++)
-            g->side[v] = v >= side_a(o);
+    size_t m = (size_t)g->m;
+    g->cap = xmalloc(sizeof *g->cap * (m ? m : 1));
+    g->w = xmalloc(sizeof *g->w * (m ? m : 1));
+    capacities(&capacity, g, fam, o->capacity);
+    for (size_t i = 0; i < m; i++)
+        g->w[i] = fmaxf(rng_uniform_f32(&weight), rng_uniform_f32(&weight));
+
+    int h = n / 2;
+    switch (fam) {
+    case FAM_TWO_COMMUNITY:
+        g->s = (int)rng_below(&endpoints, (uint64_t)h);
+        g->t = h + 1 + (int)rng_below(&endpoints, (uint64_t)(n - h - 1));
+        break;
+    case FAM_BIPARTITE:
+        g->s = 0;
+        g->t = n - 1;
+        break;
+    default:
+        g->s = (int)rng_below(&endpoints, (uint64_t)n);
+        g->t = (int)rng_below(&endpoints, (uint64_t)(n - 1));
+        if (g->t >= g->s)
+            g->t++;
+        break;
     }
 }
+
+/* s uniform and w ~ U[0,1) as CLRS draws them, or by its sampler's law. */
+static void weighted_from_source_keys(const struct graphgen_options *o, int64_t k, struct graph *g)
+{
+    struct rng weight, endpoints;
+    purpose_rng(&weight, o, k, "weight");
+    purpose_rng(&endpoints, o, k, "endpoints");
+    g->s = (int)rng_below(&endpoints, (uint64_t)g->n);
+    g->w = xmalloc(sizeof *g->w * (size_t)(g->m ? g->m : 1));
+    for (int e = 0; e < g->m; e++) {
+        if (o->clrs_law) {
+            double u = rng_uniform(&weight), v = rng_uniform(&weight);
+            g->w[e] = (float)sqrt(u * v + 1e-3);
+        } else {
+            g->w[e] = rng_uniform_f32(&weight);
+        }
+    }
+}
+
+static void two_sided_keys(const struct graphgen_options *o, int64_t k, struct graph *g)
+{
+    if (family_of(o->family) == FAM_BIPARTITE)
+        drop_source_and_sink(g);
+    else
+        family_sides(o, g);
+}
+
+static void node_weighted_keys(const struct graphgen_options *o, int64_t k, struct graph *g)
+{
+    struct rng node_weight;
+    purpose_rng(&node_weight, o, k, "node-weight");
+    g->node_w = xmalloc(sizeof *g->node_w * (size_t)g->n);
+    for (int v = 0; v < g->n; v++)   /* 1 - U[0,1) is in (0,1] */
+        g->node_w[v] = o->node_weights == NODE_W_UNIT ? 1.0f : (float)(1.0 - rng_uniform(&node_weight));
+    family_sides(o, g);
+}
+
+const struct graphgen_instance graphgen_flow_network = {
+    .keys_help = "s t cap w", .flow_network = true, .p_lo = -1, .p_hi = -1, .finish = flow_network_keys,
+};
+const struct graphgen_instance graphgen_weighted_from_source = {
+    .keys_help = "s w",
+    .clrs_law = true, .p_lo = 0.25, .p_hi = 0.25, .finish = weighted_from_source_keys,
+};
+const struct graphgen_instance graphgen_two_sided = {
+    .keys_help = "side",
+    .needs_sides = true, .p_lo = 0.25, .p_hi = 0.25, .finish = two_sided_keys,
+};
+const struct graphgen_instance graphgen_node_weighted = {
+    .keys_help = "node_w; side on bipartite-sides",
+    .p_lo = 0.2, .p_hi = 0.8, .finish = node_weighted_keys,
+};
 
 bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char *err, size_t errlen)
 {
@@ -550,11 +609,8 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
     }
     int n = o->nodes;
 
-    struct rng structure, capacity, weight, endpoints;
+    struct rng structure;
     purpose_rng(&structure, o, k, "structure");
-    purpose_rng(&capacity, o, k, "capacity");
-    purpose_rng(&weight, o, k, "weight");
-    purpose_rng(&endpoints, o, k, "endpoints");
 
     double p_lo, p_hi;
     probability_range(o, fam, &p_lo, &p_hi);
@@ -591,8 +647,6 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
     g->directed = o->directed;
     g->src = xmalloc(sizeof *g->src * (m ? m : 1));
     g->dst = xmalloc(sizeof *g->dst * (m ? m : 1));
-    g->cap = xmalloc(sizeof *g->cap * (m ? m : 1));
-    g->w = xmalloc(sizeof *g->w * (m ? m : 1));
     size_t e = 0;
     for (int u = 0; u < n; u++)
         for (int v = 0; v < n; v++)
@@ -602,34 +656,8 @@ bool graphgen(const struct graphgen_options *o, int64_t k, struct graph *g, char
                 e++;
             }
     free(adj);
-    if (o->instance == INSTANCE_MATCHING && fam == FAM_BIPARTITE)
-        drop_source_and_sink(g);
-    if (o->instance != INSTANCE_MAX_FLOW) {
-        finish_instance(o, fam, k, g, &weight, &endpoints);
-        return true;
-    }
-
-    capacities(&capacity, g, fam, o->capacity);
-    for (size_t i = 0; i < m; i++)
-        g->w[i] = fmaxf(rng_uniform_f32(&weight), rng_uniform_f32(&weight));
-
-    int h = n / 2;
-    switch (fam) {
-    case FAM_TWO_COMMUNITY:
-        g->s = (int)rng_below(&endpoints, (uint64_t)h);
-        g->t = h + 1 + (int)rng_below(&endpoints, (uint64_t)(n - h - 1));
-        break;
-    case FAM_BIPARTITE:
-        g->s = 0;
-        g->t = n - 1;
-        break;
-    default:
-        g->s = (int)rng_below(&endpoints, (uint64_t)n);
-        g->t = (int)rng_below(&endpoints, (uint64_t)(n - 1));
-        if (g->t >= g->s)
-            g->t++;
-        break;
-    }
+    g->s = g->t = -1;
+    instance_of(o)->finish(o, k, g);
     return true;
 }
 
@@ -639,13 +667,6 @@ bool graphgen_capacity_law(const char *name, enum capacity_law *law)
                                        [CAP_ZERO_ONE] = "zero-one"};
     int i = name_index(name, laws, (int)(sizeof laws / sizeof *laws));
     if (i >= 0) *law = (enum capacity_law)i;
-    return i >= 0;
-}
-
-bool graphgen_instance(const char *name, enum graph_instance *instance)
-{
-    int i = name_index(name, instances, INSTANCE_COUNT);
-    if (i >= 0) *instance = (enum graph_instance)i;
     return i >= 0;
 }
 

@@ -1,6 +1,7 @@
 /* graphgen.h - synthetic graphs: flow networks (dar-reference.md §1, §10)
- * and the instances of shortest paths, matching and vertex cover
- * (formats/graph.md).
+ * and the instances of the other problems (formats/graph.md): a family
+ * makes the structure, an instance kind (struct graphgen_instance, named by
+ * an algorithm's registry row) adds its keys.
  *
  * Graph k of a set depends only on (options, seed, k): the generator for
  * record k is rng_init(seed, family stream, k), so a set of 10 is a prefix of
@@ -27,20 +28,41 @@
 /* "two-community|bipartite|...", for CLI_CHOICE */
 #define GRAPHGEN_FAMILY_CHOICES (&(GRAPHGEN_FAMILIES(GRAPHGEN_CHOICE_))[1])
 
-/* Which problem a record is an instance of: it decides the keys written
- * (formats/graph.md, "Instances"). */
-#define GRAPHGEN_INSTANCES(X) \
-    X(INSTANCE_MAX_FLOW, "max-flow") \
-    X(INSTANCE_SHORTEST_PATHS, "shortest-paths") \
-    X(INSTANCE_MATCHING, "matching") \
-    X(INSTANCE_VERTEX_COVER, "vertex-cover")
-#define GRAPHGEN_INSTANCE_CHOICES (GRAPHGEN_INSTANCES(GRAPHGEN_CHOICE_) + 1)
 #define GRAPHGEN_ENUM_(id, name) id,
-enum graph_instance { GRAPHGEN_INSTANCES(GRAPHGEN_ENUM_) INSTANCE_COUNT };
+
+struct graphgen_options;
+struct graph;
+
+/* What records of one kind of instance are: the keys the generator adds to
+ * a family's structure (formats/graph.md, "Instances") and the families
+ * and options it takes.  An algorithm's registry row points at one
+ * (algorithm.h `generate`); the ones below are those the rows share. */
+struct graphgen_instance {
+    const char *keys_help;  /* the keys it writes, for gen-graphs --help: "s t cap w" */
+    /* s, t, cap and w as the families with an s and t draw them
+     * (two-community, bipartite, erdos-renyi); the only kind that may be
+     * directed, and the one an instance of NULL is */
+    bool flow_network;
+    bool needs_sides;       /* a side per node: bipartite-sides, or bipartite without its s and t */
+    bool clrs_law;          /* takes --law clrs (CLRS's sampler of the edges and w) */
+    double p_lo, p_hi;      /* erdos-renyi's edge probability unless --p; p_lo < 0: --density */
+    /* The keys onto graph k's structure (n, m, src, dst; s = t = -1, no
+     * other key); the options are checked (graphgen_check). */
+    void (*finish)(const struct graphgen_options *o, int64_t k, struct graph *g);
+};
+
+/* s t cap w (cap_scale) on the families with an s and t, --capacity's law */
+extern const struct graphgen_instance graphgen_flow_network;
+/* s uniform, w ~ U[0,1) (or --law clrs's), edge probability 0.25 */
+extern const struct graphgen_instance graphgen_weighted_from_source;
+/* side: bipartite-sides' A and B, or bipartite's without s and t; p 0.25 */
+extern const struct graphgen_instance graphgen_two_sided;
+/* node_w by --node-weights, and side on bipartite-sides; p U(0.2, 0.8) */
+extern const struct graphgen_instance graphgen_node_weighted;
 
 enum node_weight_law {
     NODE_W_UNIFORM,        /* U(0,1] per node (PDNAR's U(1e-10, 1)) */
-    NODE_W_UNIT            /* 1 on every node: the unweighted cover */
+    NODE_W_UNIT            /* 1 on every node: the unweighted problem */
 };
 #define GRAPHGEN_NODE_WEIGHT_CHOICES "uniform|unit"
 
@@ -61,7 +83,8 @@ struct graphgen_options {
     bool directed;
     enum capacity_law capacity;
     uint64_t seed;
-    enum graph_instance instance;   /* max-flow (the zero value): today's keys */
+    const struct graphgen_instance *instance;   /* NULL: graphgen_flow_network */
+    const char *instance_name;      /* the instance's name in messages (its registry row's); NULL: "these" */
     /* Edge probability of erdos-renyi and bipartite-sides: fixed when lo ==
      * hi, else drawn U(lo, hi) per graph.  p_given false: the default of
      * the family and instance (graphgen_probability). */
@@ -73,7 +96,7 @@ struct graphgen_options {
      * training cycles through its lengths 4, 7, 11, 13, 16. */
     int nsizes;
     int sizes[GRAPHGEN_MAX_SIZES];
-    /* shortest paths drawn as CLRS's Bellman-Ford sampler does: p chosen
+    /* the edges and w drawn as CLRS's Bellman-Ford sampler does: p chosen
      * per graph from {0.1, ..., 0.9} (unless --p), a pair an edge iff both
      * of its Bernoulli(p) draws succeed (B·Bᵀ, so with probability p²), w =
      * √(u·u′ + 10⁻³) from the two directions' U[0,1) draws */
@@ -88,7 +111,6 @@ bool graphgen_parse_probability(const char *text, double *lo, double *hi, char *
 /* "A,B" (both >= 1) into a, b; false with a reason. */
 bool graphgen_parse_sides(const char *text, int *a, int *b, char *err, size_t errlen);
 /* Name to enum; false if unknown. */
-bool graphgen_instance(const char *name, enum graph_instance *instance);
 bool graphgen_node_weight_law(const char *name, enum node_weight_law *law);
 
 /* Are the options able to make a graph (known family, densities in [0,1],

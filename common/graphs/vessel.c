@@ -7,7 +7,7 @@
  *    BED_SPACING voxels) filling a box of the mouse brain's aspect ratio;
  *    exactly C cells are used, in scan order.  Each node draws a target
  *    degree (1, 3, 4, 5, 6), and nodes in random order join free neighbours
- *    among their 18 face- and edge-adjacent cells (greedy stub matching).
+ *    among their 18 face- and edge-adjacent cells (greedy stub pairing).
  *    Capillary radii are lognormal (median 2.2 voxels).
  * 2. Trunks.  Arteries and veins enter at the top face (the pial surface)
  *    and wander inward as persistent random walks.  Every trunk node emits
@@ -242,7 +242,7 @@ static void bed(struct build *b, struct rng *g, int64_t cells)
 }
 
 /* Reorder the edges by their lower endpoint (a bucket sort): the clean-up
- * then walks memory in spatial order instead of the matching's random one. */
+ * then walks memory in spatial order instead of the pairing's random one. */
 static void edges_by_node(struct build *b)
 {
     int64_t *off = xcalloc((size_t)b->n + 1, sizeof *off);

@@ -20,6 +20,9 @@
 #include "cli.h"
 #include "die.h"
 #include "graph.h"
+#include "algo_vertex_cover.h"
+#include "algo_shortest_paths.h"
+#include "algo_matching.h"
 #include "hint_bound.h"
 #include "io.h"
 #include "stream.h"
@@ -63,7 +66,7 @@ static void tensor2(struct writer *w, enum dtype dt, int64_t rows, int64_t cols,
 static void shortest_paths(struct writer *w, const struct record *rec)
 {
     struct graph g;
-    graph_read_instance(&g, rec, GRAPH_NEEDS_SHORTEST_PATHS, "shortest-paths");
+    graph_read_instance(&g, rec, dar_algorithm_shortest_paths.instance_keys, dar_algorithm_shortest_paths.ninstance_keys, "shortest-paths");
     struct bellman_ford bf;
     char err[256];
     if (!bellman_ford_trace(&bf, g.n, g.m, g.src, g.dst, g.w, g.s, !no_hints, (size_t)max_hint_bytes, err, sizeof err))
@@ -90,7 +93,7 @@ static void shortest_paths(struct writer *w, const struct record *rec)
 static void matching(struct writer *w, const struct record *rec)
 {
     struct graph g;
-    graph_read_instance(&g, rec, GRAPH_NEEDS_MATCHING, "matching");
+    graph_read_instance(&g, rec, dar_algorithm_matching.instance_keys, dar_algorithm_matching.ninstance_keys, "matching");
     struct matching mt;
     char err[256];
     if (!matching_trace(&mt, g.n, g.m, g.src, g.dst, g.side, !no_hints, (size_t)max_hint_bytes, err, sizeof err))
@@ -132,7 +135,7 @@ static void matching(struct writer *w, const struct record *rec)
 static void vertex_cover(struct writer *w, const struct record *rec)
 {
     struct graph g;
-    graph_read_instance(&g, rec, GRAPH_NEEDS_VERTEX_COVER, "vertex-cover");
+    graph_read_instance(&g, rec, dar_algorithm_vertex_cover.instance_keys, dar_algorithm_vertex_cover.ninstance_keys, "vertex-cover");
     struct vertex_cover vc;
     char err[256];
     if (!vertex_cover_trace(&vc, g.n, g.m, g.src, g.dst, g.node_w, VERTEX_COVER_EPSILON, !no_hints,
@@ -152,7 +155,7 @@ static void vertex_cover(struct writer *w, const struct record *rec)
     uint8_t *opt = xmalloc((size_t)g.n), *cut = xmalloc((size_t)g.n);
     double opt_weight = 0, cut_weight = 0;
     enum vertex_cover_status status = VERTEX_COVER_UNSOLVED;
-    bool bipartite = g.side && graph_check_needs(&g, GRAPH_NEEDS_MATCHING, NULL, err, sizeof err);
+    bool bipartite = g.side && graph_check_keys(&g, dar_algorithm_matching.instance_keys, dar_algorithm_matching.ninstance_keys, NULL, err, sizeof err);
     bool ilp = exact && !cut_only;
     if (ilp) {
         status = vertex_cover_ilp(g.n, g.m, g.src, g.dst, g.node_w, time_limit, opt, &opt_weight);

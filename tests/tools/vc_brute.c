@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "die.h"
 #include "graph.h"
+#include "algo_vertex_cover.h"
 #include "io.h"
 #include "stream.h"
 #include "tensor.h"
@@ -79,7 +80,7 @@ static double lightest_cover(int n, int m, const int32_t *src, const int32_t *ds
 static void each(struct writer *w, const struct record *rec, void *context)
 {
     struct graph g;
-    graph_read_instance(&g, rec, GRAPH_NEEDS_VERTEX_COVER, "vertex-cover");
+    graph_read_instance(&g, rec, dar_algorithm_vertex_cover.instance_keys, dar_algorithm_vertex_cover.ninstance_keys, "vertex-cover");
     if (g.n > BRUTE_MAX_NODES)
         record_die(rec, "%d nodes, over the %d a brute force tries", g.n, BRUTE_MAX_NODES);
     uint8_t *cover = xmalloc((size_t)(g.n ? g.n : 1));

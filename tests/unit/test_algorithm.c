@@ -1,8 +1,10 @@
 /* test_algorithm.c - the registry of algorithms (registry.h): every
  * entry's description is consistent, as the processor assumes without
- * checking, and the option tables' list of names is the registry's. */
+ * checking, its instance rows agree with its generator, and the option
+ * tables' list of names is the registry's. */
 #include "check.h"
 #include "dar.h"
+#include "graphgen.h"
 #include "registry.h"
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,41 @@ static void test_entry(const struct dar_algorithm *alg)
     CHECK(made == variants, "%s: a model of each of its %d variants lays out", alg->name, variants);
 }
 
+/* The generator's records of an entry's instance carry every key its rows
+ * list and pass their checks; the bare structure is refused naming the
+ * first key and why the entry needs it. */
+static void test_instance(const struct dar_algorithm *alg)
+{
+    static const char *const families[] = {"two-community", "erdos-renyi", "bipartite-sides", "star"};
+    CHECK(alg->ninstance_keys >= 1 && alg->generate && alg->generate->finish && alg->generate->keys_help,
+          "%s: instance keys and a generator", alg->name);
+    struct graphgen_options o = {.nodes = 12, .density = 0.5, .inter_density = 0.05, .seed = 5,
+                                 .instance = alg->generate, .instance_name = alg->name};
+    char err[256];
+    int made = 0, passed = 0;
+    for (size_t f = 0; f < sizeof families / sizeof *families; f++) {
+        o.family = families[f];
+        if (!graphgen_check(&o, err, sizeof err))
+            continue;
+        for (int k = 0; k < 4; k++) {
+            struct graph g;
+            if (!graphgen(&o, k, &g, err, sizeof err))
+                continue;
+            made++;
+            passed += graph_check_keys(&g, alg->instance_keys, alg->ninstance_keys, alg->name, err, sizeof err);
+            graph_free(&g);
+        }
+    }
+    CHECK(made > 0 && passed == made, "%s: its generated instances pass its key rows (%d of %d)", alg->name, passed,
+          made);
+    struct graph g = {.n = 3, .m = 1, .s = -1, .t = -1, .src = (int32_t[]){0}, .dst = (int32_t[]){1}};
+    char want[128];
+    snprintf(want, sizeof want, "'%s' is missing (%s needs %s)", alg->instance_keys[0].key, alg->name,
+             alg->instance_keys[0].what);
+    bool refused = !graph_check_keys(&g, alg->instance_keys, alg->ninstance_keys, alg->name, err, sizeof err);
+    CHECK(refused && strcmp(err, want) == 0, "%s: a graph without its keys: %s", alg->name, err);
+}
+
 int main(void)
 {
     check_file_name = "algorithm";
@@ -83,7 +120,9 @@ int main(void)
     CHECK(dar_algorithm_count >= 1 && strcmp(dar_algorithms[0]->name, "max-flow") == 0 &&
           dar_algorithm_find("max-flow") == dar_algorithms[0] && !dar_algorithm_find("no-such"),
           "max-flow is the first entry, the default; an unknown name finds nothing");
-    for (int i = 0; i < dar_algorithm_count; i++)
+    for (int i = 0; i < dar_algorithm_count; i++) {
         test_entry(dar_algorithms[i]);
+        test_instance(dar_algorithms[i]);
+    }
     return check_done();
 }

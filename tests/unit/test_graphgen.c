@@ -1,5 +1,6 @@
 /* test_graphgen.c - the synthetic generator: structure, statistics,
- * determinism and independence of the purpose streams. */
+ * determinism and independence of the purpose streams; and the checks of
+ * the instance key rows its kinds of instance are read back with. */
 #include "check.h"
 #include "graphgen.h"
 #include <stdlib.h>
@@ -353,7 +354,7 @@ static bool is_tree(const struct graph *g)
 static void test_shortest_path_instances(void)
 {
     struct graphgen_options o = opts("erdos-renyi", 40);
-    o.instance = INSTANCE_SHORTEST_PATHS;
+    o.instance = &graphgen_weighted_from_source;
     long pairs = 0, edges = 0;
     int bad = 0, s_seen[40] = {0};
     double w_sum = 0;
@@ -379,7 +380,7 @@ static void test_shortest_path_instances(void)
     /* a fixed --p makes the edges of --density */
     struct graphgen_options flow = opts("erdos-renyi", 20), sp = flow;
     flow.density = 0.4;
-    sp.instance = INSTANCE_SHORTEST_PATHS;
+    sp.instance = &graphgen_weighted_from_source;
     sp.p_given = true;
     sp.p_lo = sp.p_hi = 0.4;
     struct graph a, b;
@@ -408,7 +409,7 @@ static void test_shortest_path_instances(void)
 static void test_bipartite_sides(void)
 {
     struct graphgen_options o = opts("bipartite-sides", 12);
-    o.instance = INSTANCE_MATCHING;
+    o.instance = &graphgen_two_sided;
     o.side_a = 3;
     o.side_b = 9;
     long edges = 0;
@@ -425,7 +426,7 @@ static void test_bipartite_sides(void)
     CHECK(bad == 0, "bipartite-sides 3,9: side 0 on 0..2, 1 on 3..11, every edge A-B, no s, t, w, cap");
     CHECK(fabs(edges / (300.0 * 27) - 0.25) < 0.02, "bipartite-sides: default A-B density %.4f ~ 0.25",
           edges / (300.0 * 27));
-    o.instance = INSTANCE_VERTEX_COVER;
+    o.instance = &graphgen_node_weighted;
     struct graph g;
     gen(&o, 0, &g);
     CHECK(g.side && g.node_w, "bipartite-sides vertex-cover instances keep their sides and get node_w");
@@ -437,7 +438,7 @@ static void test_vertex_cover_families(void)
     const char *const fams[] = {"barabasi-albert", "star", "lobster", "erdos-renyi"};
     for (int f = 0; f < 4; f++) {
         struct graphgen_options o = opts(fams[f], 16);
-        o.instance = INSTANCE_VERTEX_COVER;
+        o.instance = &graphgen_node_weighted;
         int bad = 0, trees = 0, attach[10] = {0};
         double w_min = 1, w_max = 0;
         for (int k = 0; k < 300; k++) {
@@ -466,7 +467,7 @@ static void test_vertex_cover_families(void)
         }
     }
     struct graphgen_options o = opts("star", 8);
-    o.instance = INSTANCE_VERTEX_COVER;
+    o.instance = &graphgen_node_weighted;
     o.node_weights = NODE_W_UNIT;
     struct graph g;
     gen(&o, 0, &g);
@@ -482,7 +483,7 @@ static void test_instance_errors(void)
     struct graphgen_options o = opts("star", 8);
     CHECK(!graphgen_check(&o, err, sizeof err) && strstr(err, "no s and t"), "star max-flow refused: %s", err);
     o = opts("erdos-renyi", 8);
-    o.instance = INSTANCE_MATCHING;
+    o.instance = &graphgen_two_sided;
     CHECK(!graphgen_check(&o, err, sizeof err) && strstr(err, "need sides"), "erdos-renyi matching refused: %s", err);
     double lo, hi;
     CHECK(graphgen_parse_probability("0.2:0.8", &lo, &hi, err, sizeof err) && lo == 0.2 && hi == 0.8, "--p 0.2:0.8");
@@ -496,9 +497,43 @@ static void test_instance_errors(void)
           !graphgen_parse_sides("3,4x", &a, &b, err, sizeof err), "--sides refuses 0, one number, trailing text");
 }
 
+/* The checks a row of instance keys asks for, beyond the key being there:
+ * t other than s, every edge between the sides (an arc A->B). */
+static void test_key_checks(void)
+{
+    static const struct graph_key ends[] = {
+        {.key = "s", .dtype = DT_I64, .location = GRAPH_AT_GRAPH, .what = "a source"},
+        {.key = "t", .dtype = DT_I64, .location = GRAPH_AT_GRAPH, .check = GRAPH_CHECK_NOT_S, .what = "a sink"},
+    };
+    static const struct graph_key sides[] = {
+        {.key = "side", .dtype = DT_U8, .location = GRAPH_AT_NODE, .check = GRAPH_CHECK_SIDES, .what = "sides"},
+    };
+    char err[256];
+    struct graph g = {.n = 4, .m = 2, .s = 2, .t = 2, .src = (int32_t[]){0, 3}, .dst = (int32_t[]){2, 1},
+                      .side = (uint8_t[]){0, 0, 1, 1}};
+    CHECK(!graph_check_keys(&g, ends, 2, "x", err, sizeof err) && !strcmp(err, "'s' and 't' are both 2"),
+          "t == s refused: %s", err);
+    CHECK(graph_check_keys(&g, ends + 1, 1, "x", err, sizeof err), "t alone is not compared with s");
+    g.t = 3;
+    CHECK(graph_check_keys(&g, ends, 2, "x", err, sizeof err), "t != s passes");
+    CHECK(graph_check_keys(&g, sides, 1, "x", err, sizeof err), "edges A-B pass undirected");
+    g.directed = true;
+    CHECK(!graph_check_keys(&g, sides, 1, "x", err, sizeof err) &&
+          !strcmp(err, "arc 1 runs from node 3 on side B to node 1 on side A (x needs arcs A->B)"), "arc B->A: %s", err);
+    g.directed = false;
+    g.side[3] = 0;
+    CHECK(!graph_check_keys(&g, sides, 1, "x", err, sizeof err) &&
+          !strcmp(err, "edge 1 joins nodes 3 and 1, both on side A (x needs every edge between A and B)"),
+          "an A-A edge: %s", err);
+    g.side = NULL;
+    CHECK(!graph_check_keys(&g, sides, 1, "x", err, sizeof err) && !strcmp(err, "'side' is missing (x needs sides)"),
+          "no side: %s", err);
+}
+
 int main(void)
 {
     check_file_name = "graphgen";
+    test_key_checks();
     test_two_community();
     test_two_community_directed();
     test_bipartite();

@@ -123,7 +123,7 @@ static void test_exact(void)
         for (int s = 0; s < 6; s++)
             for (int k = 0; k < 11; k++) {
                 struct graphgen_options o = {.family = families[f], .nodes = sizes[s], .density = 0.75,
-                                             .seed = 40 + (uint64_t)s, .instance = INSTANCE_VERTEX_COVER};
+                                             .seed = 40 + (uint64_t)s, .instance = &graphgen_node_weighted};
                 struct graph g;
                 char err[256];
                 if (!graphgen(&o, k, &g, err, sizeof err)) {
