@@ -319,4 +319,5 @@ const struct dar_algorithm dar_algorithm_matching = {
     .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
+    .metrics = matching_metrics,
 };

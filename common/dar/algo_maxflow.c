@@ -390,4 +390,5 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
+    .metrics = maxflow_metrics,
 };

@@ -289,4 +289,5 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
+    .metrics = shortest_paths_metrics,
 };

@@ -281,4 +281,5 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .predict = predict,
     .random_baseline = random_baseline,
     .validation_score = validation_score,
+    .metrics = vertex_cover_metrics,
 };

@@ -77,6 +77,7 @@ struct dar_layout {
 enum dar_variant { DAR_PRIMAL, DAR_DUAL, DAR_PIPELINE, DAR_NO_ALGO, DAR_VARIANTS };
 
 struct dar_group;
+struct metric_row;
 struct dar_graph;
 struct dar_model;
 struct dar_workspace;
@@ -150,6 +151,12 @@ struct dar_algorithm {
      * the inference cost to *kappa when not NULL. */
     double (*validation_score)(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
                                int count, double *kappa);
+
+    /* ---- metrics (the `metrics` tool) ---- */
+    /* Its quantities (common/eval/metric_row.h), in the order they are
+     * written, ending with a row without a name: `metrics` computes,
+     * writes --per-graph and lists in --help from them. */
+    const struct metric_row *metrics;
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */
