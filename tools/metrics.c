@@ -64,9 +64,6 @@ int metric_quantity_parse(const char *name)
 
 void metric_quantities_help(void)
 {
-    static const char *const pooling[] = {
-        [METRIC_MEAN] = "mean", [METRIC_CONFUSION] = "confusion", [METRIC_POOL] = "pooled",
-    };
     list_quantities();
     printf("\nquantities (the registry entries' metric rows, written in this order; how each\n"
            "pools: a mean over edges, nodes or graphs, a score of the confusion matrix,\n"
@@ -75,7 +72,7 @@ void metric_quantities_help(void)
         const struct metric_row *row = quantities.row[q];
         if (q == 0 || quantities.entry[q] != quantities.entry[q - 1])
             printf("  %s:\n", quantities.entry[q]->name);
-        printf("    %-20s %-9s", row->name, pooling[row->pooling]);
+        printf("    %-20s %-9s", row->name, metric_pooling_name(row->pooling));
         for (int k = 0; row->keys[k]; k++)
             printf(" %s", row->keys[k]);
         printf("%s\n", row->needs_fit ? " (and --fit FILE)" : "");

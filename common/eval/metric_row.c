@@ -3,6 +3,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+const char *metric_pooling_name(enum metric_pooling p)
+{
+    static const char *const name[] = {
+        [METRIC_MEAN] = "mean", [METRIC_CONFUSION] = "confusion", [METRIC_POOL] = "pooled",
+    };
+    return p >= 0 && p < (int)(sizeof name / sizeof *name) ? name[p] : "?";
+}
+
 void metric_pool_free(struct metric_pool *p)
 {
     free(p->x);

@@ -26,6 +26,8 @@ enum metric_pooling {
        no graph has a share of its own, --per-graph writes nothing */
     METRIC_POOL,
 };
+/* "mean", "confusion", "pooled": how --help and the tests name a pooling. */
+const char *metric_pooling_name(enum metric_pooling p);
 
 /* The rows a METRIC_POOL quantity keeps of every record: width columns
  * each, with a class (label) or a target (y). */

@@ -14,12 +14,9 @@
 
 int main(void)
 {
-    static const char *const pooling[] = {
-        [METRIC_MEAN] = "mean", [METRIC_CONFUSION] = "confusion", [METRIC_POOL] = "pooled",
-    };
     for (int i = 0; i < dar_algorithm_count; i++)
         for (const struct metric_row *row = dar_algorithms[i]->metrics; row && row->name; row++) {
-            printf("%s\t%s\t%s\t", dar_algorithms[i]->name, row->name, pooling[row->pooling]);
+            printf("%s\t%s\t%s\t", dar_algorithms[i]->name, row->name, metric_pooling_name(row->pooling));
             for (int k = 0; row->keys[k]; k++)
                 printf("%s%s", k ? " " : "", row->keys[k]);
             printf("%s\n", row->needs_fit ? "\tfit" : "");
