@@ -15,7 +15,7 @@ PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/nul
 PKG_LIBS   = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$(PKG_LIBS)
 # common/ is grouped by layer (ARCHITECTURE.md §2) and tools/ holds the tools'
 # bodies; every folder is on the include path so includes name only the file.
-SRC_DIRS := common/base common/records common/graphs common/flow common/algos common/nn common/graphnn common/dar common/eval tools
+SRC_DIRS := common/base common/records common/graphs common/flow common/algos common/nn common/graphnn common/eval common/dar tools
 HEADERS  := $(wildcard $(SRC_DIRS:%=%/*.h))
 CPPFLAGS += $(SRC_DIRS:%=-I%) $(PKG_CFLAGS) -DDAR_VERSION='"$(VERSION)"'
 LDFLAGS  += -Wl,--as-needed

@@ -17,10 +17,8 @@ static struct cli_repeat labels;
 static const struct cli_option options[] = {
     CLI_STRING("split", 0, split, "NAME", "the split the records are from, written in every metric record"),
     CLI_REPEAT("label", 'l', labels, "KEY=VALUE", "a label for every metric record (repeat for more: model=dual, seed=3, ...)"),
-    CLI_LIST("quantity", 0, quantities, "LIST", "comma-separated quantities (default: every one whose inputs the first record has; with --table: the metrics to keep): "
-     "mae_flow mae_hint_flow cut_accuracy maxflow_error conservation_before conservation_after fixed_value_ratio "
-     "accuracy balanced_accuracy roc_auc roc_hard r2 pointer_accuracy mae_d feasible_edges path_optimal path_gap "
-     "match_f1 match_ratio cover_valid_before cover_ratio certified", 0, 0),
+    CLI_LIST("quantity", 0, quantities, "LIST", "comma-separated quantities, listed below (default: every one whose inputs the "
+     "first record has; with --table: the metrics to keep)", 0, 0),
     CLI_STRING("fit", 0, fit, "FILE", "r2: fit the linear map from max-pooled embeddings to maxflow on FILE's graphs"),
     CLI_STRING("per-graph", 0, per_graph, "FILE", "also write each graph's sum and count of every mean quantity, and the confusion "
      "matrix of each block of its scored edges, to FILE (graph_metric records, for a bootstrap over the graphs and edges)"),
@@ -48,11 +46,11 @@ static const struct cli_spec spec = {
     "dar-step --model dual.mp < test.mp | flow-fix | metrics -l model=dual -l seed=1 > m.mp; "
     "cat run*/m.mp | metrics --table md",
     options,
-    NULL,
+    metric_quantities_help,
 };
 
 /* The names of --quantity, checked against the known quantities. */
-static int parse_quantities(enum metric_quantity *out)
+static int parse_quantities(int *out)
 {
     struct cli_list l;
     cli_list_split(&l, quantities);
@@ -60,7 +58,9 @@ static int parse_quantities(enum metric_quantity *out)
         int q = metric_quantity_parse(l.items[i]);
         if (q < 0)
             cli_usage_error(&spec, "unknown quantity '%s'", l.items[i]);
-        out[i] = (enum metric_quantity)q;
+        if (i == METRIC_QUANTITIES_MAX)
+            cli_usage_error(&spec, "more than %d quantities", METRIC_QUANTITIES_MAX);
+        out[i] = q;
     }
     int count = l.count;
     cli_list_free(&l);
@@ -89,11 +89,10 @@ int main(int argc, char **argv)
     } else {
         o.edges = strcmp(edges, "all") == 0 ? EDGES_ALL : strcmp(edges, "train") == 0 ? EDGES_TRAIN
                 : strcmp(edges, "val") == 0 ? EDGES_VAL : strcmp(edges, "test") == 0 ? EDGES_TEST : EDGES_AUTO;
-        bool wants_r2 = false;
         for (int i = 0; i < o.n_quantities; i++)
-            wants_r2 |= o.quantities[i] == Q_R2;
-        if (wants_r2 && !fit[0])
-            cli_usage_error(&spec, "quantity 'r2' needs --fit FILE (the embeddings the linear map is fitted on)");
+            if (metric_quantity_row(o.quantities[i])->needs_fit && !fit[0])
+                cli_usage_error(&spec, "quantity '%s' needs --fit FILE (the embeddings the linear map is fitted on)",
+                                metric_quantity_name(o.quantities[i]));
         o.fit = fit[0] ? io_open_input(fit) : NULL;
         FILE *out = io_open_output(output, 1, force);
         o.per_graph = per_graph[0] ? io_open_output(per_graph, 1, force) : NULL;

@@ -402,3 +402,38 @@ PYEOF
     run metrics --quantity fixed_value_ratio < "$T/neg-fixed.mp"
     assert_success
 }
+
+@test "--help lists every quantity of every registry entry, as the entries' rows hold it, and formats/metric.md defines each" {
+    # the rows as the entries hold them (tests/tools/metric_rows reads the
+    # registry, not the tool); every entry of the registry has some
+    run "$DAR_TOOLS/metric_rows"
+    assert_success
+    printf '%s\n' "$output" > "$T/rows.tsv"
+    ff-trace --help > "$T/registry.txt"
+    metrics --help > "$T/help.txt"
+    "$PY" - "$T/rows.tsv" "$T/registry.txt" "$T/help.txt" "$ROOT/formats/metric.md" <<'PYEOF'
+import re, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+rows = [(r[0], r[1], r[2], r[3], len(r) > 4) for r in rows]
+entries = re.findall(r"^  ([a-z-]+)(?: \(the default\))?: ", open(sys.argv[2]).read(), re.M)
+assert len(entries) >= 4, entries
+assert [e for e in entries if e not in {r[0] for r in rows}] == [], "entries without metric rows"
+names = [r[1] for r in rows]
+assert len(set(names)) == len(names), "two rows of one name"
+# the help's section: an entry per "  NAME:" line, its rows below it
+help = open(sys.argv[3]).read().split("\nquantities (", 1)[1].split("\n\n", 1)[0].splitlines()
+listed, entry = [], None
+for line in help:
+    m = re.match(r"^  ([a-z-]+):$", line)
+    if m:
+        entry = m.group(1)
+        continue
+    m = re.match(r"^    (\S+) +(\S+) +(.*?)( \(and --fit FILE\))?$", line)
+    if m:
+        listed.append((entry, m.group(1), m.group(2), m.group(3), m.group(4) is not None))
+assert listed == rows, "help lists\n%s\nthe rows are\n%s" % ("\n".join(map(str, listed)), "\n".join(map(str, rows)))
+doc = open(sys.argv[4]).read()
+undefined = [n for n in names if "\n| `%s` |" % n not in doc]
+assert not undefined, "formats/metric.md defines no %s" % undefined
+PYEOF
+}

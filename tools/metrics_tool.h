@@ -1,32 +1,29 @@
 /* metrics_tool.h - the `metrics` tool's two modes: graph records -> `metric`
  * records (metrics.c), and metric records -> a table (metrics_table.c).
- * The metrics themselves are common/eval/metrics.h. */
+ * The quantities are the registry entries' metric rows (common/eval/metric_row.h),
+ * the metrics themselves common/eval/metrics.h. */
 #ifndef DAR_METRICS_TOOL_H
 #define DAR_METRICS_TOOL_H
+#include "metric_row.h"
 #include <stdio.h>
 
-/* The quantities, in the order they are written when none is selected. */
-enum metric_quantity {
-    Q_MAE_FLOW, Q_MAE_HINT_FLOW, Q_CUT_ACCURACY, Q_MAXFLOW_ERROR,
-    Q_CONSERVATION_BEFORE, Q_CONSERVATION_AFTER, Q_FIXED_VALUE_RATIO,
-    Q_ACCURACY, Q_BALANCED_ACCURACY, Q_ROC_AUC, Q_ROC_HARD, Q_R2,
-    /* shortest paths (after the others: a max-flow record has none of
-       their inputs, so its metrics come out as before) */
-    Q_POINTER_ACCURACY, Q_MAE_D, Q_FEASIBLE_EDGES, Q_PATH_OPTIMAL, Q_PATH_GAP,
-    Q_MATCH_F1, Q_MATCH_RATIO, Q_COVER_VALID_BEFORE, Q_COVER_RATIO, Q_CERTIFIED,
-    /* vertex cover (cover-fix's keys) */
-    Q_COVER_WEIGHT_RATIO, Q_COVER_OPT_RATIO, Q_OPT_UNPROVEN, Q_PACKING_EXCESS, Q_CERTIFIED_GAP, Q_UNCERTIFIED,
-    Q_COUNT
-};
-const char *metric_quantity_name(enum metric_quantity q);
+/* The quantities: every registry entry's metric rows (struct
+ * dar_algorithm's `metrics`), entry after entry in the registry's order,
+ * which is the order they are written in when none is selected.  q is an
+ * index into them. */
+enum { METRIC_QUANTITIES_MAX = 64 };
+int metric_quantity_count(void);
+const struct metric_row *metric_quantity_row(int q);
+const char *metric_quantity_name(int q);
 /* -1 if name is not a quantity. */
 int metric_quantity_parse(const char *name);
-
-enum metric_edges { EDGES_AUTO, EDGES_ALL, EDGES_TRAIN, EDGES_VAL, EDGES_TEST };
+/* metrics --help's section on the quantities (cli_spec.more_help): each
+ * entry's rows, with how they pool and the keys they read. */
+void metric_quantities_help(void);
 
 struct metrics_options {
     int n_quantities;                  /* 0: every quantity whose inputs the first record has */
-    enum metric_quantity quantities[Q_COUNT];
+    int quantities[METRIC_QUANTITIES_MAX];
     const char *split;                 /* the `split` field written */
     int n_labels;
     const char **label_keys, **label_values;

@@ -327,4 +327,5 @@ const struct dar_algorithm dar_algorithm_matching = {
     .ninstance_keys = sizeof instance_keys / sizeof *instance_keys,
     .instance_keys = instance_keys,
     .generate = &graphgen_two_sided,
+    .metrics = matching_metrics,
 };

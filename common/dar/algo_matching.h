@@ -11,6 +11,7 @@
 #ifndef DAR_ALGO_MATCHING_H
 #define DAR_ALGO_MATCHING_H
 #include "dar.h"
+#include "metric_row.h"
 
 /* The probes, in the order of the encoders' parameters. */
 enum match_probe {
@@ -30,6 +31,8 @@ enum match_loss { MATCH_LOSS_REACHED, MATCH_LOSS_PI_HINT, MATCH_LOSS_MATCH_HINT,
                   MATCH_LOSS_MATCH, MATCH_LOSS_COVER, MATCH_LOSSES };
 
 extern const struct dar_algorithm dar_algorithm_matching;
+/* Its metric rows (algo_matching_metrics.c), ending with a row without a name. */
+extern const struct metric_row matching_metrics[];
 
 /* The schedule (algo_matching_model.c), for the entry's table. */
 void match_run_group(struct dar_group *c);

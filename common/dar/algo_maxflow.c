@@ -399,4 +399,5 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .ninstance_keys = sizeof instance_keys / sizeof *instance_keys,
     .instance_keys = instance_keys,
     .generate = &graphgen_flow_network,
+    .metrics = maxflow_metrics,
 };

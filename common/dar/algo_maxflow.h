@@ -5,6 +5,7 @@
 #ifndef DAR_ALGO_MAXFLOW_H
 #define DAR_ALGO_MAXFLOW_H
 #include "dar.h"
+#include "metric_row.h"
 
 /* The probes, in the order of the encoders' parameters (model.md §6). */
 enum maxflow_probe {
@@ -36,6 +37,8 @@ enum maxflow_loss { MAXFLOW_LOSS_MASK, MAXFLOW_LOSS_PI, MAXFLOW_LOSS_FLOW_HINT, 
                     MAXFLOW_LOSS_FLOW, MAXFLOW_LOSS_CUT, MAXFLOW_LOSSES };
 
 extern const struct dar_algorithm dar_algorithm_maxflow;
+/* Its metric rows (algo_maxflow_metrics.c), ending with a row without a name. */
+extern const struct metric_row maxflow_metrics[];
 
 /* Its trace in a graph's probe[] (dar.h struct dar_graph), NULL when not
  * loaded: hint_mask [T*n], hint_pi [T*n], hint_flow [T*m], flow [m], cut [n]. */

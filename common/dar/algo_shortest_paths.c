@@ -297,4 +297,5 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .ninstance_keys = sizeof instance_keys / sizeof *instance_keys,
     .instance_keys = instance_keys,
     .generate = &graphgen_weighted_from_source,
+    .metrics = shortest_paths_metrics,
 };

@@ -5,6 +5,7 @@
 #ifndef DAR_ALGO_SHORTEST_PATHS_H
 #define DAR_ALGO_SHORTEST_PATHS_H
 #include "dar.h"
+#include "metric_row.h"
 
 /* The probes, in the order of the encoders' parameters. */
 enum sp_probe {
@@ -23,6 +24,8 @@ enum sp_probe {
 enum sp_loss { SP_LOSS_REACHED, SP_LOSS_PI_HINT, SP_LOSS_D_HINT, SP_LOSS_PI, SP_LOSS_D, SP_LOSSES };
 
 extern const struct dar_algorithm dar_algorithm_shortest_paths;
+/* Its metric rows (algo_shortest_paths_metrics.c), ending with a row without a name. */
+extern const struct metric_row shortest_paths_metrics[];
 
 /* The schedule (algo_shortest_paths_model.c), for the entry's table. */
 void sp_run_group(struct dar_group *c);

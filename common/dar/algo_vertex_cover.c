@@ -312,4 +312,5 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .write_optimum = write_optimum,
     .optimum_help = "the lightest cover (opt_cover, opt_weight, opt_status): the min cut on bipartite-sides, else "
                     "GLPK stopped after S seconds per graph (its status says if proven)",
+    .metrics = vertex_cover_metrics,
 };

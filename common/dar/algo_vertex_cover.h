@@ -6,6 +6,7 @@
 #ifndef DAR_ALGO_VERTEX_COVER_H
 #define DAR_ALGO_VERTEX_COVER_H
 #include "dar.h"
+#include "metric_row.h"
 
 /* The probes, in the order of the encoders' parameters. */
 enum vc_probe {
@@ -26,6 +27,8 @@ enum vc_loss { VC_LOSS_RESIDUAL, VC_LOSS_IN_COVER, VC_LOSS_DELTA, VC_LOSS_COVER,
                VC_LOSSES };
 
 extern const struct dar_algorithm dar_algorithm_vertex_cover;
+/* Its metric rows (algo_vertex_cover_metrics.c), ending with a row without a name. */
+extern const struct metric_row vertex_cover_metrics[];
 
 /* The schedule (algo_vertex_cover_model.c), for the entry's table. */
 void vc_run_group(struct dar_group *c);

@@ -79,6 +79,7 @@ struct dar_layout {
 enum dar_variant { DAR_PRIMAL, DAR_DUAL, DAR_PIPELINE, DAR_NO_ALGO, DAR_VARIANTS };
 
 struct dar_group;
+struct metric_row;
 struct dar_graph;
 struct dar_model;
 struct dar_workspace;
@@ -165,6 +166,11 @@ struct dar_algorithm {
     int noptimum_keys;
     void (*write_optimum)(struct writer *w, const struct graph *g, double time_limit);
     const char *optimum_help;
+    /* ---- metrics (the `metrics` tool) ---- */
+    /* Its quantities (common/eval/metric_row.h), in the order they are
+     * written, ending with a row without a name: `metrics` computes,
+     * writes --per-graph and lists in --help from them. */
+    const struct metric_row *metrics;
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */

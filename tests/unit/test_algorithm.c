@@ -5,6 +5,7 @@
 #include "check.h"
 #include "dar.h"
 #include "graphgen.h"
+#include "metric_row.h"
 #include "registry.h"
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,16 @@ static void test_entry(const struct dar_algorithm *alg)
         dar_model_free(&m);
     }
     CHECK(made == variants, "%s: a model of each of its %d variants lays out", alg->name, variants);
+    /* its metric rows: `metrics` calls the function of a row's pooling
+       without looking, and only a pooled score has rows to fit on */
+    int rows = 0, bad_row = 0;
+    for (const struct metric_row *row = alg->metrics; row && row->name; row++, rows++)
+        bad_row += !row->keys[0] || (row->pooling == METRIC_MEAN ? !row->mean
+                                     : row->pooling == METRIC_CONFUSION ? !row->of_confusion
+                                     : !row->pool || !row->pooled) ||
+                   (row->needs_fit && row->pooling != METRIC_POOL);
+    CHECK(rows > 0 && bad_row == 0, "%s: %d metric rows, each with keys and its pooling's function (%d not)",
+          alg->name, rows, bad_row);
 }
 
 /* The generator's records of an entry's instance carry every key its rows

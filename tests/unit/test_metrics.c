@@ -185,7 +185,7 @@ static void test_least_squares(void)
 static void test_names(void)
 {
     int ok = 1;
-    for (int q = 0; q < Q_COUNT; q++)
+    for (int q = 0; q < metric_quantity_count(); q++)
         ok &= metric_quantity_parse(metric_quantity_name(q)) == q;
     CHECK(ok && metric_quantity_parse("mae") == -1, "quantity names round-trip, unknown names rejected");
 }
