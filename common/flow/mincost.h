@@ -64,8 +64,8 @@ bool mincost_cost_units(int m, const float *cost, int64_t scale_hint, int64_t *k
  * within int64, sum |cost| * cap within int64 (so the cost of any feasible
  * flow fits), sum |cost| over arcs of positive capacity within 2^58 (so the
  * potentials, distances and reduced costs the rounds form fit: each is a
- * few such sums, see mincost.c), and no cycle of negative cost among the arcs of positive
- * capacity.  The shape (n >= 2, s != t, endpoints in range, no self-loop)
+ * few such sums, see mincost.c), and no cycle of negative cost among the
+ * arcs of positive capacity.  The shape (n >= 2, s != t, endpoints in range, no self-loop)
  * is the caller's to guarantee: a bad one dies with EX_SOFTWARE. */
 bool mincost_check(const struct mincost_net *g, struct mincost_error *err);
 
