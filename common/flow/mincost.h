@@ -80,8 +80,11 @@ bool mincost_check(const struct mincost_net *g, struct mincost_error *err);
  * Pointers: pointer[v] is the node before v on its shortest path from s,
  * and pointer_arc[v] the residual arc it arrives by (2e or 2e+1, since two
  * antiparallel arcs join the same nodes); s and unreached nodes point to
- * themselves with arc -1.  Ties go to the node settled first (smaller
- * distance, then smaller index) and then to the lower residual arc. */
+ * themselves with arc -1.  The tie rule: each step settles the labelled
+ * node of smallest distance, then smallest index, and relaxes its residual
+ * arcs in increasing order; a label changes only on a strict improvement,
+ * so a node points to the first settled of its tight predecessors, over the
+ * lower of their arcs. */
 struct mincost_trace {
     int rounds;                 /* R >= 1 */
     int capacity;               /* rounds the arrays have room for */

@@ -21,7 +21,8 @@ solver's certificate optimal and maximum with gap 0; every round of the
 trace checked from the definitions (the potentials before it leave no
 residual arc of negative reduced cost; the reached set and the distances are
 Bellman-Ford's true residual distances shifted by the potentials; every
-pointer is a tight residual arc; the augmentation pushes the bottleneck of
+pointer is a tight residual arc, and a search of our own following the
+tie rule mincost.h states gives the same pointers; the augmentation pushes the bottleneck of
 the pointer path and nothing else; the last round does not reach t); and
 the certificates of the given flows as their kind requires.  Prints one
 summary line; exits 1 with the first disagreement.
@@ -239,6 +240,24 @@ def fail(index, message):
     sys.exit(1)
 
 
+def tie_rule_search(n, s, tail, head, res, reduced):
+    """mincost.h's search as its header states the rule: settle the labelled
+    node of smallest distance, then smallest index; relax its residual arcs
+    in increasing order, a label changing only on a strict improvement."""
+    d, pointer, arc = np.full(n, -1, dtype=np.int64), np.arange(n), np.full(n, -1, dtype=np.int64)
+    d[s], settled = 0, np.zeros(n, dtype=bool)
+    while True:
+        labelled = [v for v in range(n) if d[v] >= 0 and not settled[v]]
+        if not labelled:
+            return d, pointer, arc
+        u = min(labelled, key=lambda v: (d[v], v))
+        settled[u] = True
+        for a in np.flatnonzero((tail == u) & (res > 0)).tolist():
+            v = int(head[a])
+            if not settled[v] and (d[v] < 0 or d[u] + reduced[a] < d[v]):
+                d[v], pointer[v], arc[v] = d[u] + reduced[a], u, a
+
+
 def check_round(r, rec, k):
     """Round k of the trace against the definitions."""
     n, s, t = rec["n"], rec["s"], rec["t"]
@@ -264,6 +283,9 @@ def check_round(r, rec, k):
         if a < 0 or tail[a] != pointer[v] or head[a] != v or res[a] <= 0 or \
                 distance[pointer[v]] + reduced[a] != distance[v]:
             fail(r, f"round {k}: the pointer of node {v} is not a tight residual arc")
+    ours = tie_rule_search(n, s, tail, head, res, reduced)
+    if any((ours[i] != h).any() for i, h in enumerate((np.where(distance < 0, -1, distance), pointer, arc))):
+        fail(r, f"round {k}: the pointers do not follow mincost.h's tie rule")
     last = k == rec["rounds"] - 1
     if last != (distance[t] < 0):
         fail(r, f"round {k}: t is {'reached' if distance[t] >= 0 else 'unreached'} in round {k} of {rec['rounds']}")
