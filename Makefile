@@ -32,6 +32,10 @@ COMMON_SRC := $(sort $(wildcard common/*/*.c tools/*.c))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 TOOLS      := $(sort $(basename $(notdir $(wildcard bin/*.c))))
 TOOL_BINS  := $(TOOLS:%=$(BINDIR)/%)
+# One tool under several names: bin/repair.c picks the registry entry whose
+# repair_tool it is called by (algorithm.h), so each entry's repair is a link.
+REPAIR_NAMES := flow-fix match-fix cover-fix
+TOOL_LINKS := $(REPAIR_NAMES:%=$(BINDIR)/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 # Small C programs the bats tests and benchmarks drive (not user tools).
@@ -43,7 +47,7 @@ LIB        := $(BUILD)/libdar.a
 # Objects are not intermediate files to throw away: keep them so a rebuild is
 # incremental and concurrent makes never see one vanish.
 .SECONDARY: $(COMMON_OBJ) $(TOOLS:%=$(BUILD)/bin/%.o)
-all: $(LIB) $(TOOL_BINS) $(TESTTOOL_BINS)
+all: $(LIB) $(TOOL_BINS) $(TOOL_LINKS) $(TESTTOOL_BINS)
 
 # Static pattern rules: $(BUILD)/tools/ holds both the objects of tools/*.c
 # and the test helpers of tests/tools/*.c, so each rule names its targets.
@@ -62,6 +66,9 @@ $(LIB): $(COMMON_OBJ)
 $(BINDIR)/%: $(BUILD)/bin/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+$(TOOL_LINKS): $(BINDIR)/repair
+	ln -sf repair $@
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/check.h $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -216,7 +223,7 @@ demo:
 	@bash examples/demo.sh
 
 clean:
-	rm -rf build $(TOOL_BINS)
+	rm -rf build $(TOOL_BINS) $(TOOL_LINKS)
 
 # ---- progress of the study's long targets ------------------------------------
 # `make table1` (or any of PROGRESS_GOALS, all goals being among them) runs

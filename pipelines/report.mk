@@ -305,14 +305,23 @@ REPORT_RECON_FIGURE := $(if $(wildcard pipelines/fig-reconstruction.gp),$(OUT)/f
 REPORT_TABLES ?= table1 table2 table-r2 table-val corrective $(if $(VESSEL_NOTE),table3 $(if $(TABLE3_N2V_DUAL_SCORES),table3-n2v-dual) recon)
 REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid-mpnn.png) $(OUT)/fig-corrective.png \
   $(if $(VESSEL_NOTE),$(REPORT_RECON_FIGURE) $(if $(FIG_VALID_BVG_SCORES),$(OUT)/fig-valid-bvg.png)) $(REPORT)/fig-size.png $(REPORT)/fig-cutshare.png
+# The pairs with a section of their own, from their manifest (report.py reads
+# the titles and claims there too): each as pair:vars:table:claims, vars the
+# prefix of its pipeline's variables (<vars>_OUT, <vars>_NOTE).
+REPORT_PAIRS := $(shell awk -F'\t' '!/^#/ && NF >= 4 {print $$1 ":" $$2 ":" $$3 ":" $$4}' pipelines/pairs.tsv)
+pair_field = $(word $(2),$(subst :, ,$(1)))
+pair_table = $($(call pair_field,$(1),2)_OUT)/$(call pair_field,$(1),3)
+pair_claims = $(call pair_field,$(1),4)
+pair_flags = --pair-table $(call pair_field,$(1),1)=$(call pair_table,$(1)).tsv \
+  --pair-units $(call pair_field,$(1),1)=$(call pair_table,$(1)).units.tsv \
+  --pair-note "$(call pair_field,$(1),1)=$($(call pair_field,$(1),2)_NOTE)"
+
 REPORT_INPUTS := $(REPORT_TABLES:%=$(REPORT)/%.tsv) $(REPORT_UNITS:%=$(REPORT)/%.units.tsv) $(REPORT_FIGURES) $(FINDING_SCORES) $(FINDING_GRAPHS) $(REPORT)/residual.tsv \
   $(R2_INPUTS) \
   $(SWAP_INPUTS) \
   $(REPORT)/sizes.tsv $(REPORT)/cutshare.tsv $(REPORT_SEARCH) \
   pipelines/claims.tsv pipelines/findings.tsv pipelines/claims.py pipelines/bootstrap.py pipelines/report.py \
-  $(SP_OUT)/table-sp.tsv $(SP_OUT)/table-sp.units.tsv pipelines/claims-sp.tsv \
-  $(MT_OUT)/table-matching.tsv $(MT_OUT)/table-matching.units.tsv pipelines/claims-matching.tsv \
-  $(VC_OUT)/table-vc.tsv $(VC_OUT)/table-vc.units.tsv pipelines/claims-vc.tsv
+  pipelines/pairs.tsv $(foreach p,$(REPORT_PAIRS),$(call pair_table,$(p)).tsv $(call pair_table,$(p)).units.tsv $(call pair_claims,$(p)))
 
 $(OUT)/fig-valid-mpnn.png: $(OUT)/fig-valid-pgn.png
 
@@ -328,12 +337,7 @@ report: $(REPORT_INPUTS)
 	  --residual $(REPORT)/residual.tsv --logs $(OUT)/logs,$(REPORT)/logs --study-scores $(OUT)/scores --finding-scores $(REPORT)/scores --swap $(REPORT)/swap \
 	  --reference "$(REPORT_REFERENCE)" --r2-readings $(REPORT)/r2-readings.tsv --r2-variant test=$(REPORT)/r2-test-01.tsv \
 	  --r2-variant held-out=$(REPORT)/r2-held-out-01.tsv --bip01 $(REPORT)/bip01.tsv --r2-heldout-note "$(VAL_COUNT) graphs of $(TRAIN_NODES) nodes" \
-	  --sp-table $(SP_OUT)/table-sp.tsv --sp-units $(SP_OUT)/table-sp.units.tsv --sp-claims pipelines/claims-sp.tsv \
-	  --sp-note "$(SP_NOTE)" --sp-clrs "$(SP_CLRS)" \
-	  --mt-table $(MT_OUT)/table-matching.tsv --mt-units $(MT_OUT)/table-matching.units.tsv --mt-claims pipelines/claims-matching.tsv \
-	  --mt-note "$(MT_NOTE)" \
-	  --vc-table $(VC_OUT)/table-vc.tsv --vc-units $(VC_OUT)/table-vc.units.tsv --vc-claims pipelines/claims-vc.tsv \
-	  --vc-note "$(VC_NOTE)"
+	  --pairs pipelines/pairs.tsv $(foreach p,$(REPORT_PAIRS),$(call pair_flags,$(p))) --sp-clrs "$(SP_CLRS)"
 	@echo "$(REPORT)/report.md"
 	@echo "$(REPORT)/report.html"
 

@@ -778,17 +778,13 @@ def pair_section(doc, args, name, table, units, claims, noun, intro, extra=(), a
     doc.ul(rules)
 
 
-def shortest_paths_section(doc, args):
-    """Shortest paths, the registry's second entry: make table-sp's table
-    beside CLRS's published scores, and the claims of claims-sp.tsv decided
-    as the paper's are."""
-    doc.h(2, "Shortest paths: Bellman-Ford with its LP dual (issue 23)", "shortest-paths")
+def shortest_paths_text(args, note):
+    """Shortest paths: make table-sp's table beside CLRS's published scores."""
     clrs = args.sp_clrs.split("|")
-    pair_section(doc, args, "table-sp", args.sp_table, args.sp_units, args.sp_claims, "shortest paths",
-                 f"**trained:** {args.sp_note}. PGN-max dual (the shortest-path tree π and the node potentials d, the LP dual), "
-                 "primal (π) and no-algo (no hints), with the random baseline (`pipelines/shortest-paths.mk`, `make table-sp`); "
-                 "CLRS's rows are their published out-of-distribution Bellman-Ford scores at 64 nodes, not run here.",
-                 extra=[[clrs[i], clrs[i + 1]] for i in range(0, len(clrs) - 1, 2)])
+    return dict(intro=f"**trained:** {note}. PGN-max dual (the shortest-path tree π and the node potentials d, the LP dual), "
+                      "primal (π) and no-algo (no hints), with the random baseline (`pipelines/shortest-paths.mk`, `make table-sp`); "
+                      "CLRS's rows are their published out-of-distribution Bellman-Ford scores at 64 nodes, not run here.",
+                extra=[[clrs[i], clrs[i + 1]] for i in range(0, len(clrs) - 1, 2)])
 
 
 # Georgiev & Lio's one figure: a sentence, not a table cell of theirs; it
@@ -797,50 +793,87 @@ GEORGIEV_LIO = ["Georgiev & Liò 2020, published (no dual; 1× to 8× their 8+8 
                 "optimal matchings \"almost 100 %\" of the time"]
 
 
-def matching_section(doc, args):
-    """Bipartite matching, the registry's third entry: make table-matching's
-    table beside Georgiev & Liò's figure, and the claims of claims-matching.tsv."""
-    doc.h(2, "Bipartite matching with its König cover (issue 24)", "matching")
-    pair_section(doc, args, "table-matching", args.mt_table, args.mt_units, args.mt_claims, "bipartite matching",
-                 f"**trained:** {args.mt_note}. PGN-max dual (the matching and the König cover), primal (the matching) and "
-                 "no-algo (no hints), each repaired by match-fix, with the random baseline and the exact solver "
-                 "(`pipelines/matching.mk`, `make table-matching`); the sets are those of its tables (n16 the training "
-                 "distribution at the quick profile).",
-                 extra=[GEORGIEV_LIO],
-                 after_table="Georgiev & Liò's row is their sentence, not a number of ours: they report the share of "
-                             "graphs whose matching is optimal, without a dual and so without a certificate; a certified "
-                             "graph here has a repaired matching and cover of the same size, a proof of optimality that "
-                             "needs no solver, so our certified share is at most our optimal share. "
-                             "The set 'paper' is a control: the paper's own undirected bipartite graphs (Table 1's out-of-family "
-                             "set, 64 nodes with s and t), read as matching instances with their sides for the matching rows. "
-                             "On undirected graphs a maximum flow is no matching (it can exceed ν), so what these graphs test "
-                             "is flow and cut: its max-flow rows are the paper's dual PGN-max (study.mk's model, trained on "
-                             "two-community graphs) and random on the same graphs, where Table 1 reports F 0.49 ± 0.22 and "
-                             "c 100 % for the dual, F 1.00 and c 50 % for random. The claims below leave the control out (they "
-                             "are about the matching's generalisation).")
+def matching_text(args, note):
+    """Bipartite matching: make table-matching's table beside Georgiev & Liò's figure."""
+    return dict(intro=f"**trained:** {note}. PGN-max dual (the matching and the König cover), primal (the matching) and "
+                      "no-algo (no hints), each repaired by match-fix, with the random baseline and the exact solver "
+                      "(`pipelines/matching.mk`, `make table-matching`); the sets are those of its tables (n16 the training "
+                      "distribution at the quick profile).",
+                extra=[GEORGIEV_LIO],
+                after_table="Georgiev & Liò's row is their sentence, not a number of ours: they report the share of "
+                            "graphs whose matching is optimal, without a dual and so without a certificate; a certified "
+                            "graph here has a repaired matching and cover of the same size, a proof of optimality that "
+                            "needs no solver, so our certified share is at most our optimal share. "
+                            "The set 'paper' is a control: the paper's own undirected bipartite graphs (Table 1's out-of-family "
+                            "set, 64 nodes with s and t), read as matching instances with their sides for the matching rows. "
+                            "On undirected graphs a maximum flow is no matching (it can exceed ν), so what these graphs test "
+                            "is flow and cut: its max-flow rows are the paper's dual PGN-max (study.mk's model, trained on "
+                            "two-community graphs) and random on the same graphs, where Table 1 reports F 0.49 ± 0.22 and "
+                            "c 100 % for the dual, F 1.00 and c 50 % for random. The claims below leave the control out (they "
+                            "are about the matching's generalisation).")
 
 
-def vertex_cover_section(doc, args):
-    """Weighted vertex cover, the registry's fourth entry: make table-vc's
-    table (PDNAR's published numbers are not transcribed), and the claims of
-    claims-vc.tsv."""
-    doc.h(2, "Weighted vertex cover with its edge packing, against PDNAR (issue 25)", "vertex-cover")
-    pair_section(doc, args, "table-vc", args.vc_table, args.vc_units, args.vc_claims, "weighted vertex cover",
-                 f"**trained:** {args.vc_note}. Primal (the cover), dual (also the increments and the packing), no-algo and "
-                 "dual +opt (PDNAR's extra loss toward the optimal cover) per processor, each repaired by cover-fix, with the "
-                 "algorithm itself, PDNAR's corrective stage alone and the random baseline (`pipelines/vertex-cover.mk`, "
-                 "`make table-vc`). **PDNAR's published numbers (He & Vitercik, ICML 2025) are not available here:** none is "
-                 "transcribed yet (`pipelines/paper/vertex-cover-pdnar.md`), so no row of theirs stands beside ours and "
-                 "their claims are decided on our numbers only.")
+def vertex_cover_text(args, note):
+    """Weighted vertex cover: make table-vc's table (PDNAR's published
+    numbers are not transcribed)."""
+    return dict(intro=f"**trained:** {note}. Primal (the cover), dual (also the increments and the packing), no-algo and "
+                      "dual +opt (PDNAR's extra loss toward the optimal cover) per processor, each repaired by cover-fix, with the "
+                      "algorithm itself, PDNAR's corrective stage alone and the random baseline (`pipelines/vertex-cover.mk`, "
+                      "`make table-vc`). **PDNAR's published numbers (He & Vitercik, ICML 2025) are not available here:** none is "
+                      "transcribed yet (`pipelines/paper/vertex-cover-pdnar.md`), so no row of theirs stands beside ours and "
+                      "their claims are decided on our numbers only.")
+
+
+# The words of a pair's section beyond its manifest row (pipelines/pairs.tsv),
+# by pair: a pair without any gets the profile's note as its introduction.
+PAIR_TEXT = {
+    "shortest-paths": shortest_paths_text,
+    "matching": matching_text,
+    "vertex-cover": vertex_cover_text,
+}
+PAIR_COLUMNS = ("pair", "vars", "table", "claims", "noun", "title")
+
+
+def read_pairs(path):
+    """The rows of the pairs' manifest (pipelines/pairs.tsv), in order, as
+    dicts of its columns."""
+    pairs = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            cells = line.rstrip("\n").split("\t")
+            if len(cells) != len(PAIR_COLUMNS):
+                sys.exit(f"report.py: {path}:{n}: {len(cells)} columns, expected {len(PAIR_COLUMNS)} ({', '.join(PAIR_COLUMNS)})")
+            pairs.append(dict(zip(PAIR_COLUMNS, cells)))
+    return pairs
+
+
+def pair_sections(doc, args):
+    """A section per pair of the manifest: its title, then its table and
+    claims (pair_section) with the words PAIR_TEXT has for it."""
+    given = {}
+    for option in ("pair_table", "pair_units", "pair_note"):
+        given[option] = dict(arg.partition("=")[::2] for arg in getattr(args, option))
+    for p in read_pairs(args.pairs):
+        name = p["pair"]
+        note = given["pair_note"].get(name, "")
+        text = PAIR_TEXT[name](args, note) if name in PAIR_TEXT else dict(intro=f"**trained:** {note}.")
+        doc.h(2, p["title"], name)
+        pair_section(doc, args, p["table"], given["pair_table"].get(name, ""), given["pair_units"].get(name, ""),
+                     p["claims"], p["noun"], **text)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     for option in ("out", "profile", "note", "vessel-note", "trained", "version", "start", "claims", "paper-dir",
                    "findings", "search", "sizes", "sizes-note", "cutshare", "train-nodes", "test-nodes", "residual", "logs", "study-scores", "finding-scores", "swap",
-                   "sp-table", "sp-units", "sp-claims", "sp-note", "sp-clrs",
-                   "mt-table", "mt-units", "mt-claims", "mt-note", "vc-table", "vc-units", "vc-claims", "vc-note"):
+                   "sp-clrs"):
         parser.add_argument("--" + option, default="")
+    parser.add_argument("--pairs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "pairs.tsv"),
+                        help="the pairs' manifest: a section each (pipelines/pairs.tsv)")
+    for option, what in (("table", "its make table's TSV"), ("units", "its per-graph units"), ("note", "its profile's note")):
+        parser.add_argument("--pair-" + option, action="append", default=[], help=f"PAIR=... {what}, per pair of --pairs")
     parser.add_argument("--table", action="append", default=[])
     parser.add_argument("--units", action="append", default=[])
     parser.add_argument("--r2-readings", default="", help="R^2 of the Table 2 models by family and reading (report.mk, r2/)")
@@ -907,9 +940,7 @@ def main():
     sizes_section(doc, args.sizes, args.sizes_note, args.cutshare)
 
     findings_section(doc, args, checked, tables)
-    shortest_paths_section(doc, args)
-    matching_section(doc, args)
-    vertex_cover_section(doc, args)
+    pair_sections(doc, args)
 
     with open(os.path.join(args.out, "report.md"), "w", encoding="utf-8") as f:
         f.write(doc.markdown())

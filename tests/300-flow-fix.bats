@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# flow-fix: predicted flows made feasible, through the tool.
+# flow-fix: predicted flows made feasible, through the tool; and the repair
+# tool it is one name of (match-fix and cover-fix have their own files).
 load test_helper
 
 # Add a key to every record: python snippet computing `val` from record r.
@@ -76,4 +77,26 @@ print("unchanged", len(recs))'
     run --separate-stderr flow-fix -i "$T/nan.mp" -o "$T/x.mp"
     [ "$status" -eq 65 ]
     [[ "$stderr" == "flow-fix: '$T/nan.mp': record 0: 'pred_flow' entry 3 is nan"* ]] || fail "$stderr"
+}
+
+@test "repair: one tool under each name repair --help lists (the Makefile's links), the same as --algorithm NAME first" {
+    run --separate-stderr repair --help
+    assert_success
+    local listed
+    listed=$(sed -n '/^repairs/,/^$/p' <<< "$output" | awk 'NF == 3 {print $1}')
+    [ "$listed" = "$(repair_names)" ] || fail "repair --help lists '$listed', the Makefile links '$(repair_names)'"
+    while read -r name _ alg; do
+        [ "$(readlink "$DAR_BIN/$name")" = repair ] || fail "$name is no link to repair"
+        diff <("$name" --help) <(repair --algorithm "$alg" --help) || fail "$name --help"
+    done < <(sed -n '/^repairs/,/^$/p' <<< "$output" | awk 'NF == 3')
+    gen-graphs --count 3 --seed 5 | ff-trace > "$T/g.mp"
+    add_key "$T/g.mp" "$T/p.mp" pred_flow 'r["cap"] * rng.uniform(-1, 1, r["m"])'
+    flow-fix < "$T/p.mp" > "$T/a.mp"
+    repair --algorithm=max-flow < "$T/p.mp" | cmp - "$T/a.mp"
+    run -64 --separate-stderr repair < "$T/p.mp"
+    [[ "$stderr" == "repair: which repair? --algorithm NAME as the first argument, or call it as flow-fix, match-fix, cover-fix"* ]] \
+        || fail "$stderr"
+    run -64 --separate-stderr repair --algorithm shortest-paths
+    [[ "$stderr" == "repair: option '--algorithm' must be one of max-flow|matching|vertex-cover, got 'shortest-paths'"* ]] \
+        || fail "$stderr"
 }

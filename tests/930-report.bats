@@ -133,7 +133,7 @@ report() { # [make arguments, e.g. REPORT_REFERENCE=dir]
 @test "the shortest-paths section: make table-sp's table beside CLRS's scores, every claim of claims-sp.tsv with a verdict and an interval" {
     md="$R_OUT/report/report.md"
     [ -f "$md" ] || skip "the first test did not run"
-    grep -qxF '## Shortest paths: Bellman-Ford with its LP dual (issue 23)' "$md"
+    grep -qxF '## Shortest paths: Bellman-Ford and its potentials (CLRS)' "$md"
     grep -qF '### Shortest paths (make table-sp)' "$md"
     grep -q '^\*\*trained:\*\* smoke profile: 24 training graphs of 8 nodes' "$md"
     grep -Eq '^\| PGN-max \(dual\) \| [0-9.]+% \(1\) \| [0-9.]+ \(1\) \| [0-9.]+% \(1\) \|' "$md"
@@ -185,7 +185,7 @@ pair_claims() {
 @test "the matching section: make table-matching's table beside Georgiev & Lio's figure, every claim of claims-matching.tsv with a verdict and its intervals" {
     md="$R_OUT/report/report.md"
     [ -f "$md" ] || skip "the first test did not run"
-    grep -qxF '## Bipartite matching with its König cover (issue 24)' "$md"
+    grep -qxF '## Bipartite matching: Ford-Fulkerson and its König cover (Georgiev & Liò)' "$md"
     grep -qF '### Bipartite matching (make table-matching)' "$md"
     grep -q '^\*\*trained:\*\* smoke profile: 24 training graphs of 4+4 nodes' "$md"
     grep -Eq '^\| PGN-max \(dual\) n64 \| [0-9.]+ \(1\) \| [0-9.]+ \(1\) \| [0-9.]+% \(1\) \| [0-9.]+ \(1\) \| [0-9.]+% \(1\) \| - \| - \|$' "$md"
@@ -210,7 +210,7 @@ pair_claims() {
 @test "the vertex-cover section: make table-vc's table, PDNAR's numbers said to be missing, every claim of claims-vc.tsv with a verdict and its intervals" {
     md="$R_OUT/report/report.md"
     [ -f "$md" ] || skip "the first test did not run"
-    grep -qxF '## Weighted vertex cover with its edge packing, against PDNAR (issue 25)' "$md"
+    grep -qxF '## Weighted vertex cover: primal-dual rounds and their edge packing (PDNAR)' "$md"
     grep -qF '### Weighted vertex cover (make table-vc)' "$md"
     grep -q "^\*\*trained:\*\* smoke profile: 24 training graphs of 8 nodes.*\*\*PDNAR's published numbers (He & Vitercik, ICML 2025) are not available here:\*\* none is transcribed yet" "$md"
     grep -Eq '^\| PGN-max \(dual\) ba16 \| [0-9.]+ \(1\) \| [0-9.]+ \(1\) \| [0-9.]+ \(1\) \|$' "$md"

@@ -19,6 +19,12 @@ T="${BATS_TEST_TMPDIR:-/tmp}"
 dar_tools() {
     local f
     for f in "$ROOT"/bin/*.c; do basename "$f" .c; done
+    repair_names
+}
+
+# The names the repair tool is installed under (the Makefile's links).
+repair_names() {
+    sed -n 's/^REPAIR_NAMES *:= *//p' "$ROOT/Makefile" | tr ' ' '\n'
 }
 
 # Decode a stream with Python's msgpack + msgpack_numpy (the interop oracle)

@@ -328,4 +328,16 @@ const struct dar_algorithm dar_algorithm_matching = {
     .instance_keys = instance_keys,
     .generate = &graphgen_two_sided,
     .metrics = matching_metrics,
+    .repair_tool = "match-fix",
+    .repair_summary = "Turn a matching model's scores into a valid matching and a valid vertex\n"
+                      "cover, with no solver: the edges taken greedily by score, each node once\n"
+                      "(only those scored >= --threshold), and the nodes scored >= 1/2 completed by the more likely\n"
+                      "endpoint of every edge left uncovered.  Adds fixed_match, fixed_match_size\n"
+                      "and, when the record has pred_cover, cover_valid_before, fixed_cover and\n"
+                      "fixed_cover_size.  A matching and a cover of the same size are both\n"
+                      "optimal (Konig), a certificate that needs no ground truth.",
+    .repair_example = "dar-step --model dual.mp < test.mp | match-fix | metrics",
+    .nrepair_options = MATCH_REPAIR_OPTIONS,
+    .repair_options = match_repair_options,
+    .repair = match_repair,
 };

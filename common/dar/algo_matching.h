@@ -42,4 +42,10 @@ double match_total_loss(const struct dar_model *model, const double *sum, const 
                         double *terms);
 void match_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed);
 
+/* Its repair (algo_matching_repair.c; match-fix): the options by index and
+ * the op of the row. */
+enum match_repair_option { MATCH_REPAIR_THRESHOLD, MATCH_REPAIR_OPTIONS };
+extern const struct dar_repair_option match_repair_options[MATCH_REPAIR_OPTIONS];
+void match_repair(struct writer *w, const struct record *rec, const union dar_repair_value *options);
+
 #endif

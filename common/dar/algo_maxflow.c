@@ -400,4 +400,13 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .instance_keys = instance_keys,
     .generate = &graphgen_flow_network,
     .metrics = maxflow_metrics,
+    .repair_tool = "flow-fix",
+    .repair_summary = "Turn a predicted flow (capacity-bounded, antisymmetric, but not conserving)\n"
+                      "into a feasible flow with the paper's corrective procedure (appendix A.2):\n"
+                      "excess goes back towards s, surplus out-flow is lowered towards t.  Adds\n"
+                      "fixed_flow, fixed_value and the per-node conservation error before and after.",
+    .repair_example = "dar-step --model dual.mp < test.mp | flow-fix | metrics",
+    .nrepair_options = MAXFLOW_REPAIR_OPTIONS,
+    .repair_options = maxflow_repair_options,
+    .repair = maxflow_repair,
 };

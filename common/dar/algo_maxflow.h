@@ -77,4 +77,10 @@ double maxflow_total_loss(const struct dar_model *model, const double *sum, cons
 void maxflow_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
                    int embed);
 
+/* Its repair (algo_maxflow_repair.c; flow-fix): the options by index and
+ * the op of the row. */
+enum maxflow_repair_option { MAXFLOW_REPAIR_KEY, MAXFLOW_REPAIR_OPTIONS };
+extern const struct dar_repair_option maxflow_repair_options[MAXFLOW_REPAIR_OPTIONS];
+void maxflow_repair(struct writer *w, const struct record *rec, const union dar_repair_value *options);
+
 #endif

@@ -313,4 +313,20 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .optimum_help = "the lightest cover (opt_cover, opt_weight, opt_status): the min cut on bipartite-sides, else "
                     "GLPK stopped after S seconds per graph (its status says if proven)",
     .metrics = vertex_cover_metrics,
+    .repair_tool = "cover-fix",
+    .repair_summary = "Turn a vertex-cover model's predictions into a valid cover and a feasible\n"
+                      "edge packing, with no solver.  The nodes scored above --threshold start the\n"
+                      "cover; while an edge is uncovered a node joins: the one of least weight per\n"
+                      "uncovered edge (ratio, PDNAR's corrective stage) or the edge's endpoint of\n"
+                      "higher score (score).  A predicted packing is clamped to >= 0 and each edge\n"
+                      "scaled by min(s_u, s_v), s_v = min(1, w_v / load_v).  Adds fixed_cover,\n"
+                      "fixed_cover_weight, cover_added, and with a packing fixed_packing,\n"
+                      "packing_value (its sum) and packing_excess (the overloads before).  By weak\n"
+                      "duality fixed_cover_weight / packing_value bounds the cover's distance to\n"
+                      "the optimum.",
+    .repair_example = "dar-step --model dual.mp < test.mp | cover-fix | metrics\n"
+                      "  ff-trace --algorithm vertex-cover < g.mp | cover-fix --key cover --dual-key packing",
+    .nrepair_options = VC_REPAIR_OPTIONS,
+    .repair_options = vc_repair_options,
+    .repair = vc_repair,
 };

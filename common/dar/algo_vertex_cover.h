@@ -38,4 +38,11 @@ double vc_total_loss(const struct dar_model *model, const double *sum, const str
                      double *terms);
 void vc_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed);
 
+/* Its repair (algo_vertex_cover_repair.c; cover-fix): the options by index
+ * and the op of the row. */
+enum vc_repair_option { VC_REPAIR_KEY, VC_REPAIR_DUAL_KEY, VC_REPAIR_THRESHOLD, VC_REPAIR_COMPLETE,
+                        VC_REPAIR_OPTIONS };
+extern const struct dar_repair_option vc_repair_options[VC_REPAIR_OPTIONS];
+void vc_repair(struct writer *w, const struct record *rec, const union dar_repair_value *options);
+
 #endif

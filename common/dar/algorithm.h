@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include "graph.h"
 #include "graphgen.h"
+#include "cli.h"
 #include "stream.h"
 
 enum dar_stage { DAR_STAGE_INPUT, DAR_STAGE_HINT, DAR_STAGE_OUTPUT };
@@ -84,6 +85,20 @@ struct dar_graph;
 struct dar_model;
 struct dar_workspace;
 struct dar_scales { double value[8]; };
+
+/* One option of an entry's repair, as the repair tool (tools/repair.c)
+ * offers it: a string, a choice or a number, and its default. */
+union dar_repair_value { const char *text; double number; };
+struct dar_repair_option {
+    const char *name;           /* --name */
+    char short_name;            /* 0: none */
+    enum cli_type type;         /* CLI_TYPE_STRING, CLI_TYPE_CHOICE (text) or CLI_TYPE_DOUBLE (number) */
+    const char *arg, *help;     /* the placeholder and the help line */
+    const char *choices;        /* CLI_TYPE_CHOICE: "a|b" */
+    double min, max;            /* CLI_TYPE_DOUBLE: bounds */
+    union dar_repair_value value;   /* the default */
+};
+enum { DAR_MAX_REPAIR_OPTIONS = 8 };
 
 /* What a tracer keeps from one record to the next (its own buffers). */
 struct dar_tracer_buffers { void *data; void (*free)(void *data); };
@@ -171,6 +186,19 @@ struct dar_algorithm {
      * written, ending with a row without a name: `metrics` computes,
      * writes --per-graph and lists in --help from them. */
     const struct metric_row *metrics;
+    /* ---- the repair: one tool body (tools/repair.c) for every entry ---- */
+    /* The name the repair is called by (the tool is installed under each
+     * entry's, and picks the entry by it), NULL: the entry has no repair. */
+    const char *repair_tool;
+    const char *repair_summary;     /* its --help paragraph */
+    const char *repair_example;     /* its --help example */
+    /* Its options, in --help order; the tool adds --input, --output, --force. */
+    int nrepair_options;
+    const struct dar_repair_option *repair_options;
+    /* Enrich rec with the repaired predictions, given the options' values
+     * in the order of repair_options; dies (exit 65, naming the record and
+     * key) on a record without them or with predictions it cannot take. */
+    void (*repair)(struct writer *w, const struct record *rec, const union dar_repair_value *options);
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */

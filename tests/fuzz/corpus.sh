@@ -14,7 +14,7 @@ F=tests/fuzz/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$F"
-for h in record tensor graph-fftrace graph-flowfix graph-coverfix graph-metrics graph-darstep graph-matching traced-darfit \
+for h in record tensor graph-fftrace graph-repair graph-metrics graph-darstep graph-matching traced-darfit \
          model-load model-resume checkpoint metric-table jsonl vesselgraph-csv cache-entry; do
     mkdir -p "$C/$h"
 done
@@ -118,7 +118,7 @@ bad_graphs="bad-m--1 bad-n--8 bad-m--9223372036854775808 bad-maxflow--1.0 bad-s-
             bad-kind-model bad-no-cap bad-short-src bad-classes-m"
 put record $records $bad_streams
 put tensor tensor-f4 tensor-f8 tensor-i4 tensor-i8 tensor-u1 tensor-b1 tensor-scalar tensor-str-keys
-for h in graph-fftrace graph-flowfix graph-metrics graph-darstep; do
+for h in graph-fftrace graph-repair graph-metrics graph-darstep; do
     put $h two-community.mp bipartite.mp directed.mp traced.mp predicted.mp fixed.mp classes.mp \
         sp-instance.mp sp-traced.mp sp-solved.mp $bad_streams $bad_graphs
 done
@@ -142,7 +142,7 @@ printf '{"a": \n' > "$C/jsonl/bad-truncated.jsonl"
 # (and the keys metrics reads), their repair, and bad ones
 { gen-graphs --instance vertex-cover --family barabasi-albert --nodes 7 --count 2 --seed 1
   gen-graphs --instance vertex-cover --family star --nodes 5 --count 1 --seed 2; } > "$tmp/vc.mp"
-"$PY" - "$tmp/vc.mp" "$C/graph-coverfix" <<'PYEOF'
+"$PY" - "$tmp/vc.mp" "$C/graph-repair" <<'PYEOF'
 import sys, msgpack, msgpack_numpy as mn, numpy as np
 rng = np.random.default_rng(2)
 recs = list(msgpack.Unpacker(open(sys.argv[1], "rb"), object_hook=mn.decode, raw=False))
@@ -161,9 +161,8 @@ put("bad-vc-status.mp", [dict(recs[0], opt_status="maybe")])
 put("bad-vc-negative-w.mp", [dict(recs[0], node_w=-recs[0]["node_w"])])
 put("bad-vc-no-w.mp", [{k: v for k, v in recs[0].items() if k != "node_w"}])
 PYEOF
-cover-fix < "$C/graph-coverfix/predicted-vc.mp" > "$C/graph-coverfix/fixed-vc.mp"
-cp "$C/graph-coverfix/fixed-vc.mp" "$C/graph-metrics/fixed-vc.mp"
-put graph-coverfix two-community.mp bad-truncated bad-not-a-map empty bad-m--1 bad-short-src
+cover-fix < "$C/graph-repair/predicted-vc.mp" > "$C/graph-repair/fixed-vc.mp"
+cp "$C/graph-repair/fixed-vc.mp" "$C/graph-metrics/fixed-vc.mp"
 
 # the VesselGraph pair: nodes, a NUL byte, edges
 cols="length;distance;curveness;volume;avgCrossSection;minRadiusAvg;minRadiusStd;avgRadiusAvg;avgRadiusStd;maxRadiusAvg;maxRadiusStd;roundnessAvg;roundnessStd"
@@ -183,6 +182,8 @@ cols="length;distance;curveness;volume;avgCrossSection;minRadiusAvg;minRadiusStd
 gen-graphs --instance matching --family bipartite-sides --sides 3,4 --p 0.5 --count 2 --seed 1 > "$C/graph-matching/instances"
 ff-trace --algorithm matching < "$C/graph-matching/instances" > "$C/graph-matching/traced"
 ff-trace --algorithm matching --no-hints < "$C/graph-matching/instances" > "$C/graph-matching/solved"
+# and random predictions of them, with and without a cover, for match-fix (graph-repair)
+dar-step --baseline random --algorithm matching --seed 1 < "$C/graph-matching/instances" > "$C/graph-repair/predicted-matching.mp"
 "$PY" - "$C/graph-matching" <<'PYEOF'
 import sys, msgpack, msgpack_numpy, numpy as np
 d = sys.argv[1]

@@ -108,6 +108,28 @@ static void test_instance(const struct dar_algorithm *alg)
              alg->instance_keys[0].what);
     bool refused = !graph_check_keys(&g, alg->instance_keys, alg->ninstance_keys, alg->name, err, sizeof err);
     CHECK(refused && strcmp(err, want) == 0, "%s: a graph without its keys: %s", alg->name, err);
+    /* a repair (the repair tool's) has the name it is called by, its help,
+     * and options the tool can offer: a kind it reads, a default a choice
+     * allows, no name twice, none of the tool's own (-i, -o, -f) */
+    if (alg->repair) {
+        int bad = 0;
+        for (int k = 0; k < alg->nrepair_options; k++) {
+            const struct dar_repair_option *o = &alg->repair_options[k];
+            bad += !o->name || !o->help || !o->arg;
+            bad += o->type != CLI_TYPE_STRING && o->type != CLI_TYPE_CHOICE && o->type != CLI_TYPE_DOUBLE;
+            bad += o->type == CLI_TYPE_CHOICE && (!o->choices || !o->value.text || !strstr(o->choices, o->value.text));
+            bad += o->type == CLI_TYPE_DOUBLE && !(o->min <= o->value.number && o->value.number <= o->max);
+            bad += o->name && (strcmp(o->name, "input") == 0 || strcmp(o->name, "output") == 0 ||
+                               strcmp(o->name, "force") == 0);
+            bad += o->short_name == 'i' || o->short_name == 'o' || o->short_name == 'f';
+            for (int j = 0; j < k; j++)
+                bad += o->name && alg->repair_options[j].name && strcmp(o->name, alg->repair_options[j].name) == 0;
+        }
+        CHECK(alg->repair_tool && alg->repair_summary && alg->repair_example &&
+              alg->nrepair_options <= DAR_MAX_REPAIR_OPTIONS && bad == 0,
+              "%s: its repair %s has its help and %d options the tool can offer (%d wrong)", alg->name,
+              alg->repair_tool ? alg->repair_tool : "(no name)", alg->nrepair_options, bad);
+    }
 }
 
 int main(void)
@@ -135,5 +157,12 @@ int main(void)
         test_entry(dar_algorithms[i]);
         test_instance(dar_algorithms[i]);
     }
+    /* the repair tool picks its entry by name: no name twice */
+    int twice = 0;
+    for (int i = 0; i < dar_algorithm_count; i++)
+        for (int j = 0; j < i; j++)
+            twice += dar_algorithms[i]->repair_tool && dar_algorithms[j]->repair_tool &&
+                     strcmp(dar_algorithms[i]->repair_tool, dar_algorithms[j]->repair_tool) == 0;
+    CHECK(twice == 0, "every repair has a name of its own (%d twice)", twice);
     return check_done();
 }

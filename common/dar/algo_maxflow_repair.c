@@ -1,22 +1,27 @@
-/* flow_fix.c - read graph + predicted flow, write the corrected flow.
+/* algo_maxflow_repair.c - max-flow's repair op (flow-fix): a predicted flow
+ * made feasible by the paper's corrective procedure (common/flow/flowfix.h).
  *
  * A predicted flow outside [-cap, cap] (or [0, cap] on a directed arc) is
  * first clamped into it: the model's F = C * tanh(.) never is, but a flow from
  * elsewhere may be, and Algorithm 2 starts from a flow within capacity. */
-#include "flow_fix.h"
+#include "algo_maxflow.h"
 #include "die.h"
 #include "flowfix.h"
 #include "graph.h"
-#include "stream.h"
 #include "tensor.h"
 #include <math.h>
 #include <stdlib.h>
 
+const struct dar_repair_option maxflow_repair_options[MAXFLOW_REPAIR_OPTIONS] = {
+    [MAXFLOW_REPAIR_KEY] = {.name = "key", .short_name = 'k', .type = CLI_TYPE_STRING, .arg = "NAME",
+                            .help = "the key holding the predicted flow", .value.text = "pred_flow"},
+};
+
 static const char *const added_keys[] = {"fixed_flow", "fixed_value", "conservation_before", "conservation_after"};
 
-static void fix_record(struct writer *w, const struct record *rec, void *context)
+void maxflow_repair(struct writer *w, const struct record *rec, const union dar_repair_value *options)
 {
-    const char *key = context;
+    const char *key = options[MAXFLOW_REPAIR_KEY].text;
     struct graph g;
     graph_read(&g, rec);
     const msgpack_object *o = record_find(rec, key);
@@ -53,9 +58,4 @@ static void fix_record(struct writer *w, const struct record *rec, void *context
     mp_key(w, "conservation_after");  mp_vector(w, DT_F64, g.n, after);
     free(cap); free(pred); free(fixed); free(before); free(after); free(out);
     graph_free(&g);
-}
-
-void flow_fix_run(FILE *in, const char *in_name, FILE *out, const char *key)
-{
-    stream_map(in, in_name, out, &(struct stream_map){.each = fix_record, .context = (void *)key});
 }

@@ -1,15 +1,21 @@
-/* match_fix.c - read a matching instance with pred_match (and pred_cover),
- * write the repaired matching (and cover, and whether the predicted cover
- * was already valid). */
-#include "match_fix.h"
+/* algo_matching_repair.c - matching's repair op (match-fix): the predicted
+ * edge scores (and node scores) made a valid matching (and cover), with the
+ * repairs of common/algos/matching_fix.h, and whether the predicted cover
+ * was already valid. */
+#include "algo_matching.h"
 #include "die.h"
 #include "graph.h"
 #include "algo_matching.h"
 #include "matching_fix.h"
-#include "stream.h"
 #include "tensor.h"
-#include <math.h>
 #include <stdlib.h>
+
+const struct dar_repair_option match_repair_options[MATCH_REPAIR_OPTIONS] = {
+    [MATCH_REPAIR_THRESHOLD] = {.name = "threshold", .type = CLI_TYPE_DOUBLE, .arg = "X",
+                                .help = "the least score of a matched edge (0: any edge, by score; 0.5: only "
+                                        "those predicted matched)",
+                                .min = 0.0, .max = 1.0, .value.number = 0.0},
+};
 
 static const char *const match_keys[] = {"fixed_match", "fixed_match_size"};
 static const char *const both_keys[] = {"fixed_match", "fixed_match_size", "cover_valid_before", "fixed_cover",
@@ -28,15 +34,15 @@ static float *scores(const struct record *rec, const char *key, int count, const
     return v;
 }
 
-static void fix_record(struct writer *w, const struct record *rec, void *context)
+void match_repair(struct writer *w, const struct record *rec, const union dar_repair_value *options)
 {
     struct graph g;
     graph_read_instance(&g, rec, dar_algorithm_matching.instance_keys, dar_algorithm_matching.ninstance_keys, "match-fix");
     float *pm = scores(rec, "pred_match", g.m, "the predicted edge scores");
     float *pc = record_has(rec, "pred_cover") ? scores(rec, "pred_cover", g.n, "the predicted node scores") : NULL;
     uint8_t *match = xmalloc((size_t)g.m + 1), *cover = xmalloc((size_t)g.n + 1);
-    const struct match_fix_options *o = context;
-    int match_size = matching_fix(g.n, g.m, g.src, g.dst, pm, (float)o->threshold, match);
+    float threshold = (float)options[MATCH_REPAIR_THRESHOLD].number;
+    int match_size = matching_fix(g.n, g.m, g.src, g.dst, pm, threshold, match);
     writer_begin_enriched(w, rec, pc ? both_keys : match_keys, pc ? 5 : 2);
     mp_key(w, "fixed_match");      mp_vector(w, DT_U8, g.m, match);
     mp_key(w, "fixed_match_size"); mp_int(w, match_size);
@@ -52,9 +58,4 @@ static void fix_record(struct writer *w, const struct record *rec, void *context
     free(match);
     free(cover);
     graph_free(&g);
-}
-
-void match_fix_run(FILE *in, const char *in_name, FILE *out, const struct match_fix_options *o)
-{
-    stream_map(in, in_name, out, &(struct stream_map){.each = fix_record, .context = (void *)o});
 }

@@ -1,16 +1,29 @@
-/* cover_fix.c - cover-fix's body: a vertex-cover record with predictions
- * in, the record enriched with the completed cover and the feasible
- * packing out (common/algos/vertex_cover_repair.h does the work). */
-#include "cover_fix.h"
+/* algo_vertex_cover_repair.c - vertex cover's repair op (cover-fix): the
+ * predicted cover completed, the predicted packing made feasible
+ * (common/algos/vertex_cover_repair.h does the work). */
+#include "algo_vertex_cover.h"
 #include "die.h"
 #include "graph.h"
-#include "algo_vertex_cover.h"
-#include "stream.h"
 #include "tensor.h"
 #include "vertex_cover.h"
+#include "vertex_cover_repair.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+const struct dar_repair_option vc_repair_options[VC_REPAIR_OPTIONS] = {
+    [VC_REPAIR_KEY] = {.name = "key", .short_name = 'k', .type = CLI_TYPE_STRING, .arg = "NAME",
+                       .help = "the predicted cover's node scores", .value.text = "pred_cover"},
+    [VC_REPAIR_DUAL_KEY] = {.name = "dual-key", .type = CLI_TYPE_STRING, .arg = "NAME",
+                            .help = "the predicted packing (repaired when the record has it)",
+                            .value.text = "pred_packing"},
+    [VC_REPAIR_THRESHOLD] = {.name = "threshold", .type = CLI_TYPE_DOUBLE, .arg = "X",
+                             .help = "a node starts in the cover when its score is above X",
+                             .min = -1e30, .max = 1e30, .value.number = 0.5},
+    [VC_REPAIR_COMPLETE] = {.name = "complete", .type = CLI_TYPE_CHOICE, .arg = "HOW",
+                            .help = "which node covers an uncovered edge", .choices = "ratio|score",
+                            .value.text = "ratio"},
+};
 
 /* A prediction of count numbers as doubles: a float vector, or u8 (a 0/1
  * cover or mask fed back as a prediction), every entry finite. */
@@ -49,21 +62,24 @@ static const char *const cover_keys[] = {"fixed_cover", "fixed_cover_weight", "c
 
 /* The predicted scores completed into a cover; the predicted packing, when
  * the record has one, scaled into a feasible packing. */
-static void fix_record(struct writer *w, const struct record *rec, void *context)
+void vc_repair(struct writer *w, const struct record *rec, const union dar_repair_value *options)
 {
-    const struct cover_fix_options *o = context;
+    const char *key = options[VC_REPAIR_KEY].text, *dual_key = options[VC_REPAIR_DUAL_KEY].text;
+    enum vertex_cover_completion completion = strcmp(options[VC_REPAIR_COMPLETE].text, "score") == 0
+                                                  ? VERTEX_COVER_COMPLETE_SCORE : VERTEX_COVER_COMPLETE_RATIO;
     struct graph g;
     graph_read_instance(&g, rec, dar_algorithm_vertex_cover.instance_keys, dar_algorithm_vertex_cover.ninstance_keys, "vertex-cover");
     size_t n1 = (size_t)g.n + 1, m1 = (size_t)g.m + 1;
-    double *scores = prediction(rec, o->key, g.n, "the predicted cover's node scores");
-    bool dual = record_has(rec, o->dual_key);
-    double *pred_y = dual ? prediction(rec, o->dual_key, g.m, "the predicted packing") : NULL;
+    double *scores = prediction(rec, key, g.n, "the predicted cover's node scores");
+    bool dual = record_has(rec, dual_key);
+    double *pred_y = dual ? prediction(rec, dual_key, g.m, "the predicted packing") : NULL;
     float *score = xmalloc(sizeof *score * n1);
     for (int v = 0; v < g.n; v++)
         score[v] = (float)scores[v];
     uint8_t *cover = xmalloc(n1);
     double *y = xmalloc(sizeof *y * m1), packing_value = 0, excess = 0;
-    int added = vertex_cover_complete(g.n, g.m, g.src, g.dst, g.node_w, score, o->threshold, o->completion, cover);
+    int added = vertex_cover_complete(g.n, g.m, g.src, g.dst, g.node_w, score, options[VC_REPAIR_THRESHOLD].number,
+                                      completion, cover);
     if (dual) {
         excess = vertex_cover_pack_repair(g.n, g.m, g.src, g.dst, g.node_w, pred_y, y);
         for (int e = 0; e < g.m; e++)
@@ -80,9 +96,4 @@ static void fix_record(struct writer *w, const struct record *rec, void *context
     }
     free(scores); free(pred_y); free(score); free(cover); free(y);
     graph_free(&g);
-}
-
-void cover_fix_run(FILE *in, const char *in_name, FILE *out, const struct cover_fix_options *o)
-{
-    stream_map(in, in_name, out, &(struct stream_map){.each = fix_record, .context = (void *)o});
 }
