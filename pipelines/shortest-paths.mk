@@ -210,6 +210,7 @@ endif
 # dar's over the same graphs.
 SP_PEER ?=
 SP_PEER_STEPS ?= $(SP_ITERS)
+SP_PEER_SEEDS ?= $(SP_SEEDS)
 ifneq ($(SP_PEER),)
 ifeq ($(SP_CLRS30),)
 $(error SP_PEER=$(SP_PEER): CLRS's baseline runs beside the clrs profile only (SP_PROFILE=clrs))
@@ -234,10 +235,10 @@ $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(
 	  && mv $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp \
 	  && mv $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp
 endef
-$(foreach p,$(SP_PEER),$(foreach s,$(SP_SEEDS),$(foreach b,$(SP_PEER_BUDGETS),\
+$(foreach p,$(SP_PEER),$(foreach s,$(SP_PEER_SEEDS),$(foreach b,$(SP_PEER_BUDGETS),\
   $(eval $(call sp_peer_score,$(p),$(s),$(b),,$(SP_DATA)/test.mp,dar64))\
   $(eval $(call sp_peer_score,$(p),$(s),$(b),-clrs30,$(SP_DATA)/clrs30.mp,clrs30)))))
-SP_PEER_RUNS := $(foreach p,$(SP_PEER),$(foreach b,$(SP_PEER_BUDGETS),$(foreach s,$(SP_SEEDS),peer-$(p)-i$(b)-s$(s))))
+SP_PEER_RUNS := $(foreach p,$(SP_PEER),$(foreach b,$(SP_PEER_BUDGETS),$(foreach s,$(SP_PEER_SEEDS),peer-$(p)-i$(b)-s$(s))))
 SP_SCORES += $(foreach r,$(SP_PEER_RUNS),$(SP_OUT)/scores/$(r).mp)
 SP_CLRS30_SCORES += $(foreach r,$(SP_PEER_RUNS),$(SP_OUT)/scores-clrs30/$(r).mp)
 endif
