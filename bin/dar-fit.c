@@ -9,7 +9,7 @@
 #include "dar_fit_checkpoint.h"
 #include <string.h>
 
-static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd", *pointer_head = "dot";
+static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd", *pointer_head = "dot", *keep = "best";
 static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0, checkpoint_every = 500;
 static double lr = -1, weight_decay = -1, tf_decay = 0.999, clip_norm = 0;
 static bool tf_per_step, leak_cut, layer_norm, gated, soft_hints, no_cache, verbose, force, quiet, progress;
@@ -38,6 +38,8 @@ static const struct cli_option options[] = {
      "their gradient (CLRS's soft re-prediction; shortest paths)"),
     CLI_DOUBLE_KEY_IF_SET("clip-norm", 0, clip_norm, "C", "clip the gradients' global L2 norm to C (0: no clipping)", 0, 1e9),
     CLI_STRING("val", 0, val_path, "FILE", "validation graphs (traced); without it the last parameters are kept"),
+    CLI_CHOICE_KEY_IF_SET("keep", 0, keep, "K", "the parameters written: the best validated (best, CLRS's run.py) or "
+     "the last iteration's (last: a validation set that saturates early makes best an early model)", "best|last"),
     CLI_STRING("resume", 0, resume_path, "FILE", "continue training a model record written by dar-fit"),
     CLI_INT("checkpoint-every", 0, checkpoint_every, "N", "keep the training's state beside its cache entry every N iterations; "
      "the same command run again resumes from it (0: never)", 0, 1e12),
@@ -90,6 +92,7 @@ static struct dar_fit_options training_options(void)
     o.config.gated = gated;
     o.config.soft_hints = soft_hints;
     o.clip_norm = clip_norm;
+    o.keep_last = !strcmp(keep, "last");
     o.lr = lr;
     o.weight_decay = weight_decay;
     return o;

@@ -97,8 +97,8 @@ SP_DATA := $(SP_OUT)/data
 # max-flow reference's SGD: these rows are compared with CLRS's.
 SP_OPTIM := --optim adam --lr 0.001 --weight-decay 0
 SP_CONFIGS := dual primal noalgo
-sp_variant = $(if $(filter noalgo,$(word 1,$(subst -i, ,$(1)))),no-algo,$(word 1,$(subst -i, ,$(1))))
-sp_label = $(if $(filter random,$(1)),Random,PGN-max ($(call sp_variant,$(1)))$(if $(findstring -i,$(1)), after $(word 2,$(subst -i, ,$(1))) iterations))
+sp_variant = $(if $(filter noalgo,$(word 1,$(subst -i, ,$(1:%-last=%)))),no-algo,$(word 1,$(subst -i, ,$(1:%-last=%))))
+sp_label = $(if $(filter random,$(1)),Random,PGN-max ($(call sp_variant,$(1)))$(if $(findstring -i,$(1)), after $(word 2,$(subst -i, ,$(1))) iterations)$(if $(filter %-last,$(1)), at its last iteration))
 SP_BUDGET_CONFIGS := $(foreach c,$(SP_CONFIGS),$(foreach b,$(SP_BUDGETS),$(c)-i$(b)))
 SP_RUNS := $(foreach c,$(SP_CONFIGS) $(SP_BUDGET_CONFIGS) random,$(foreach s,$(SP_SEEDS),$(c)-s$(s)))
 sp_config = $(word 1,$(subst -s, ,$(1)))
@@ -177,6 +177,29 @@ SP_QUANTITIES := pointer_accuracy,mae_d,feasible_edges,path_optimal,path_gap
 SP_CLRS := MPNN (CLRS, published; Ibarz et al. 2022)|92.01%|Triplet-GMPNN (CLRS, published; Ibarz et al. 2022)|97.39%
 SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
 
+# The clrs profile's full runs written again with their last iteration's
+# parameters (dar-fit --keep last, resumed from the run's record: no
+# iteration is run), beside the best validated that CLRS's run.py keeps: a
+# validation set of 16-node graphs that a model gets all right early keeps an
+# early model, however long the run goes on.
+ifneq ($(SP_CLRS30),)
+define sp_last_run
+$(SP_OUT)/models/$(1)-last-s$(2).mp $(SP_OUT)/scores/$(1)-last-s$(2).mp $(SP_OUT)/graphs/$(1)-last-s$(2).mp &: $(SP_OUT)/models/$(1)-s$(2).mp $(SP_DATA)/train.mp $(SP_DATA)/val.mp $(SP_DATA)/test.mp | all
+	$$(call heavy, dar-fit --variant $$(call sp_variant,$(1)) --processor pgn --agg max --seed $(2) --iters $(SP_ITERS) \
+	  --eval-every $(SP_EVAL_EVERY) --threads 1 $(SP_OPTIM) $(SP_FIT_EXTRA) --keep last --resume $(SP_OUT)/models/$(1)-s$(2).mp \
+	  --val $(SP_DATA)/val.mp -q < $(SP_DATA)/train.mp > $(SP_OUT)/models/$(1)-last-s$(2).mp.tmp \
+	  && dar-step --no-cache --model $(SP_OUT)/models/$(1)-last-s$(2).mp.tmp < $(SP_DATA)/test.mp \
+	  | $$(call sp_metrics,$(1)-last-s$(2)) > $(SP_OUT)/scores/$(1)-last-s$(2).mp.tmp) \
+	  && mv $(SP_OUT)/graphs/$(1)-last-s$(2).mp.tmp $(SP_OUT)/graphs/$(1)-last-s$(2).mp \
+	  && mv $(SP_OUT)/scores/$(1)-last-s$(2).mp.tmp $(SP_OUT)/scores/$(1)-last-s$(2).mp \
+	  && mv $(SP_OUT)/models/$(1)-last-s$(2).mp.tmp $(SP_OUT)/models/$(1)-last-s$(2).mp
+endef
+$(foreach c,$(filter-out random,$(SP_CONFIGS)),$(foreach s,$(SP_SEEDS),$(eval $(call sp_last_run,$(c),$(s)))))
+SP_LAST_RUNS := $(foreach c,$(SP_CONFIGS),$(foreach s,$(SP_SEEDS),$(c)-last-s$(s)))
+SP_SCORES += $(foreach r,$(SP_LAST_RUNS),$(SP_OUT)/scores/$(r).mp)
+SP_CLRS30_SCORES += $(foreach r,$(SP_LAST_RUNS),$(SP_OUT)/scores-clrs30/$(r).mp)
+endif
+
 # CLRS's own baseline beside dar's rows (the clrs profile, SP_PEER=
 # triplet_gmpnn and/or mpnn; make peer's venv): dm-clrs trained by
 # tests/bench/clrs_peer.py as run.py trains it, SP_PEER_STEPS steps a seed
@@ -187,6 +210,7 @@ SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
 # dar's over the same graphs.
 SP_PEER ?=
 SP_PEER_STEPS ?= $(SP_ITERS)
+SP_PEER_SEEDS ?= $(SP_SEEDS)
 ifneq ($(SP_PEER),)
 ifeq ($(SP_CLRS30),)
 $(error SP_PEER=$(SP_PEER): CLRS's baseline runs beside the clrs profile only (SP_PROFILE=clrs))
@@ -211,10 +235,10 @@ $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(
 	  && mv $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp \
 	  && mv $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp
 endef
-$(foreach p,$(SP_PEER),$(foreach s,$(SP_SEEDS),$(foreach b,$(SP_PEER_BUDGETS),\
+$(foreach p,$(SP_PEER),$(foreach s,$(SP_PEER_SEEDS),$(foreach b,$(SP_PEER_BUDGETS),\
   $(eval $(call sp_peer_score,$(p),$(s),$(b),,$(SP_DATA)/test.mp,dar64))\
   $(eval $(call sp_peer_score,$(p),$(s),$(b),-clrs30,$(SP_DATA)/clrs30.mp,clrs30)))))
-SP_PEER_RUNS := $(foreach p,$(SP_PEER),$(foreach b,$(SP_PEER_BUDGETS),$(foreach s,$(SP_SEEDS),peer-$(p)-i$(b)-s$(s))))
+SP_PEER_RUNS := $(foreach p,$(SP_PEER),$(foreach b,$(SP_PEER_BUDGETS),$(foreach s,$(SP_PEER_SEEDS),peer-$(p)-i$(b)-s$(s))))
 SP_SCORES += $(foreach r,$(SP_PEER_RUNS),$(SP_OUT)/scores/$(r).mp)
 SP_CLRS30_SCORES += $(foreach r,$(SP_PEER_RUNS),$(SP_OUT)/scores-clrs30/$(r).mp)
 endif

@@ -244,3 +244,25 @@ sys.stdout.buffer.write(msgpack.packb(r, default=msgpack_numpy.encode))' > "$T/b
     assert_failure 65
     assert_output --partial "'pointer_head' is 'dotty', expected dot or edge"
 }
+
+@test "--keep last: the last iteration's parameters (train_state's), also from a finished run resumed; --keep best writes the bytes of no --keep" {
+    fit --iters 30 --lr 0.5 --no-cache > "$T/best.mp"
+    fit --iters 30 --lr 0.5 --no-cache --keep last > "$T/last.mp"
+    fit --iters 30 --lr 0.5 --no-cache --keep last --resume "$T/best.mp" > "$T/resumed.mp"
+    fit --iters 30 --lr 0.5 --no-cache --keep best > "$T/best2.mp"
+    cmp "$T/best.mp" "$T/best2.mp"
+    cat "$T/best.mp" "$T/last.mp" "$T/resumed.mp" > "$T/three.mp"
+    run py_stream "$T/three.mp" '
+import numpy as np
+best, last, resumed = recs
+same = lambda a, b: all(np.array_equal(a[k], b[k]) for k in a) and a.keys() == b.keys()
+assert same(last["params"], last["train_state"]["params"])
+assert same(resumed["params"], best["train_state"]["params"])
+assert same(best["params"], best["train_state"]["best_params"])
+assert best["train_state"]["best_iteration"] < 30 and not same(best["params"], last["params"])
+assert last["train_state"]["iteration"] == 30 and last["train_state"]["best_iteration"] == best["train_state"]["best_iteration"]
+'
+    assert_success
+    run --separate-stderr fit --iters 3 --keep worst
+    [ "$status" -eq 64 ]
+}

@@ -374,7 +374,8 @@ static void progress_words(struct progress *p, double loss, double last_score, d
 
 /* The parameters to output, with their score and iteration: the best
  * checkpoint, considering a last validation when the run did not end on a
- * multiple of --eval-every; without validation graphs (va NULL) the last. */
+ * multiple of --eval-every; without validation graphs (va NULL) the last;
+ * with --keep last the last, with its validation score. */
 static const float *output_parameters(const struct state *st, struct dar_model *model, struct dar_workspace *ws,
                                       const struct dataset *va, const struct dar_fit_options *o,
                                       double *out_score, int64_t *out_iteration)
@@ -385,6 +386,11 @@ static const float *output_parameters(const struct state *st, struct dar_model *
     if (!va) {
         chosen = st->current;
         *out_score = NAN;
+        *out_iteration = st->iteration;
+    } else if (o->keep_last) {
+        double kappa = st->kappa;
+        chosen = st->current;
+        *out_score = model->config.algorithm->validation_score(model, ws, va->graphs, va->count, &kappa);
         *out_iteration = st->iteration;
     } else if (st->iteration % o->eval_every != 0 || st->best_iteration < 0) {
         double kappa = st->kappa;

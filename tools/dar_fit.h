@@ -27,6 +27,7 @@ struct dar_fit_options {
     struct checkpoint *checkpoint;  /* or NULL: the run's state kept every few iterations */
     int64_t threads;           /* the pool dar_fit_run starts (0: one per CPU) */
     double clip_norm;          /* the gradients' global L2 norm clipped to this (0: not) */
+    bool keep_last;            /* write the last iteration's parameters, not the best validated */
 };
 
 /* Train on the records of train (all loaded), validate on val (may be NULL:
