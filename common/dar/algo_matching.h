@@ -33,10 +33,5 @@ extern const struct dar_algorithm dar_algorithm_matching;
 
 /* The schedule (algo_matching_model.c), for the entry's table. */
 void match_run_group(struct dar_group *c);
-struct dar_scales match_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                     bool embed_first);
-double match_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
-                        double *terms);
-void match_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed);
 
 #endif

@@ -9,6 +9,7 @@
  * is laid out and what is kept for backward. */
 #include "dar.h"
 #include "dar_processor.h"
+#include "dar_loss.h"
 #include "dar_internal.h"
 #include "arena.h"
 #include "die.h"
@@ -414,7 +415,7 @@ double dar_loss_and_grad(struct dar_model *model, struct dar_workspace *ws,
                          struct dar_losses *out)
 {
     struct dar_losses local;
-    model->config.algorithm->check(model, graphs, B, true, DAR_EMBED_LAST);
+    dar_check_call(model, graphs, B, true, DAR_EMBED_LAST);
     return dar_run(model, ws, graphs, B, teacher, teacher_len, backward, true,
                    out ? out : &local, NULL, DAR_EMBED_LAST);
 }
@@ -423,6 +424,6 @@ void dar_predict(struct dar_model *model, struct dar_workspace *ws,
                  struct dar_graph *const *graphs, int B, enum dar_embed embed,
                  struct dar_prediction *out)
 {
-    model->config.algorithm->check(model, graphs, B, false, embed);
+    dar_check_call(model, graphs, B, false, embed);
     dar_run(model, ws, graphs, B, NULL, 0, false, false, NULL, out, embed);
 }
