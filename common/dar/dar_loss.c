@@ -1,8 +1,8 @@
 /* dar_loss.c - the losses from the spec (dar_processor.h): an entry's loss
  * terms (algorithm.h struct dar_loss_term) walked over the heads a run's
  * network decodes, by the probe's type and location, the batch's
- * normalisers and the reported terms; and the checks every entry shares
- * before a call (what its row's flags refuse, what a step schedule needs).
+ * normalisers and the reported terms; and the check of an entry with a
+ * step schedule (its trace loaded, its number of steps).
  * The entry gives the targets and the normalisers; buffers, offsets and
  * loss functions come from the probe table. */
 #include "dar_loss.h"
@@ -139,17 +139,6 @@ void dar_run_losses(struct dar_group *c, const struct dar_run *r, int k, int ste
 }
 
 /* ---- the checks ------------------------------------------------------------------ */
-
-void dar_check_call(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
-                    int embed)
-{
-    const struct dar_algorithm *alg = model->config.algorithm;
-    if (embed == DAR_EMBED_FIRST && !alg->embeds_first_step)
-        die(EX_USAGE, "the %s model has no first-step embedding", alg->name);
-    if (model->config.leak_dual && !alg->leakable_dual)
-        die(EX_USAGE, "--leak-cut feeds the dual its true output; the %s model's dual takes none", alg->name);
-    alg->check(model, graphs, B, training, embed);
-}
 
 void dar_spec_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
                     int embed)

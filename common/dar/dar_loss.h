@@ -1,7 +1,7 @@
 /* dar_loss.h - the losses from the spec (dar_loss.c; inside common/dar/
  * only): the generic step loss over an entry's loss terms (algorithm.h
  * struct dar_loss_term), the batch normalisers and reported terms an entry
- * with loss terms takes as its row's ops, and the checks before a call. */
+ * with loss terms takes as its row's ops, its check among them. */
 #ifndef DAR_LOSS_H
 #define DAR_LOSS_H
 #include "dar_processor.h"
@@ -25,11 +25,6 @@ struct dar_scales dar_spec_batch_scales(const struct dar_model *model, struct da
 double dar_spec_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
                            double *terms);
 void dar_spec_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
-                    int embed);
-
-/* Before a call: refuses what the row's flags do not offer (a first-step
- * embedding, --leak-cut), then the entry's check. */
-void dar_check_call(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
                     int embed);
 
 #endif
