@@ -5,7 +5,7 @@
  * losses and their normalisers; predictions.  algo_maxflow.c holds the
  * entry's tables and its tools' operations. */
 #include "algo_maxflow.h"
-#include "dar_processor.h"
+#include "dar_loss.h"
 #include "die.h"
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +41,7 @@ struct graph_state {
 struct mf {
     struct dar_group *c;
     struct scales sc;
+    bool dual;                  /* the flow network decodes the cut hint */
     bool leak_cut;              /* dual with leak_cut: the true cut is an input */
     struct graph_state *st;     /* [B] */
     int bf, flow, mincut, net;  /* the networks by role, -1: none */
@@ -179,9 +180,9 @@ static void step_hint_inputs(struct dar_group *c, const struct dar_phase_step *s
     const float *flow = forced ? maxflow_hint_flow(dg) + (int64_t)i * m : st->flow;
     in->probe[MAXFLOW_FLOW] = flow;
     in->grad[MAXFLOW_FLOW] = forced ? NULL : st->flow_grad;
-    if (c->variant == DAR_PIPELINE) {
+    if (f->mincut >= 0) {
         in->probe[MAXFLOW_CUT] = st->mincut_cut;
-    } else if (c->variant == DAR_DUAL) {
+    } else if (f->dual) {
         if (f->leak_cut && (i == 0 || forced)) {
             bool zero = true;
             for (int e = 0; e < m && zero; e++)
@@ -213,12 +214,12 @@ static void flow_step_losses(struct mf *f, const struct dar_phase_step *s, int b
         dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow_hint->grad + edges : NULL,
                        flow_hint->value + edges, maxflow_hint_flow(dg) + (int64_t)(i + 1) * m, flow_hint_scale, m);
     float cut_hint_scale = (float)(1.0 / (n * sc->count_flow_hint * hints));
-    if (c->variant == DAR_DUAL) {
+    if (f->dual) {
         const struct dar_head_out *cut_hint = head_of(r, MAXFLOW_CUT);
         c->sum[MAXFLOW_LOSS_CUT_HINT] +=
             dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? cut_hint->grad + nodes * 2 : NULL,
                            cut_hint->value + nodes * 2, st->cut_target, cut_hint_scale, n);
-    } else if (c->variant == DAR_PIPELINE) {
+    } else if (f->mincut >= 0) {
         c->sum[MAXFLOW_LOSS_CUT_HINT] +=
             dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? st->mincut_dlogit : NULL,
                            st->mincut_logit, st->cut_target, cut_hint_scale, n);
@@ -229,7 +230,7 @@ static void flow_step_losses(struct mf *f, const struct dar_phase_step *s, int b
     c->sum[MAXFLOW_LOSS_FLOW] +=
         dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow->grad + edges : NULL,
                        flow->value + edges, maxflow_flow(dg), (float)(2.0 / sc->sum_adj), m);
-    if (c->variant == DAR_DUAL) {
+    if (f->dual) {
         const struct dar_head_out *cut = head_of(r, MAXFLOW_CUT_OUT);
         c->sum[MAXFLOW_LOSS_CUT] +=
             dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? cut->grad + nodes * 2 : NULL,
@@ -310,7 +311,7 @@ static void step_update_state(struct dar_group *c, const struct dar_phase_step *
         if (m)
             memcpy(st->flow, flow_hint->value + edges, sizeof(float) * (size_t)m);
         st->flow_grad = c->backward ? flow_hint->grad + edges : NULL;
-        if (c->variant == DAR_DUAL) {
+        if (f->dual) {
             const float *cut_hint = head_of(flow_run, MAXFLOW_CUT)->value;
             for (int v = 0; v < n; v++)
                 st->cut[v] = (uint8_t)dar_argmax_row(cut_hint + (nodes + v) * 2, 2);
@@ -338,7 +339,7 @@ static void step_record_predictions(struct dar_group *c, const struct dar_phase_
             int64_t nodes = flow_run->node_offset[s->second_pos[b]];
             if (maxflow_pred_flow(p) && m)
                 memcpy(maxflow_pred_flow(p), head_of(flow_run, MAXFLOW_FLOW_OUT)->value + edges, sizeof(float) * (size_t)m);
-            if (maxflow_pred_cut(p) && c->variant == DAR_DUAL)
+            if (maxflow_pred_cut(p) && f->dual)
                 cut_probability(maxflow_pred_cut(p), head_of(flow_run, MAXFLOW_CUT_OUT)->value + nodes * 2, n);
             if (p->embed)
                 memcpy(p->embed, flow_run->hd + nodes * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
@@ -402,19 +403,19 @@ static void finish_graphs_without_output(struct mf *f)
     int H = c->H;
     for (int b = 0; b < c->B; b++) {
         const struct dar_graph_layout *gd = &c->gd[b];
-        bool has_output = c->variant == DAR_NO_ALGO ? f->st[b].final_seen : f->st[b].last_flow >= 0;
+        bool has_output = f->net >= 0 ? f->st[b].final_seen : f->st[b].last_flow >= 0;
         if (has_output)
             continue;
         if (c->training) {
             for (int e = 0; e < gd->m; e++)
                 c->sum[MAXFLOW_LOSS_FLOW] += 2.0 * (double)maxflow_flow(gd->dg)[e] * maxflow_flow(gd->dg)[e] / f->sc.sum_adj;
-            if (c->variant == DAR_DUAL)
+            if (f->dual)
                 c->sum[MAXFLOW_LOSS_CUT] += gd->n * log(2.0) / f->sc.sum_nodes;
         }
         if (c->pred) {
             struct dar_prediction *p = &c->pred[b];
             if (maxflow_pred_flow(p) && gd->m) memset(maxflow_pred_flow(p), 0, sizeof(float) * (size_t)gd->m);
-            if (maxflow_pred_cut(p) && c->variant == DAR_DUAL)
+            if (maxflow_pred_cut(p) && f->dual)
                 for (int v = 0; v < gd->n; v++) maxflow_pred_cut(p)[v] = 0.5f;
             if (p->embed) memset(p->embed, 0, sizeof(float) * (size_t)(gd->n * 3 * H));
         }
@@ -423,7 +424,8 @@ static void finish_graphs_without_output(struct mf *f)
 
 void maxflow_run_group(struct dar_group *c)
 {
-    struct mf f = {.c = c, .leak_cut = c->model->config.leak_dual && c->variant == DAR_DUAL};
+    struct mf f = {.c = c, .dual = dar_variant_decodes(c->model, MAXFLOW_CUT)};
+    f.leak_cut = c->model->config.leak_dual && f.dual;
     memcpy(&f.sc, &c->scales, sizeof f.sc);
     f.bf = dar_net_index(c->model, "bf");
     f.flow = dar_net_index(c->model, "flow");
@@ -437,7 +439,7 @@ void maxflow_run_group(struct dar_group *c)
         }
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
-    if (c->variant == DAR_NO_ALGO) {
+    if (f.net >= 0) {
         /* its backward touches neither the loss sums nor the predictions
          * that the graphs without an output step get afterwards */
         dar_run_recurrent_group(c, &c->model->nets[f.net], recurrent_inputs, no_algo_last_step, &f);
@@ -447,13 +449,13 @@ void maxflow_run_group(struct dar_group *c)
     struct dar_run **mincut_runs = NULL;
     int mincut_steps = 0;
     int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
-    if (c->variant == DAR_PIPELINE)
+    if (f.mincut >= 0)
         mincut_runs = mincut_forward(&f, steps, &mincut_steps);
     if (c->pred)
         record_first_frame(&f);
     dar_run_phases(c, &c->model->nets[f.bf], &c->model->nets[f.flow], &step_ops, &f);
     finish_graphs_without_output(&f);
-    if (c->backward && c->variant == DAR_PIPELINE)
+    if (c->backward && f.mincut >= 0)
         dar_recurrent_backward(c, mincut_runs, mincut_steps);
 }
 
@@ -461,7 +463,11 @@ struct dar_scales maxflow_batch_scales(const struct dar_model *model, struct dar
                                        bool embed_first)
 {
     struct scales sc = {0};
-    sc.n_hints = model->config.variant == DAR_PRIMAL ? 3 : 4;
+    /* the hint terms averaged over: each hint probe the variant decodes,
+     * and the pipeline's cut hint (its mincut network's output) */
+    for (int p = 0; p < model->config.algorithm->nprobes; p++)
+        sc.n_hints += model->config.algorithm->probes[p].stage == DAR_STAGE_HINT && dar_variant_decodes(model, p);
+    sc.n_hints += dar_net_index(model, "mincut") >= 0;
     for (int b = 0; b < B; b++) {
         const struct dar_graph *dg = graphs[b];
         int T = embed_first ? 2 : dg->steps;
