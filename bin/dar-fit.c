@@ -72,8 +72,9 @@ static const struct cli_spec spec = {
 };
 
 /* The training's options from the parsed flags: the names read, --leak-cut
- * refused off the dual, and the reference's hyperparameters where the flags
- * left them at 0 or -1. */
+ * refused off the dual, and the default entry's hyperparameters where the
+ * flags left them at 0 or -1: the cache key holds the values trained with,
+ * and the key is made before the records name their entry. */
 static struct dar_fit_options training_options(void)
 {
     struct dar_fit_options o = {.batch = batch, .iters = iters, .eval_every = eval_every, .adam = !strcmp(optim, "adam"),
@@ -84,7 +85,7 @@ static struct dar_fit_options training_options(void)
     dar_agg_parse(agg, &o.config.agg);
     if (leak_cut && o.config.variant != DAR_DUAL)
         cli_usage_error(&spec, "--leak-cut applies to --variant dual only");
-    dar_reference_hyperparameters(o.config.variant, &hidden, &lr, &weight_decay);
+    dar_algorithm_hyperparameters(dar_algorithm_default(), o.config.variant, &hidden, &lr, &weight_decay);
     o.config.hidden = (int)hidden;
     o.config.leak_dual = leak_cut;
     o.config.edge_pointer = !strcmp(pointer_head, "edge");

@@ -320,9 +320,14 @@ static int draw_iteration(struct dar_graph **batch, uint8_t **teacher, int *teac
     if (steps > *teacher_cap)
         *teacher = xrealloc(*teacher, (size_t)(*teacher_cap = steps));
     rng_init(&r, o->seed, rng_stream_id("teacher"), (uint64_t)k);
+    /* the clock counts the network runs of the records' entry a step
+     * (--tf-decay-per-step reads it); without that flag nothing reads it
+     * and it counts max-flow's two, the value every model record has
+     * carried in its train_state */
+    double runs = o->tf_per_step ? tr->algorithm->nets_per_step : 2;
     *kappa += 1;
     for (int i = 0; i < steps; i++) {
-        *kappa += 2;
+        *kappa += runs;
         double tf = pow(o->tf_decay, o->tf_per_step ? *kappa : (double)k);
         (*teacher)[i] = rng_uniform(&r) < tf;
     }

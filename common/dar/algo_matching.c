@@ -11,6 +11,7 @@
  * accuracy against that one cover.  Every step is a search, so the phase
  * flags are all 1 and are not stored in the record. */
 #include "algo_matching.h"
+#include "dar_loss.h"
 #include "algo_record.h"
 #include "die.h"
 #include "graph.h"
@@ -62,6 +63,18 @@ static const struct dar_layout layouts[DAR_VARIANTS] = {
 
 static const char *const loss_names[MATCH_LOSSES] = {"reached", "pi_hint", "match_hint", "cover_hint",
                                                      "match", "cover"};
+
+/* The hints against the trace's next frame (the cover hint against the
+ * final cover: the trace has none before its last search), the outputs
+ * against the solution. */
+static const struct dar_loss_term loss_terms[MATCH_LOSSES] = {
+    [MATCH_LOSS_REACHED] = {MATCH_REACHED, MATCH_REACHED, DAR_NORM_HINT},
+    [MATCH_LOSS_PI_HINT] = {MATCH_PI, MATCH_PI, DAR_NORM_HINT},
+    [MATCH_LOSS_MATCH_HINT] = {MATCH_MATCHED, MATCH_MATCHED, DAR_NORM_HINT},
+    [MATCH_LOSS_COVER_HINT] = {MATCH_COVER, MATCH_COVER_OUT, DAR_NORM_HINT},
+    [MATCH_LOSS_MATCH] = {MATCH_MATCH_OUT, MATCH_MATCH_OUT, DAR_NORM_BATCH},
+    [MATCH_LOSS_COVER] = {MATCH_COVER_OUT, MATCH_COVER_OUT, DAR_NORM_BATCH},
+};
 
 static const char *const trace_keys[] = {"steps", "hint_reached", "hint_pi", "hint_match", "match", "cover",
                                          "size"};
@@ -288,7 +301,7 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
                                int count, double *kappa)
 {
     struct f1 f = {0};
-    algo_predict_batches(model, ws, graphs, count, MATCH_MATCH_OUT, true, 1, kappa, score_matching, &f);
+    algo_predict_batches(model, ws, graphs, count, MATCH_MATCH_OUT, true, kappa, score_matching, &f);
     return f.tp ? 1.0 - 2.0 * (double)f.tp / (double)(2 * f.tp + f.fp + f.fn) : (f.fp + f.fn ? 1.0 : 0.0);
 }
 
@@ -312,10 +325,10 @@ const struct dar_algorithm dar_algorithm_matching = {
     .loss_names = loss_names,
     .read_graph = read_graph,
     .edge_input = edge_input,
-    .check = match_check,
-    .batch_scales = match_batch_scales,
+    .check = dar_spec_check,
+    .batch_scales = dar_spec_batch_scales,
     .run_group = match_run_group,
-    .total_loss = match_total_loss,
+    .total_loss = dar_spec_total_loss,
     .ntrace_keys = 7,
     .nsolution_keys = 3,
     .trace_keys = trace_keys,
@@ -340,4 +353,7 @@ const struct dar_algorithm dar_algorithm_matching = {
     .nrepair_options = MATCH_REPAIR_OPTIONS,
     .repair_options = match_repair_options,
     .repair = match_repair,
+    .loss_terms = loss_terms,
+    .nets_per_step = 1,
+    .defaults = DAR_REFERENCE_DEFAULTS,
 };

@@ -36,11 +36,6 @@ extern const struct metric_row matching_metrics[];
 
 /* The schedule (algo_matching_model.c), for the entry's table. */
 void match_run_group(struct dar_group *c);
-struct dar_scales match_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                     bool embed_first);
-double match_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
-                        double *terms);
-void match_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed);
 
 /* Its repair (algo_matching_repair.c; match-fix): the options by index and
  * the op of the row. */

@@ -12,20 +12,11 @@
  * model's own previous prediction, never the trace's: the trace has no
  * cover before its last search. */
 #include "algo_matching.h"
-#include "dar_processor.h"
+#include "dar_loss.h"
 #include "die.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The loss normalisers of the whole batch, in struct dar_scales. */
-struct scales {
-    double n_hints;             /* hint terms averaged over: primal 3, dual 4 */
-    double count_steps;         /* (graph, step) pairs scored */
-    double sum_nodes;           /* Σ_b n */
-    double sum_edges;           /* Σ_b m */
-};
-_Static_assert(sizeof(struct scales) <= sizeof(struct dar_scales), "struct dar_scales is too small");
 
 /* Per-graph state carried across searches, and the graph's constant inputs. */
 struct graph_state {
@@ -41,8 +32,7 @@ struct graph_state {
 /* The group as matching sees it. */
 struct mt {
     struct dar_group *c;
-    struct scales sc;
-    bool dual;
+    bool dual;                  /* the variant decodes the cover */
     struct graph_state *st;     /* [B] */
 };
 
@@ -87,36 +77,20 @@ static void constant_inputs(const struct graph_state *st, struct dar_inputs *in)
 
 /* ---- the outputs ------------------------------------------------------------------ */
 
-/* The matching's loss and prediction (logits) at graph k's last step of run r. */
-static void output_matching(struct mt *f, const struct dar_run *r, int k)
+/* The predicted outputs (logits) at graph k's last step of run r: the
+ * matching, and the dual's cover. */
+static void predict_outputs(struct mt *f, const struct dar_run *r, int k)
 {
     struct dar_group *c = f->c;
-    int b = r->graph[k], m = c->gd[b].m;
-    const struct dar_graph *dg = c->gd[b].dg;
-    const struct dar_head_out *match = head_of(r, MATCH_MATCH_OUT);
-    int64_t edges = r->edge_offset[k];
-    if (c->training && m)
-        c->sum[MATCH_LOSS_MATCH] += dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? match->grad + edges : NULL,
-                                                   match->value + edges, dg->probe[MATCH_MATCH_OUT],
-                                                   (float)(1.0 / f->sc.sum_edges), m);
-    if (c->pred && c->pred[b].probe[MATCH_MATCH_OUT] && m)
-        memcpy(c->pred[b].probe[MATCH_MATCH_OUT], match->value + edges, sizeof(float) * (size_t)m);
-}
-
-/* The dual's cover: loss and prediction (logits) at the last step. */
-static void output_cover(struct mt *f, const struct dar_run *r, int k)
-{
-    struct dar_group *c = f->c;
-    int b = r->graph[k], n = c->gd[b].n;
-    const struct dar_graph *dg = c->gd[b].dg;
-    const struct dar_head_out *cover = head_of(r, MATCH_COVER_OUT);
-    int64_t nodes = r->node_offset[k];
-    if (c->training)
-        c->sum[MATCH_LOSS_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? cover->grad + nodes : NULL,
-                                                   cover->value + nodes, dg->probe[MATCH_COVER_OUT],
-                                                   (float)(1.0 / f->sc.sum_nodes), n);
-    if (c->pred && c->pred[b].probe[MATCH_COVER_OUT])
-        memcpy(c->pred[b].probe[MATCH_COVER_OUT], cover->value + nodes, sizeof(float) * (size_t)n);
+    int b = r->graph[k], n = c->gd[b].n, m = c->gd[b].m;
+    if (!c->pred)
+        return;
+    if (c->pred[b].probe[MATCH_MATCH_OUT] && m)
+        memcpy(c->pred[b].probe[MATCH_MATCH_OUT], head_of(r, MATCH_MATCH_OUT)->value + r->edge_offset[k],
+               sizeof(float) * (size_t)m);
+    if (f->dual && c->pred[b].probe[MATCH_COVER_OUT])
+        memcpy(c->pred[b].probe[MATCH_COVER_OUT], head_of(r, MATCH_COVER_OUT)->value + r->node_offset[k],
+               sizeof(float) * (size_t)n);
 }
 
 /* ---- no-algo: one recurrent network on the inputs ------------------------------- */
@@ -129,7 +103,9 @@ static void recurrent_inputs(struct dar_group *c, int b, struct dar_inputs *in, 
 
 static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int k, void *ctx)
 {
-    output_matching(ctx, r, k);
+    if (c->training)
+        dar_run_losses(c, r, k, 0, false, true);
+    predict_outputs(ctx, r, k);
 }
 
 /* ---- the searches ---------------------------------------------------------------- */
@@ -154,38 +130,10 @@ static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, st
 /* The hints of frame i + 1 and, at the graph's last step, the outputs. */
 static void step_losses(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
 {
-    struct mt *f = ctx;
-    const struct dar_run *r = s->run;
-    bool bw = c->backward;
-    int i = s->i, b = r->graph[k], n = c->gd[b].n, m = c->gd[b].m;
-    const struct dar_graph *dg = c->gd[b].dg;
-    int64_t nodes = r->node_offset[k], edges = r->edge_offset[k], logits = r->pointer_offset[k];
-    double per_step = f->sc.count_steps * f->sc.n_hints;
-    float node_scale = (float)(1.0 / (n * per_step));
-    const struct dar_head_out *reached = head_of(r, MATCH_REACHED), *pi = head_of(r, MATCH_PI);
-    const struct dar_head_out *matched = head_of(r, MATCH_MATCHED);
-    c->sum[MATCH_LOSS_REACHED] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? reached->grad + nodes : NULL,
-                                                 reached->value + nodes, frame(dg, MATCH_REACHED, i + 1, 1),
-                                                 node_scale, n);
-    c->sum[MATCH_LOSS_PI_HINT] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, bw ? pi->grad + logits : NULL,
-                                                 pi->value + logits,
-                                                 frame(dg, MATCH_PI, i + 1, sizeof(int32_t)), node_scale, n);
-    if (m)
-        c->sum[MATCH_LOSS_MATCH_HINT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? matched->grad + edges : NULL,
-                                                        matched->value + edges,
-                                                        frame(dg, MATCH_MATCHED, i + 1, 1),
-                                                        (float)(1.0 / (m * per_step)), m);
-    if (f->dual) {
-        const struct dar_head_out *cover = head_of(r, MATCH_COVER);
-        c->sum[MATCH_LOSS_COVER_HINT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? cover->grad + nodes : NULL,
-                                                        cover->value + nodes, dg->probe[MATCH_COVER_OUT],
-                                                        node_scale, n);
-    }
-    if (i + 2 != c->gd[b].T)
-        return;
-    output_matching(f, r, k);
-    if (f->dual)
-        output_cover(f, r, k);
+    bool last = s->i + 2 == c->gd[s->list[k]].T;
+    dar_run_losses(c, s->run, k, s->i, true, last);
+    if (last)
+        predict_outputs(ctx, s->run, k);
 }
 
 /* What the next step reads; predictions of frame i + 1 and, at the graph's
@@ -221,11 +169,8 @@ static void step_update(struct dar_group *c, const struct dar_step *s, int k, vo
     if (p->probe[MATCH_MATCHED] && m)
         memcpy((uint8_t *)p->probe[MATCH_MATCHED] + (int64_t)(i + 1) * m, st->matched, (size_t)m);
     if (p->probe[MATCH_COVER]) memcpy((uint8_t *)p->probe[MATCH_COVER] + at, st->cover, (size_t)n);
-    if (i + 2 == c->gd[b].T && !c->training) {
-        output_matching(f, r, k);
-        if (f->dual)
-            output_cover(f, r, k);
-    }
+    if (i + 2 == c->gd[b].T && !c->training)
+        predict_outputs(f, r, k);
 }
 
 static const struct dar_step_ops step_ops = {step_inputs, step_losses, step_update};
@@ -247,8 +192,7 @@ static void record_first_frame(struct mt *f)
 
 void match_run_group(struct dar_group *c)
 {
-    struct mt f = {.c = c, .dual = c->variant == DAR_DUAL};
-    memcpy(&f.sc, &c->scales, sizeof f.sc);
+    struct mt f = {.c = c, .dual = dar_variant_decodes(c->model, MATCH_COVER)};
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
     if (c->variant == DAR_NO_ALGO) {
@@ -258,55 +202,4 @@ void match_run_group(struct dar_group *c)
     if (c->pred)
         record_first_frame(&f);
     dar_run_steps(c, &c->model->nets[0], &step_ops, &f);
-}
-
-struct dar_scales match_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                     bool embed_first)
-{
-    struct scales sc = {0};
-    sc.n_hints = model->config.variant == DAR_DUAL ? 4 : 3;
-    for (int b = 0; b < B; b++) {
-        sc.sum_nodes += graphs[b]->g.n;
-        sc.sum_edges += graphs[b]->g.m;
-        sc.count_steps += graphs[b]->steps - 1;
-    }
-    struct dar_scales out = {{0}};
-    memcpy(&out, &sc, sizeof sc);
-    return out;
-}
-
-double match_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
-                        double *terms)
-{
-    struct scales sc;
-    memcpy(&sc, scales, sizeof sc);
-    double total = 0;
-    for (int t = 0; t < MATCH_LOSSES; t++) {
-        bool hint = t == MATCH_LOSS_REACHED || t == MATCH_LOSS_PI_HINT || t == MATCH_LOSS_MATCH_HINT ||
-                    t == MATCH_LOSS_COVER_HINT;
-        terms[t] = hint ? sum[t] * sc.n_hints : sum[t];
-        total += sum[t];
-    }
-    return total;
-}
-
-void match_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
-{
-    enum dar_variant variant = model->config.variant;
-    if (embed == DAR_EMBED_FIRST)
-        die(EX_USAGE, "the matching model has no first-step embedding");
-    if (model->config.leak_dual)
-        die(EX_USAGE, "--leak-cut feeds max-flow's true min cut; the matching model has none");
-    for (int b = 0; b < B; b++) {
-        const struct dar_graph *g = graphs[b];
-        if (training) {
-            if (!g->probe[MATCH_MATCH_OUT] || !g->probe[MATCH_COVER_OUT] ||
-                (variant != DAR_NO_ALGO && !g->probe[MATCH_PI]) || !g->phase)
-                die(EX_SOFTWARE, "BUG: graph of record %ld loaded without its trace", g->record);
-            continue;
-        }
-        if (!g->phase)
-            die_record_in(g->source, g->record, "missing key 'steps' (the model runs the trace's number of "
-                          "searches; run ff-trace --algorithm matching first)");
-    }
 }

@@ -353,12 +353,11 @@ static void score_flow(const struct dar_graph *g, const void *pred, void *ctx)
         }
 }
 
-/* kappa counts two network runs a step (P_BF, and P_F at a flow step). */
 static double validation_score(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs,
                                int count, double *kappa)
 {
     struct flow_error err = {0};
-    algo_predict_batches(model, ws, graphs, count, MAXFLOW_FLOW_OUT, true, 2.0, kappa, score_flow, &err);
+    algo_predict_batches(model, ws, graphs, count, MAXFLOW_FLOW_OUT, true, kappa, score_flow, &err);
     return err.pooled ? err.sum / (double)err.pooled : 0;
 }
 
@@ -409,4 +408,8 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .nrepair_options = MAXFLOW_REPAIR_OPTIONS,
     .repair_options = maxflow_repair_options,
     .repair = maxflow_repair,
+    .nets_per_step = 2,         /* P_BF, and P_F at a flow step: the authors' clock counts both */
+    .leakable_dual = true,
+    .embeds_first_step = true,
+    .defaults = DAR_REFERENCE_DEFAULTS,
 };

@@ -5,7 +5,7 @@
  * losses and their normalisers; predictions.  algo_maxflow.c holds the
  * entry's tables and its tools' operations. */
 #include "algo_maxflow.h"
-#include "dar_processor.h"
+#include "dar_loss.h"
 #include "die.h"
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +41,7 @@ struct graph_state {
 struct mf {
     struct dar_group *c;
     struct scales sc;
+    bool dual;                  /* the flow network decodes the cut hint */
     bool leak_cut;              /* dual with leak_cut: the true cut is an input */
     struct graph_state *st;     /* [B] */
     int bf, flow, mincut, net;  /* the networks by role, -1: none */
@@ -162,133 +163,63 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
 
 /* ---- one step of the algorithm: P_BF, then P_F at a flow step ----------------- */
 
-/* The graphs at step i (frame i to frame i + 1) and the runs on them. */
-struct step {
-    int i;
-    bool teacher_forced;        /* the inputs are the trace's frame i */
-    int running, flowing;       /* graphs at this step; of them, at a flow step */
-    int *running_list, *flow_list;  /* [B] their batch indices */
-    int *running_pos, *flow_pos;    /* [B] a graph's index in each list */
-    struct dar_inputs *hints;   /* [B] */
-    struct dar_run *bf_run;     /* P_BF on the running graphs */
-    struct dar_run *flow_run;   /* P_F on the flowing graphs, or NULL */
-};
-
-static void step_select(struct mf *f, struct step *s, int i)
+/* Graph k's hint inputs at step i: the last predictions, or the trace's
+ * frame under teacher forcing. */
+static void step_hint_inputs(struct dar_group *c, const struct dar_phase_step *s, int k, struct dar_inputs *in,
+                             void *ctx)
 {
-    struct dar_group *c = f->c;
-    s->i = i;
-    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
-    s->running = s->flowing = 0;
-    for (int b = 0; b < c->B; b++)
-        if (i + 1 < c->gd[b].T) {
-            s->running_pos[b] = s->running;
-            s->running_list[s->running++] = b;
-            if (!c->gd[b].phase[i]) {
-                s->flow_pos[b] = s->flowing;
-                s->flow_list[s->flowing++] = b;
-            }
-        }
-}
-
-/* The hint inputs of step i: the last predictions, or the trace's frame
- * under teacher forcing. */
-static void step_hint_inputs(struct mf *f, struct step *s)
-{
-    struct dar_group *c = f->c;
-    int i = s->i;
-    for (int k = 0; k < s->running; k++) {
-        int b = s->running_list[k];
-        const struct dar_graph *dg = c->gd[b].dg;
-        struct graph_state *st = &f->st[b];
-        int n = c->gd[b].n, m = c->gd[b].m;
-        bool forced = s->teacher_forced && maxflow_hint_mask(dg);
-        struct dar_inputs *in = &s->hints[b];
-        memset(in, 0, sizeof *in);
-        constant_inputs(st, in);
-        in->probe[MAXFLOW_MASK] = forced ? maxflow_hint_mask(dg) + (int64_t)i * n : st->mask;
-        in->probe[MAXFLOW_PTR] = forced ? maxflow_hint_pi(dg) + (int64_t)i * n : st->pi;
-        const float *flow = forced ? maxflow_hint_flow(dg) + (int64_t)i * m : st->flow;
-        in->probe[MAXFLOW_FLOW] = flow;
-        in->grad[MAXFLOW_FLOW] = forced ? NULL : st->flow_grad;
-        if (c->variant == DAR_PIPELINE) {
-            in->probe[MAXFLOW_CUT] = st->mincut_cut;
-        } else if (c->variant == DAR_DUAL) {
-            if (f->leak_cut && (i == 0 || forced)) {
-                bool zero = true;
-                for (int e = 0; e < m && zero; e++)
-                    zero = flow[e] == 0.0f;
-                in->probe[MAXFLOW_CUT] = zero ? maxflow_cut(dg) : NULL;
-            } else {
-                in->probe[MAXFLOW_CUT] = st->has_cut ? st->cut : NULL;
-            }
+    const struct mf *f = ctx;
+    int i = s->i, b = s->list[k];
+    const struct dar_graph *dg = c->gd[b].dg;
+    const struct graph_state *st = &f->st[b];
+    int n = c->gd[b].n, m = c->gd[b].m;
+    bool forced = s->teacher_forced && maxflow_hint_mask(dg);
+    constant_inputs(st, in);
+    in->probe[MAXFLOW_MASK] = forced ? maxflow_hint_mask(dg) + (int64_t)i * n : st->mask;
+    in->probe[MAXFLOW_PTR] = forced ? maxflow_hint_pi(dg) + (int64_t)i * n : st->pi;
+    const float *flow = forced ? maxflow_hint_flow(dg) + (int64_t)i * m : st->flow;
+    in->probe[MAXFLOW_FLOW] = flow;
+    in->grad[MAXFLOW_FLOW] = forced ? NULL : st->flow_grad;
+    if (f->mincut >= 0) {
+        in->probe[MAXFLOW_CUT] = st->mincut_cut;
+    } else if (f->dual) {
+        if (f->leak_cut && (i == 0 || forced)) {
+            bool zero = true;
+            for (int e = 0; e < m && zero; e++)
+                zero = flow[e] == 0.0f;
+            in->probe[MAXFLOW_CUT] = zero ? maxflow_cut(dg) : NULL;
+        } else {
+            in->probe[MAXFLOW_CUT] = st->has_cut ? st->cut : NULL;
         }
     }
-}
-
-/* P_BF on every running graph, h_prev the carried state where there is one. */
-static void step_bellman_ford(struct mf *f, struct step *s)
-{
-    struct dar_group *c = f->c;
-    const int *list = s->running_list;
-    struct dar_run *bf_run = dar_run_new(c, &c->model->nets[f->bf], list, s->running);
-    for (int k = 0; k < s->running; k++)
-        dar_run_set_inputs(c, bf_run, k, &s->hints[list[k]]);
-    float *hprev = dar_carry_hprev(c, bf_run);
-    dar_run_forward(c, bf_run, hprev);
-    s->bf_run = bf_run;
-}
-
-/* P_F on the graphs at a flow step, h_prev = stopgrad(P_BF's h). */
-static void step_flow(struct mf *f, struct step *s)
-{
-    struct dar_group *c = f->c;
-    int H = c->H;
-    s->flow_run = NULL;
-    if (s->flowing == 0)
-        return;
-    const struct dar_run *bf_run = s->bf_run;
-    struct dar_run *flow_run = dar_run_new(c, &c->model->nets[f->flow], s->flow_list, s->flowing);
-    float *bf_h = arena_floats(c->arena, flow_run->N * H);
-    for (int k = 0; k < s->flowing; k++) {
-        int b = s->flow_list[k];
-        dar_run_set_inputs(c, flow_run, k, &s->hints[b]);
-        for (int v = 0; v < c->gd[b].n; v++)
-            memcpy(bf_h + (flow_run->node_offset[k] + v) * H,
-                   bf_run->hd + (bf_run->node_offset[s->running_pos[b]] + v) * 3 * H + 2 * H,
-                   sizeof(float) * (size_t)H);
-    }
-    dar_hprev_test_hook(c, bf_h, flow_run->N * H);
-    dar_run_forward(c, flow_run, bf_h);
-    s->flow_run = flow_run;
 }
 
 /* The losses of a graph at a flow step: flow_hint and cut_hint, and at its
  * last flow step the outputs' flow and cut. */
-static void flow_step_losses(struct mf *f, const struct step *s, int b)
+static void flow_step_losses(struct mf *f, const struct dar_phase_step *s, int b)
 {
     struct dar_group *c = f->c;
     const struct scales *sc = &f->sc;
     const struct dar_graph_layout *gd = &c->gd[b];
     const struct dar_graph *dg = gd->dg;
     struct graph_state *st = &f->st[b];
-    const struct dar_run *r = s->flow_run;
+    const struct dar_run *r = s->second_run;
     int n = gd->n, m = gd->m, i = s->i;
     double hints = sc->n_hints;
     bool backward = c->backward;
-    int64_t edges = r->edge_offset[s->flow_pos[b]], nodes = r->node_offset[s->flow_pos[b]];
+    int64_t edges = r->edge_offset[s->second_pos[b]], nodes = r->node_offset[s->second_pos[b]];
     const struct dar_head_out *flow_hint = head_of(r, MAXFLOW_FLOW);
     float flow_hint_scale = (float)(2.0 / ((2.0 * m + n) * sc->count_flow_hint * hints));
     c->sum[MAXFLOW_LOSS_FLOW_HINT] +=
         dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow_hint->grad + edges : NULL,
                        flow_hint->value + edges, maxflow_hint_flow(dg) + (int64_t)(i + 1) * m, flow_hint_scale, m);
     float cut_hint_scale = (float)(1.0 / (n * sc->count_flow_hint * hints));
-    if (c->variant == DAR_DUAL) {
+    if (f->dual) {
         const struct dar_head_out *cut_hint = head_of(r, MAXFLOW_CUT);
         c->sum[MAXFLOW_LOSS_CUT_HINT] +=
             dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? cut_hint->grad + nodes * 2 : NULL,
                            cut_hint->value + nodes * 2, st->cut_target, cut_hint_scale, n);
-    } else if (c->variant == DAR_PIPELINE) {
+    } else if (f->mincut >= 0) {
         c->sum[MAXFLOW_LOSS_CUT_HINT] +=
             dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? st->mincut_dlogit : NULL,
                            st->mincut_logit, st->cut_target, cut_hint_scale, n);
@@ -299,7 +230,7 @@ static void flow_step_losses(struct mf *f, const struct step *s, int b)
     c->sum[MAXFLOW_LOSS_FLOW] +=
         dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow->grad + edges : NULL,
                        flow->value + edges, maxflow_flow(dg), (float)(2.0 / sc->sum_adj), m);
-    if (c->variant == DAR_DUAL) {
+    if (f->dual) {
         const struct dar_head_out *cut = head_of(r, MAXFLOW_CUT_OUT);
         c->sum[MAXFLOW_LOSS_CUT] +=
             dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? cut->grad + nodes * 2 : NULL,
@@ -308,24 +239,24 @@ static void flow_step_losses(struct mf *f, const struct step *s, int b)
 }
 
 /* The run that decoded graph b at this step, and the graph's index in it. */
-static struct dar_run *step_run_of(const struct step *s, const struct dar_graph_layout *gd, int k, int b,
+static struct dar_run *step_run_of(const struct dar_phase_step *s, const struct dar_graph_layout *gd, int k, int b,
                                    int *index_in_run)
 {
     bool flow_step = !gd->phase[s->i];
-    *index_in_run = flow_step ? s->flow_pos[b] : k;
-    return flow_step ? s->flow_run : s->bf_run;
+    *index_in_run = flow_step ? s->second_pos[b] : k;
+    return flow_step ? s->second_run : s->run;
 }
 
 /* The losses of step i: the mask of every running graph, then the pointer
  * (Bellman-Ford step) or the flow step's terms. */
-static void step_losses(struct mf *f, const struct step *s)
+static void step_losses(struct dar_group *c, const struct dar_phase_step *s, void *ctx)
 {
-    struct dar_group *c = f->c;
+    struct mf *f = ctx;
     const struct scales *sc = &f->sc;
     double hints = sc->n_hints;
     int i = s->i;
     for (int k = 0; k < s->running; k++) {
-        int b = s->running_list[k];
+        int b = s->list[k];
         const struct dar_graph_layout *gd = &c->gd[b];
         const struct dar_graph *dg = gd->dg;
         int n = gd->n, index_in_run;
@@ -337,8 +268,8 @@ static void step_losses(struct mf *f, const struct step *s)
                            maxflow_hint_mask(dg) + (int64_t)(i + 1) * n, (float)(1.0 / (n * sc->count_mask * hints)),
                            n);
         if (gd->phase[i]) {
-            const struct dar_head_out *pi = head_of(s->bf_run, MAXFLOW_PTR);
-            int64_t logits = s->bf_run->pointer_offset[k];
+            const struct dar_head_out *pi = head_of(s->run, MAXFLOW_PTR);
+            int64_t logits = s->run->pointer_offset[k];
             c->sum[MAXFLOW_LOSS_PI] +=
                 dar_probe_loss(c, DAR_TYPE_POINTER, 1, c->backward ? pi->grad + logits : NULL,
                                pi->value + logits, maxflow_hint_pi(dg) + (int64_t)(i + 1) * n,
@@ -352,11 +283,11 @@ static void step_losses(struct mf *f, const struct step *s)
 /* What the next step reads: the binarised mask; after a Bellman-Ford step
  * the pointers; after a flow step identity pointers, the flow, the cut and
  * P_BF's h carried. */
-static void step_update_state(struct mf *f, const struct step *s)
+static void step_update_state(struct dar_group *c, const struct dar_phase_step *s, void *ctx)
 {
-    struct dar_group *c = f->c;
+    struct mf *f = ctx;
     for (int k = 0; k < s->running; k++) {
-        int b = s->running_list[k];
+        int b = s->list[k];
         const struct dar_graph_layout *gd = &c->gd[b];
         struct graph_state *st = &f->st[b];
         int n = gd->n, m = gd->m, index_in_run;
@@ -365,13 +296,13 @@ static void step_update_state(struct mf *f, const struct step *s)
         for (int v = 0; v < n; v++)
             st->mask[v] = mask_logit[v] > 0.0f;
         if (gd->phase[s->i]) {
-            const float *logit = head_of(s->bf_run, MAXFLOW_PTR)->value + s->bf_run->pointer_offset[k];
+            const float *logit = head_of(s->run, MAXFLOW_PTR)->value + s->run->pointer_offset[k];
             for (int u = 0; u < n; u++)
                 st->pi[u] = dar_argmax_row(logit + (int64_t)u * n, n);
             c->carry[b].h_valid = false;
             continue;
         }
-        const struct dar_run *flow_run = s->flow_run;
+        const struct dar_run *flow_run = s->second_run;
         const struct dar_head_out *flow_hint = head_of(flow_run, MAXFLOW_FLOW);
         int64_t edges = flow_run->edge_offset[index_in_run];
         int64_t nodes = flow_run->node_offset[index_in_run];
@@ -380,35 +311,35 @@ static void step_update_state(struct mf *f, const struct step *s)
         if (m)
             memcpy(st->flow, flow_hint->value + edges, sizeof(float) * (size_t)m);
         st->flow_grad = c->backward ? flow_hint->grad + edges : NULL;
-        if (c->variant == DAR_DUAL) {
+        if (f->dual) {
             const float *cut_hint = head_of(flow_run, MAXFLOW_CUT)->value;
             for (int v = 0; v < n; v++)
                 st->cut[v] = (uint8_t)dar_argmax_row(cut_hint + (nodes + v) * 2, 2);
             st->has_cut = true;
         }
-        dar_carry_from_run(c, s->bf_run, k);
+        dar_carry_from_run(c, s->run, k);
     }
 }
 
 /* The hints of frame i + 1 (the state just updated) and, at a graph's last
  * flow step, its outputs. */
-static void step_record_predictions(struct mf *f, const struct step *s)
+static void step_record_predictions(struct dar_group *c, const struct dar_phase_step *s, void *ctx)
 {
-    struct dar_group *c = f->c;
+    struct mf *f = ctx;
     int H = c->H, i = s->i;
     for (int k = 0; k < s->running; k++) {
-        int b = s->running_list[k];
+        int b = s->list[k];
         const struct dar_graph_layout *gd = &c->gd[b];
         const struct graph_state *st = &f->st[b];
         struct dar_prediction *p = &c->pred[b];
         int n = gd->n, m = gd->m;
         if (i == st->last_flow) {
-            const struct dar_run *flow_run = s->flow_run;
-            int64_t edges = flow_run->edge_offset[s->flow_pos[b]];
-            int64_t nodes = flow_run->node_offset[s->flow_pos[b]];
+            const struct dar_run *flow_run = s->second_run;
+            int64_t edges = flow_run->edge_offset[s->second_pos[b]];
+            int64_t nodes = flow_run->node_offset[s->second_pos[b]];
             if (maxflow_pred_flow(p) && m)
                 memcpy(maxflow_pred_flow(p), head_of(flow_run, MAXFLOW_FLOW_OUT)->value + edges, sizeof(float) * (size_t)m);
-            if (maxflow_pred_cut(p) && c->variant == DAR_DUAL)
+            if (maxflow_pred_cut(p) && f->dual)
                 cut_probability(maxflow_pred_cut(p), head_of(flow_run, MAXFLOW_CUT_OUT)->value + nodes * 2, n);
             if (p->embed)
                 memcpy(p->embed, flow_run->hd + nodes * 3 * H, sizeof(float) * (size_t)(n * 3 * H));
@@ -438,61 +369,8 @@ static void record_first_frame(struct mf *f)
     }
 }
 
-/* Backward through the steps, last first: P_F's run, then P_BF's, which
- * takes the gradient of the h it carried to the next step. */
-static void steps_backward(struct dar_group *c, struct dar_run **bf_runs, struct dar_run **flow_runs,
-                           int nsteps)
-{
-    for (int b = 0; b < c->B; b++)
-        c->carry[b].dh_pending = false;
-    for (int i = nsteps - 1; i >= 0; i--) {
-        if (flow_runs[i])
-            dar_run_backward(c, flow_runs[i], false, false);
-        dar_run_backward(c, bf_runs[i], true, true);
-    }
-}
-
-/* The algorithm's steps (primal, dual, pipeline): every graph steps until
- * its trace ends, then backward through them. */
-static void algorithm_steps(struct mf *f)
-{
-    struct dar_group *c = f->c;
-    int B = c->B;
-    int most_steps = 0;
-    for (int b = 0; b < B; b++)
-        if (c->gd[b].T > most_steps) most_steps = c->gd[b].T;
-    int nsteps = most_steps > 1 ? most_steps - 1 : 0;
-    struct dar_run **bf_runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
-    struct dar_run **flow_runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
-    struct step s = {0};
-    s.running_list = arena_zero(c->arena, sizeof(int) * (size_t)B);
-    s.flow_list = arena_zero(c->arena, sizeof(int) * (size_t)B);
-    s.running_pos = arena_zero(c->arena, sizeof(int) * (size_t)B);
-    s.flow_pos = arena_zero(c->arena, sizeof(int) * (size_t)B);
-    s.hints = arena_zero(c->arena, sizeof(struct dar_inputs) * (size_t)B);
-    if (c->pred)
-        record_first_frame(f);
-    for (int i = 0; i < nsteps; i++) {
-        struct arena_mark step_mark = arena_mark(c->arena);
-        step_select(f, &s, i);
-        step_hint_inputs(f, &s);
-        step_bellman_ford(f, &s);
-        step_flow(f, &s);
-        if (c->training)
-            step_losses(f, &s);
-        step_update_state(f, &s);
-        if (c->pred)
-            step_record_predictions(f, &s);
-        if (c->backward) {
-            bf_runs[i] = s.bf_run;
-            flow_runs[i] = s.flow_run;
-        } else {
-            arena_release(c->arena, step_mark);
-        }
-    }
-    if (c->backward)
-        steps_backward(c, bf_runs, flow_runs, nsteps);
-}
+static const struct dar_phase_ops step_ops = {step_hint_inputs, step_losses, step_update_state,
+                                              step_record_predictions};
 
 /* ---- one group ------------------------------------------------------------------ */
 
@@ -525,19 +403,19 @@ static void finish_graphs_without_output(struct mf *f)
     int H = c->H;
     for (int b = 0; b < c->B; b++) {
         const struct dar_graph_layout *gd = &c->gd[b];
-        bool has_output = c->variant == DAR_NO_ALGO ? f->st[b].final_seen : f->st[b].last_flow >= 0;
+        bool has_output = f->net >= 0 ? f->st[b].final_seen : f->st[b].last_flow >= 0;
         if (has_output)
             continue;
         if (c->training) {
             for (int e = 0; e < gd->m; e++)
                 c->sum[MAXFLOW_LOSS_FLOW] += 2.0 * (double)maxflow_flow(gd->dg)[e] * maxflow_flow(gd->dg)[e] / f->sc.sum_adj;
-            if (c->variant == DAR_DUAL)
+            if (f->dual)
                 c->sum[MAXFLOW_LOSS_CUT] += gd->n * log(2.0) / f->sc.sum_nodes;
         }
         if (c->pred) {
             struct dar_prediction *p = &c->pred[b];
             if (maxflow_pred_flow(p) && gd->m) memset(maxflow_pred_flow(p), 0, sizeof(float) * (size_t)gd->m);
-            if (maxflow_pred_cut(p) && c->variant == DAR_DUAL)
+            if (maxflow_pred_cut(p) && f->dual)
                 for (int v = 0; v < gd->n; v++) maxflow_pred_cut(p)[v] = 0.5f;
             if (p->embed) memset(p->embed, 0, sizeof(float) * (size_t)(gd->n * 3 * H));
         }
@@ -546,7 +424,8 @@ static void finish_graphs_without_output(struct mf *f)
 
 void maxflow_run_group(struct dar_group *c)
 {
-    struct mf f = {.c = c, .leak_cut = c->model->config.leak_dual && c->variant == DAR_DUAL};
+    struct mf f = {.c = c, .dual = dar_variant_decodes(c->model, MAXFLOW_CUT)};
+    f.leak_cut = c->model->config.leak_dual && f.dual;
     memcpy(&f.sc, &c->scales, sizeof f.sc);
     f.bf = dar_net_index(c->model, "bf");
     f.flow = dar_net_index(c->model, "flow");
@@ -560,7 +439,7 @@ void maxflow_run_group(struct dar_group *c)
         }
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
-    if (c->variant == DAR_NO_ALGO) {
+    if (f.net >= 0) {
         /* its backward touches neither the loss sums nor the predictions
          * that the graphs without an output step get afterwards */
         dar_run_recurrent_group(c, &c->model->nets[f.net], recurrent_inputs, no_algo_last_step, &f);
@@ -570,11 +449,13 @@ void maxflow_run_group(struct dar_group *c)
     struct dar_run **mincut_runs = NULL;
     int mincut_steps = 0;
     int *steps = arena_zero(c->arena, sizeof(int) * (size_t)(c->B ? c->B : 1));
-    if (c->variant == DAR_PIPELINE)
+    if (f.mincut >= 0)
         mincut_runs = mincut_forward(&f, steps, &mincut_steps);
-    algorithm_steps(&f);
+    if (c->pred)
+        record_first_frame(&f);
+    dar_run_phases(c, &c->model->nets[f.bf], &c->model->nets[f.flow], &step_ops, &f);
     finish_graphs_without_output(&f);
-    if (c->backward && c->variant == DAR_PIPELINE)
+    if (c->backward && f.mincut >= 0)
         dar_recurrent_backward(c, mincut_runs, mincut_steps);
 }
 
@@ -582,7 +463,11 @@ struct dar_scales maxflow_batch_scales(const struct dar_model *model, struct dar
                                        bool embed_first)
 {
     struct scales sc = {0};
-    sc.n_hints = model->config.variant == DAR_PRIMAL ? 3 : 4;
+    /* the hint terms averaged over: each hint probe the variant decodes,
+     * and the pipeline's cut hint (its mincut network's output) */
+    for (int p = 0; p < model->config.algorithm->nprobes; p++)
+        sc.n_hints += model->config.algorithm->probes[p].stage == DAR_STAGE_HINT && dar_variant_decodes(model, p);
+    sc.n_hints += dar_net_index(model, "mincut") >= 0;
     for (int b = 0; b < B; b++) {
         const struct dar_graph *dg = graphs[b];
         int T = embed_first ? 2 : dg->steps;

@@ -56,7 +56,7 @@ void algo_all_rounds(struct dar_graph *dg, int T)
 }
 
 void algo_predict_batches(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs, int count,
-                          int probe, bool on_edges, double nets_per_step, double *kappa,
+                          int probe, bool on_edges, double *kappa,
                           void (*score)(const struct dar_graph *g, const void *pred, void *ctx), void *ctx)
 {
     enum { EVAL_BATCH = 32 };
@@ -72,7 +72,7 @@ void algo_predict_batches(struct dar_model *model, struct dar_workspace *ws, str
         }
         dar_predict(model, ws, batch, B, DAR_EMBED_LAST, pred);
         if (kappa)
-            *kappa += 1 + nets_per_step * dar_batch_steps(batch, B);
+            *kappa += 1 + (double)model->config.algorithm->nets_per_step * dar_batch_steps(batch, B);
         for (int b = 0; b < B; b++) {
             score(batch[b], pred[b].probe[probe], ctx);
             free(pred[b].probe[probe]);

@@ -33,9 +33,10 @@ void algo_all_rounds(struct dar_graph *dg, int T);
 /* The model's predictions of probe (f32 or i32: 4 bytes per node, or per
  * edge when on_edges) for graphs[0..count), in batches of dar-fit's size;
  * score(g, pred, ctx) sees each graph's.  kappa, when not NULL, gains each
- * batch's 1 + nets_per_step × steps (dar-fit's count of network runs). */
+ * batch's 1 + the row's nets_per_step × steps (dar-fit's count of network
+ * runs). */
 void algo_predict_batches(struct dar_model *model, struct dar_workspace *ws, struct dar_graph *graphs, int count,
-                          int probe, bool on_edges, double nets_per_step, double *kappa,
+                          int probe, bool on_edges, double *kappa,
                           void (*score)(const struct dar_graph *g, const void *pred, void *ctx), void *ctx);
 
 /* One key of dar-step's predictions: probe's decoded values, a vector per

@@ -11,6 +11,7 @@
  * Every step is a Bellman-Ford round, so the schedule's phase flags are all
  * 1 and are not stored in the record. */
 #include "algo_shortest_paths.h"
+#include "dar_loss.h"
 #include "algo_record.h"
 #include "bellman_ford.h"
 #include "die.h"
@@ -61,6 +62,16 @@ static const struct dar_layout layouts[DAR_VARIANTS] = {
 };
 
 static const char *const loss_names[SP_LOSSES] = {"reached", "pi_hint", "d_hint", "pi", "d"};
+
+/* The hints against the trace's next frame, the outputs against the
+ * solution. */
+static const struct dar_loss_term loss_terms[SP_LOSSES] = {
+    [SP_LOSS_REACHED] = {SP_REACHED, SP_REACHED, DAR_NORM_HINT},
+    [SP_LOSS_PI_HINT] = {SP_PI, SP_PI, DAR_NORM_HINT},
+    [SP_LOSS_D_HINT] = {SP_D, SP_D, DAR_NORM_HINT},
+    [SP_LOSS_PI] = {SP_PI_OUT, SP_PI_OUT, DAR_NORM_BATCH},
+    [SP_LOSS_D] = {SP_D_OUT, SP_D_OUT, DAR_NORM_BATCH},
+};
 
 static const char *const trace_keys[] = {"steps", "hint_d", "hint_pi", "hint_reached", "d", "pi", "reached"};
 static const char *const solution_keys[] = {"d", "pi", "reached"};
@@ -259,7 +270,7 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
                                int count, double *kappa)
 {
     struct accuracy a = {0};
-    algo_predict_batches(model, ws, graphs, count, SP_PI_OUT, false, 1, kappa, score_tree, &a);
+    algo_predict_batches(model, ws, graphs, count, SP_PI_OUT, false, kappa, score_tree, &a);
     return a.nodes ? 1.0 - (double)a.right / (double)a.nodes : 0;
 }
 
@@ -282,10 +293,10 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .loss_names = loss_names,
     .read_graph = read_graph,
     .edge_input = edge_input,
-    .check = sp_check,
-    .batch_scales = sp_batch_scales,
+    .check = dar_spec_check,
+    .batch_scales = dar_spec_batch_scales,
     .run_group = sp_run_group,
-    .total_loss = sp_total_loss,
+    .total_loss = dar_spec_total_loss,
     .ntrace_keys = 7,
     .nsolution_keys = 3,
     .trace_keys = trace_keys,
@@ -298,4 +309,7 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .instance_keys = instance_keys,
     .generate = &graphgen_weighted_from_source,
     .metrics = shortest_paths_metrics,
+    .loss_terms = loss_terms,
+    .nets_per_step = 1,
+    .defaults = DAR_REFERENCE_DEFAULTS,
 };

@@ -29,10 +29,5 @@ extern const struct metric_row shortest_paths_metrics[];
 
 /* The schedule (algo_shortest_paths_model.c), for the entry's table. */
 void sp_run_group(struct dar_group *c);
-struct dar_scales sp_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                  bool embed_first);
-double sp_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
-                     double *terms);
-void sp_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed);
 
 #endif

@@ -7,19 +7,11 @@
  * recurrent network on the inputs.  algo_shortest_paths.c holds the
  * entry's tables and its tools' operations. */
 #include "algo_shortest_paths.h"
-#include "dar_processor.h"
+#include "dar_loss.h"
 #include "die.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The loss normalisers of the whole batch, in struct dar_scales. */
-struct scales {
-    double n_hints;             /* hint terms averaged over: primal 2, dual 3 */
-    double count_steps;         /* (graph, round) pairs scored */
-    double sum_nodes;           /* Σ_b n */
-};
-_Static_assert(sizeof(struct scales) <= sizeof(struct dar_scales), "struct dar_scales is too small");
 
 /* Per-graph state carried across rounds, and the graph's constant inputs. */
 struct graph_state {
@@ -37,8 +29,7 @@ struct graph_state {
 /* The group as shortest paths sees it. */
 struct sp {
     struct dar_group *c;
-    struct scales sc;
-    bool dual;
+    bool dual;                  /* the variant decodes the potentials */
     struct graph_state *st;     /* [B] */
 };
 
@@ -87,18 +78,13 @@ static void recurrent_inputs(struct dar_group *c, int b, struct dar_inputs *in, 
     constant_inputs(&f->st[b], in);
 }
 
-/* The tree's loss and prediction at graph k's last step of run r. */
+/* The tree's prediction at graph k's last step of run r. */
 static void output_pointers(struct sp *f, const struct dar_run *r, int k)
 {
     struct dar_group *c = f->c;
     int b = r->graph[k], n = c->gd[b].n;
-    const struct dar_graph *dg = c->gd[b].dg;
     const struct dar_head_out *pi = head_of(r, SP_PI_OUT);
     int64_t logits = r->pointer_offset[k];
-    if (c->training)
-        c->sum[SP_LOSS_PI] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, c->backward ? pi->grad + logits : NULL,
-                                             pi->value + logits, dg->probe[SP_PI_OUT],
-                                             (float)(1.0 / f->sc.sum_nodes), n);
     if (c->pred && c->pred[b].probe[SP_PI_OUT]) {
         int32_t *out = c->pred[b].probe[SP_PI_OUT];
         for (int u = 0; u < n; u++)
@@ -108,6 +94,8 @@ static void output_pointers(struct sp *f, const struct dar_run *r, int k)
 
 static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int k, void *ctx)
 {
+    if (c->training)
+        dar_run_losses(c, r, k, 0, false, true);
     output_pointers(ctx, r, k);
 }
 
@@ -137,35 +125,10 @@ static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, st
 /* The hints of frame i + 1 and, at the graph's last round, the outputs. */
 static void step_losses(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
 {
-    struct sp *f = ctx;
-    const struct dar_run *r = s->run;
-    bool bw = c->backward;
-    int i = s->i, b = r->graph[k], n = c->gd[b].n;
-    const struct dar_graph *dg = c->gd[b].dg;
-    int64_t nodes = r->node_offset[k], logits = r->pointer_offset[k];
-    float hint_scale = (float)(1.0 / (n * f->sc.count_steps * f->sc.n_hints));
-    const struct dar_head_out *reached = head_of(r, SP_REACHED), *pi = head_of(r, SP_PI);
-    c->sum[SP_LOSS_REACHED] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? reached->grad + nodes : NULL,
-                                              reached->value + nodes, frame(dg, SP_REACHED, i + 1, 1),
-                                              hint_scale, n);
-    c->sum[SP_LOSS_PI_HINT] += dar_probe_loss(c, DAR_TYPE_POINTER, 1, bw ? pi->grad + logits : NULL,
-                                              pi->value + logits, frame(dg, SP_PI, i + 1, sizeof(int32_t)),
-                                              hint_scale, n);
-    if (f->dual) {
-        const struct dar_head_out *d = head_of(r, SP_D);
-        c->sum[SP_LOSS_D_HINT] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + nodes : NULL,
-                                                 d->value + nodes, frame(dg, SP_D, i + 1, sizeof(float)),
-                                                 hint_scale, n);
-    }
-    if (i + 2 != c->gd[b].T)
-        return;
-    output_pointers(f, r, k);
-    if (f->dual) {
-        const struct dar_head_out *d = head_of(r, SP_D_OUT);
-        c->sum[SP_LOSS_D] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + nodes : NULL,
-                                            d->value + nodes, dg->probe[SP_D_OUT],
-                                            (float)(1.0 / f->sc.sum_nodes), n);
-    }
+    bool last = s->i + 2 == c->gd[s->list[k]].T;
+    dar_run_losses(c, s->run, k, s->i, true, last);
+    if (last)
+        output_pointers(ctx, s->run, k);
 }
 
 /* The soft hints the next round reads: σ(reached logits), softmax of each
@@ -242,8 +205,7 @@ static void record_first_frame(struct sp *f)
 
 void sp_run_group(struct dar_group *c)
 {
-    struct sp f = {.c = c, .dual = c->variant == DAR_DUAL};
-    memcpy(&f.sc, &c->scales, sizeof f.sc);
+    struct sp f = {.c = c, .dual = dar_variant_decodes(c->model, SP_D)};
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
     if (c->variant == DAR_NO_ALGO) {
@@ -253,53 +215,4 @@ void sp_run_group(struct dar_group *c)
     if (c->pred)
         record_first_frame(&f);
     dar_run_steps(c, &c->model->nets[0], &step_ops, &f);
-}
-
-struct dar_scales sp_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                  bool embed_first)
-{
-    struct scales sc = {0};
-    sc.n_hints = model->config.variant == DAR_DUAL ? 3 : 2;
-    for (int b = 0; b < B; b++) {
-        sc.sum_nodes += graphs[b]->g.n;
-        sc.count_steps += graphs[b]->steps - 1;
-    }
-    struct dar_scales out = {{0}};
-    memcpy(&out, &sc, sizeof sc);
-    return out;
-}
-
-double sp_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
-                     double *terms)
-{
-    struct scales sc;
-    memcpy(&sc, scales, sizeof sc);
-    double total = 0;
-    for (int t = 0; t < SP_LOSSES; t++) {
-        bool hint = t == SP_LOSS_REACHED || t == SP_LOSS_PI_HINT || t == SP_LOSS_D_HINT;
-        terms[t] = hint ? sum[t] * sc.n_hints : sum[t];
-        total += sum[t];
-    }
-    return total;
-}
-
-void sp_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
-{
-    enum dar_variant variant = model->config.variant;
-    if (embed == DAR_EMBED_FIRST)
-        die(EX_USAGE, "the shortest-paths model has no first-step embedding");
-    if (model->config.leak_dual)
-        die(EX_USAGE, "--leak-cut feeds max-flow's true min cut; the shortest-paths model has none");
-    for (int b = 0; b < B; b++) {
-        const struct dar_graph *g = graphs[b];
-        if (training) {
-            if (!g->probe[SP_PI_OUT] || !g->probe[SP_D_OUT] || (variant != DAR_NO_ALGO && !g->probe[SP_PI]) ||
-                !g->phase)
-                die(EX_SOFTWARE, "BUG: graph of record %ld loaded without its trace", g->record);
-            continue;
-        }
-        if (!g->phase)
-            die_record_in(g->source, g->record, "missing key 'steps' (the model runs the trace's number of "
-                          "rounds; run ff-trace --algorithm shortest-paths first)");
-    }
 }

@@ -12,6 +12,7 @@
  * predicted cover's weight (completed by PDNAR's rule) over the
  * algorithm's, not an error against an optimum. */
 #include "algo_vertex_cover.h"
+#include "dar_loss.h"
 #include "algo_record.h"
 #include "die.h"
 #include "graph.h"
@@ -62,6 +63,20 @@ static const struct dar_layout layouts[DAR_VARIANTS] = {
 };
 
 static const char *const loss_names[VC_LOSSES] = {"residual", "in_cover", "delta", "cover", "packing", "opt"};
+
+/* The hints against the trace's next frame (the increments per edge and
+ * round of the batch, not averaged with the node hints), the outputs
+ * against the solution, and "+opt": the cover head against the optimum
+ * when the records carry it (PDNAR's optimal_set_loss), its gradient added
+ * to the algorithm's. */
+static const struct dar_loss_term loss_terms[VC_LOSSES] = {
+    [VC_LOSS_RESIDUAL] = {VC_RESIDUAL, VC_RESIDUAL, DAR_NORM_HINT},
+    [VC_LOSS_IN_COVER] = {VC_IN_COVER, VC_IN_COVER, DAR_NORM_HINT},
+    [VC_LOSS_DELTA] = {VC_DELTA, VC_DELTA, DAR_NORM_STEPS},
+    [VC_LOSS_COVER] = {VC_COVER, VC_COVER, DAR_NORM_BATCH},
+    [VC_LOSS_PACKING] = {VC_PACKING, VC_PACKING, DAR_NORM_BATCH},
+    [VC_LOSS_OPT] = {VC_COVER, VC_OPT, DAR_NORM_BATCH},
+};
 
 static const char *const trace_keys[] = {"steps", "hint_residual", "hint_in_cover", "hint_delta", "hint_live",
                                          "cover", "packing"};
@@ -251,7 +266,7 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
                                int count, double *kappa)
 {
     struct weights w = {0};
-    algo_predict_batches(model, ws, graphs, count, VC_COVER, false, 1, kappa, score_cover, &w);
+    algo_predict_batches(model, ws, graphs, count, VC_COVER, false, kappa, score_cover, &w);
     return w.theirs > 0 ? w.ours / w.theirs : 0;
 }
 
@@ -293,10 +308,10 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .loss_names = loss_names,
     .read_graph = read_graph,
     .edge_input = edge_input,
-    .check = vc_check,
-    .batch_scales = vc_batch_scales,
+    .check = dar_spec_check,
+    .batch_scales = dar_spec_batch_scales,
     .run_group = vc_run_group,
-    .total_loss = vc_total_loss,
+    .total_loss = dar_spec_total_loss,
     .ntrace_keys = 7,
     .nsolution_keys = 2,
     .trace_keys = trace_keys,
@@ -329,4 +344,7 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .nrepair_options = VC_REPAIR_OPTIONS,
     .repair_options = vc_repair_options,
     .repair = vc_repair,
+    .loss_terms = loss_terms,
+    .nets_per_step = 1,
+    .defaults = DAR_REFERENCE_DEFAULTS,
 };

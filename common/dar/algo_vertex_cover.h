@@ -32,11 +32,6 @@ extern const struct metric_row vertex_cover_metrics[];
 
 /* The schedule (algo_vertex_cover_model.c), for the entry's table. */
 void vc_run_group(struct dar_group *c);
-struct dar_scales vc_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                  bool embed_first);
-double vc_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
-                     double *terms);
-void vc_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed);
 
 /* Its repair (algo_vertex_cover_repair.c; cover-fix): the options by index
  * and the op of the row. */

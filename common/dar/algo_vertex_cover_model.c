@@ -8,21 +8,11 @@
  * recurrent network on the weights.  algo_vertex_cover.c holds the entry's
  * tables and its tools' operations. */
 #include "algo_vertex_cover.h"
-#include "dar_processor.h"
+#include "dar_loss.h"
 #include "die.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The loss normalisers of the whole batch, in struct dar_scales. */
-struct scales {
-    double n_hints;             /* node hint terms averaged over: 2 */
-    double sum_edges;           /* Σ_b m */
-    double count_edge_steps;    /* Σ_b m (T_b - 1): the increments scored */
-    double count_steps;         /* (graph, round) pairs scored */
-    double sum_nodes;           /* Σ_b n */
-};
-_Static_assert(sizeof(struct scales) <= sizeof(struct dar_scales), "struct dar_scales is too small");
 
 /* Per-graph state carried across rounds. */
 struct graph_state {
@@ -34,8 +24,7 @@ struct graph_state {
 
 struct vc {
     struct dar_group *c;
-    struct scales sc;
-    bool dual;
+    bool dual;                  /* the variant decodes the increments and the packing */
     struct graph_state *st;     /* [B] */
 };
 
@@ -77,37 +66,19 @@ static void sigmoid_into(float *out, const float *logit, int n)
         out[v] = 1.0f / (1.0f + expf(-logit[v]));
 }
 
-/* The cover's loss and prediction at graph k's last step of run r. */
+/* The predicted cover (P(in the cover)) and the dual's packing at graph
+ * k's last step of run r. */
 static void output_cover(struct vc *f, const struct dar_run *r, int k)
 {
     struct dar_group *c = f->c;
-    int b = r->graph[k], n = c->gd[b].n;
-    const struct dar_graph *dg = c->gd[b].dg;
-    const struct dar_head_out *cover = head_of(r, VC_COVER);
-    int64_t nodes = r->node_offset[k];
-    if (c->training)
-        c->sum[VC_LOSS_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? cover->grad + nodes : NULL,
-                                                cover->value + nodes, dg->probe[VC_COVER],
-                                                (float)(1.0 / f->sc.sum_nodes), n);
-    /* "+opt" (PDNAR's optimal_set_loss): the same head toward the optimum,
-     * its gradient added to the algorithm's */
-    if (c->training && dg->probe[VC_OPT])
-        c->sum[VC_LOSS_OPT] += dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? cover->grad + nodes : NULL,
-                                              cover->value + nodes, dg->probe[VC_OPT],
-                                              (float)(1.0 / f->sc.sum_nodes), n);
-    if (c->pred && c->pred[b].probe[VC_COVER] && !c->training)
-        sigmoid_into(c->pred[b].probe[VC_COVER], cover->value + nodes, n);
-    if (!f->dual)
+    int b = r->graph[k], n = c->gd[b].n, m = c->gd[b].m;
+    if (!c->pred || c->training)
         return;
-    const struct dar_head_out *y = head_of(r, VC_PACKING);
-    int64_t edges = r->edge_offset[k];
-    int m = dg->g.m;
-    if (c->training)
-        c->sum[VC_LOSS_PACKING] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, c->backward ? y->grad + edges : NULL,
-                                                  y->value + edges, dg->probe[VC_PACKING],
-                                                  (float)(1.0 / f->sc.sum_edges), m);
-    if (c->pred && c->pred[b].probe[VC_PACKING] && !c->training)
-        memcpy(c->pred[b].probe[VC_PACKING], y->value + edges, sizeof(float) * (size_t)m);
+    if (c->pred[b].probe[VC_COVER])
+        sigmoid_into(c->pred[b].probe[VC_COVER], head_of(r, VC_COVER)->value + r->node_offset[k], n);
+    if (f->dual && c->pred[b].probe[VC_PACKING])
+        memcpy(c->pred[b].probe[VC_PACKING], head_of(r, VC_PACKING)->value + r->edge_offset[k],
+               sizeof(float) * (size_t)m);
 }
 
 /* ---- no-algo: one recurrent network on the weights ------------------------------ */
@@ -120,7 +91,8 @@ static void recurrent_inputs(struct dar_group *c, int b, struct dar_inputs *in, 
 
 static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int k, void *ctx)
 {
-    (void)c;
+    if (c->training)
+        dar_run_losses(c, r, k, 0, false, true);
     output_cover(ctx, r, k);
 }
 
@@ -144,32 +116,13 @@ static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, st
         in->probe[VC_DELTA] = forced ? frame(dg, VC_DELTA, i, m, sizeof(float)) : st->delta;
 }
 
-/* The hints of frame i + 1 and, at the graph's last round, the cover. */
+/* The hints of frame i + 1 and, at the graph's last round, the cover
+ * (and the "+opt" loss: the same head toward the optimum when the records
+ * carry it, PDNAR's optimal_set_loss). */
 static void step_losses(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
 {
-    struct vc *f = ctx;
-    const struct dar_run *r = s->run;
-    bool bw = c->backward;
-    int i = s->i, b = r->graph[k], n = c->gd[b].n;
-    const struct dar_graph *dg = c->gd[b].dg;
-    int64_t nodes = r->node_offset[k];
-    float hint_scale = (float)(1.0 / (n * f->sc.count_steps * f->sc.n_hints));
-    const struct dar_head_out *res = head_of(r, VC_RESIDUAL), *in = head_of(r, VC_IN_COVER);
-    c->sum[VC_LOSS_RESIDUAL] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? res->grad + nodes : NULL,
-                                               res->value + nodes,
-                                               frame(dg, VC_RESIDUAL, i + 1, n, sizeof(float)), hint_scale, n);
-    c->sum[VC_LOSS_IN_COVER] += dar_probe_loss(c, DAR_TYPE_MASK, 1, bw ? in->grad + nodes : NULL,
-                                               in->value + nodes, frame(dg, VC_IN_COVER, i + 1, n, 1),
-                                               hint_scale, n);
-    if (f->dual && dg->g.m) {
-        const struct dar_head_out *d = head_of(r, VC_DELTA);
-        c->sum[VC_LOSS_DELTA] += dar_probe_loss(c, DAR_TYPE_SCALAR, 1, bw ? d->grad + r->edge_offset[k] : NULL,
-                                                d->value + r->edge_offset[k],
-                                                frame(dg, VC_DELTA, i + 1, dg->g.m, sizeof(float)),
-                                                (float)(1.0 / f->sc.count_edge_steps), dg->g.m);
-    }
-    if (i + 2 == c->gd[b].T)
-        output_cover(f, r, k);
+    (void)ctx;
+    dar_run_losses(c, s->run, k, s->i, true, s->i + 2 == c->gd[s->list[k]].T);
 }
 
 /* What the next round reads; predictions of frame i + 1 and, at the
@@ -218,8 +171,7 @@ static void record_first_frame(struct vc *f)
 
 void vc_run_group(struct dar_group *c)
 {
-    struct vc f = {.c = c, .dual = c->variant == DAR_DUAL};
-    memcpy(&f.sc, &c->scales, sizeof f.sc);
+    struct vc f = {.c = c, .dual = dar_variant_decodes(c->model, VC_PACKING)};
     f.st = arena_zero(c->arena, sizeof(struct graph_state) * (size_t)(c->B ? c->B : 1));
     state_init(&f);
     if (c->variant == DAR_NO_ALGO) {
@@ -229,58 +181,4 @@ void vc_run_group(struct dar_group *c)
     if (c->pred)
         record_first_frame(&f);
     dar_run_steps(c, &c->model->nets[0], &step_ops, &f);
-}
-
-struct dar_scales vc_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                  bool embed_first)
-{
-    (void)model;
-    (void)embed_first;
-    struct scales sc = {0};
-    sc.n_hints = 2;
-    for (int b = 0; b < B; b++) {
-        sc.sum_nodes += graphs[b]->g.n;
-        sc.sum_edges += graphs[b]->g.m;
-        sc.count_steps += graphs[b]->steps - 1;
-        sc.count_edge_steps += (double)graphs[b]->g.m * (graphs[b]->steps - 1);
-    }
-    struct dar_scales out = {{0}};
-    memcpy(&out, &sc, sizeof sc);
-    return out;
-}
-
-double vc_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
-                     double *terms)
-{
-    (void)model;
-    struct scales sc;
-    memcpy(&sc, scales, sizeof sc);
-    double total = 0;
-    for (int t = 0; t < VC_LOSSES; t++) {
-        bool hint = t == VC_LOSS_RESIDUAL || t == VC_LOSS_IN_COVER;
-        terms[t] = hint ? sum[t] * sc.n_hints : sum[t];
-        total += sum[t];
-    }
-    return total;
-}
-
-void vc_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
-{
-    enum dar_variant variant = model->config.variant;
-    if (embed == DAR_EMBED_FIRST)
-        die(EX_USAGE, "the vertex-cover model has no first-step embedding");
-    if (model->config.leak_dual)
-        die(EX_USAGE, "--leak-cut feeds max-flow's true min cut; the vertex-cover model has none");
-    for (int b = 0; b < B; b++) {
-        const struct dar_graph *g = graphs[b];
-        if (training) {
-            if (!g->probe[VC_COVER] || !g->probe[VC_PACKING] || (variant != DAR_NO_ALGO && !g->probe[VC_RESIDUAL]) ||
-                !g->phase)
-                die(EX_SOFTWARE, "BUG: graph of record %ld loaded without its trace", g->record);
-            continue;
-        }
-        if (!g->phase)
-            die_record_in(g->source, g->record, "missing key 'steps' (the model runs the trace's number of "
-                          "rounds; run ff-trace --algorithm vertex-cover first)");
-    }
 }

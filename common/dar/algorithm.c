@@ -11,3 +11,15 @@ int dar_probe_by_encoder(const struct dar_algorithm *alg, const char *name)
             return p;
     return -1;
 }
+
+void dar_algorithm_hyperparameters(const struct dar_algorithm *alg, enum dar_variant v, int64_t *hidden,
+                                   double *lr, double *weight_decay)
+{
+    const struct dar_hyperparameters *d = &alg->defaults[v];
+    if (*hidden == 0)
+        *hidden = d->hidden;
+    if (*lr < 0)
+        *lr = d->lr;
+    if (*weight_decay < 0)
+        *weight_decay = d->weight_decay;
+}

@@ -103,6 +103,44 @@ enum { DAR_MAX_REPAIR_OPTIONS = 8 };
 /* What a tracer keeps from one record to the next (its own buffers). */
 struct dar_tracer_buffers { void *data; void (*free)(void *data); };
 
+/* Default hyperparameters of one variant (dar-fit's -H 0, --lr -1,
+ * --weight-decay -1 take them). */
+struct dar_hyperparameters {
+    int hidden;
+    double lr, weight_decay;
+};
+
+/* The reference's hyperparameters (the DAR paper's, tuned for max-flow,
+ * dar-reference.md §4;
+ * primal and no-algo one set, dual and pipeline another): the defaults of
+ * an entry that has not tuned its own. */
+#define DAR_REFERENCE_DEFAULTS                                                  \
+    {                                                                           \
+        [DAR_PRIMAL] = {68, 0.009341493994646139, 0.003420373065077989},        \
+        [DAR_DUAL] = {65, 0.009868199084919982, 0.0017345516681916279},         \
+        [DAR_PIPELINE] = {65, 0.009868199084919982, 0.0017345516681916279},     \
+        [DAR_NO_ALGO] = {68, 0.009341493994646139, 0.003420373065077989},       \
+    }
+
+/* How a loss term is normalised, from the batch's counts (dar_loss.c);
+ * count is the graph's nodes or edges, by the head probe's location. */
+enum dar_norm {
+    DAR_NORM_HINT,      /* 1/(count · Σ_b (T_b − 1) · hints), hints the terms so normalised that the
+                           variant decodes; the reported term is the sum × hints (a mean over hints) */
+    DAR_NORM_STEPS,     /* 1/Σ_b count_b (T_b − 1): per element and step of the batch */
+    DAR_NORM_BATCH,     /* 1/Σ_b count_b: per element of the batch (an output) */
+};
+
+/* One loss term: the head it scores and what against.  A hint-stage
+ * target is scored at frame i + 1 of step i, an output-stage one whole;
+ * a term whose head the variant does not decode, or whose target the
+ * graph lacks, adds nothing. */
+struct dar_loss_term {
+    int head;                   /* the decoded probe */
+    int target;                 /* the probe of the graph it is scored against */
+    enum dar_norm norm;
+};
+
 struct dar_algorithm {
     const char *name;           /* "max-flow": --algorithm, the model record's `algorithm` */
     const char *summary;        /* one line for --help and errors */
@@ -199,9 +237,27 @@ struct dar_algorithm {
      * in the order of repair_options; dies (exit 65, naming the record and
      * key) on a record without them or with predictions it cannot take. */
     void (*repair)(struct writer *w, const struct record *rec, const union dar_repair_value *options);
+    /* ---- the spec's losses, the schedule's shape, the defaults (issue 38) ---- */
+    /* The loss terms [nlosses] (dar_loss.c's step loss walks them), or
+     * NULL when the entry's schedule scores its heads itself (max-flow). */
+    const struct dar_loss_term *loss_terms;
+    /* Network runs one step of the trace costs: the teacher-forcing clock
+     * (dar-fit --tf-decay-per-step) and the validation's inference cost. */
+    int nets_per_step;
+    /* The dual variant can be fed its true output as an input (dar-fit
+     * --leak-cut); refused for the others. */
+    bool leakable_dual;
+    /* Its models give node embeddings after the first step (DAR_EMBED_FIRST). */
+    bool embeds_first_step;
+    /* dar-fit's defaults, per variant. */
+    struct dar_hyperparameters defaults[DAR_VARIANTS];
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */
 int dar_probe_by_encoder(const struct dar_algorithm *alg, const char *name);
+/* Fills the hyperparameters left at their "default" values (hidden 0,
+ * lr and weight_decay negative) with alg's for variant v. */
+void dar_algorithm_hyperparameters(const struct dar_algorithm *alg, enum dar_variant v, int64_t *hidden,
+                                   double *lr, double *weight_decay);
 
 #endif

@@ -408,13 +408,26 @@ int dar_batch_steps(struct dar_graph *const *graphs, int B)
     return steps;
 }
 
+/* Refuses what the row's flags do not offer (a first-step embedding, a
+ * leaked dual), in words that fit every entry, then the entry's check. */
+static void check_call(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
+                       int embed)
+{
+    const struct dar_algorithm *alg = model->config.algorithm;
+    if (embed == DAR_EMBED_FIRST && !alg->embeds_first_step)
+        die(EX_USAGE, "the %s model has no first-step embedding", alg->name);
+    if (model->config.leak_dual && !alg->leakable_dual)
+        die(EX_USAGE, "--leak-cut feeds the dual its true output; the %s model's dual takes none", alg->name);
+    alg->check(model, graphs, B, training, embed);
+}
+
 double dar_loss_and_grad(struct dar_model *model, struct dar_workspace *ws,
                          struct dar_graph *const *graphs, int B,
                          const uint8_t *teacher, int teacher_len, bool backward,
                          struct dar_losses *out)
 {
     struct dar_losses local;
-    model->config.algorithm->check(model, graphs, B, true, DAR_EMBED_LAST);
+    check_call(model, graphs, B, true, DAR_EMBED_LAST);
     return dar_run(model, ws, graphs, B, teacher, teacher_len, backward, true,
                    out ? out : &local, NULL, DAR_EMBED_LAST);
 }
@@ -423,6 +436,6 @@ void dar_predict(struct dar_model *model, struct dar_workspace *ws,
                  struct dar_graph *const *graphs, int B, enum dar_embed embed,
                  struct dar_prediction *out)
 {
-    model->config.algorithm->check(model, graphs, B, false, embed);
+    check_call(model, graphs, B, false, embed);
     dar_run(model, ws, graphs, B, NULL, 0, false, false, NULL, out, embed);
 }

@@ -99,9 +99,6 @@ const char *dar_agg_name(enum dar_agg a);
 bool dar_variant_parse(const char *s, enum dar_variant *v);
 bool dar_processor_parse(const char *s, enum dar_processor *p);
 bool dar_agg_parse(const char *s, enum dar_agg *a);
-/* The authors' hyperparameters for a variant (dar-reference.md §4), for
- * those left unset: hidden 0, lr or weight_decay negative. */
-void dar_reference_hyperparameters(enum dar_variant v, int64_t *hidden, double *lr, double *weight_decay);
 
 /* ---- the model ------------------------------------------------------------- */
 

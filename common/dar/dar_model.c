@@ -42,17 +42,6 @@ bool dar_agg_parse(const char *s, enum dar_agg *a)
     return i >= 0;
 }
 
-void dar_reference_hyperparameters(enum dar_variant v, int64_t *hidden, double *lr, double *weight_decay)
-{
-    bool primal_like = v == DAR_PRIMAL || v == DAR_NO_ALGO;
-    if (*hidden == 0)
-        *hidden = primal_like ? 68 : 65;
-    if (*lr < 0)
-        *lr = primal_like ? 0.009341493994646139 : 0.009868199084919982;
-    if (*weight_decay < 0)
-        *weight_decay = primal_like ? 0.003420373065077989 : 0.0017345516681916279;
-}
-
 /* ---- parameter layout --------------------------------------------------------
  * The list is built twice by the same code: once to name and count the
  * tensors, once (storage allocated) to point the networks into it. */

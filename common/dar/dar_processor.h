@@ -189,6 +189,42 @@ struct dar_step_ops {
  * runs kept for backward (in reverse) or their arena released. */
 void dar_run_steps(struct dar_group *c, const struct dar_net *net, const struct dar_step_ops *ops, void *ctx);
 
+/* One step of a two-network schedule (dar_run_phases): frame i to frame
+ * i + 1 on the graphs still running; the first network runs on all of
+ * them, then the second on those whose phase flag at i is 0, h_prev the
+ * first's h (no gradient through it), both on the same inputs. */
+struct dar_phase_step {
+    int i;
+    bool teacher_forced;        /* the hint inputs are the trace's frame i */
+    int running, seconds;       /* graphs at this step; of them, at a second-network phase */
+    int *list, *second_list;    /* [B] their batch indices */
+    int *pos, *second_pos;      /* [B] a graph's index in each list, by batch index */
+    struct dar_inputs *inputs;  /* [B] by batch index */
+    struct dar_run *run;        /* the first network on the running graphs */
+    struct dar_run *second_run; /* the second on theirs, or NULL */
+};
+
+/* What an entry does at each step of a two-network schedule. */
+struct dar_phase_ops {
+    /* graph k's inputs (batch index s->list[k]; in: zeroed) */
+    void (*inputs)(struct dar_group *c, const struct dar_phase_step *s, int k, struct dar_inputs *in, void *ctx);
+    /* training only, after both forwards: the step's losses */
+    void (*losses)(struct dar_group *c, const struct dar_phase_step *s, void *ctx);
+    /* the state the next step reads, the carried h among it (the entry's:
+     * the schedule carries nothing itself) */
+    void (*update)(struct dar_group *c, const struct dar_phase_step *s, void *ctx);
+    /* with predictions wanted (c->pred), after update */
+    void (*record)(struct dar_group *c, const struct dar_phase_step *s, void *ctx);
+};
+
+/* An algorithm's steps with two networks a step (max-flow's P_BF then P_F
+ * at a flow step; an augmenting-path algorithm's search then augment): as
+ * many steps as the longest trace, the runs kept for backward (last step
+ * first: the second network's run, then the first's, which takes the
+ * gradient of the h carried to the next step) or their arena released. */
+void dar_run_phases(struct dar_group *c, const struct dar_net *first, const struct dar_net *second,
+                    const struct dar_phase_ops *ops, void *ctx);
+
 /* DAR_HPREV_RECORD / _REPLAY (dar.h): a carried h_prev stored or substituted. */
 void dar_hprev_test_hook(struct dar_group *c, float *h, int64_t count);
 

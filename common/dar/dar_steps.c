@@ -154,6 +154,104 @@ void dar_run_steps(struct dar_group *c, const struct dar_net *net, const struct 
         dar_recurrent_backward(c, runs, nsteps);
 }
 
+/* ---- an algorithm's steps with two networks ------------------------------------ */
+
+/* The graphs at step i: running, and of them those at a second-network phase. */
+static void phase_select(struct dar_group *c, struct dar_phase_step *s, int i)
+{
+    s->i = i;
+    s->teacher_forced = i > 0 && c->teacher && i < c->teacher_len && c->teacher[i];
+    s->running = s->seconds = 0;
+    for (int b = 0; b < c->B; b++)
+        if (i + 1 < c->gd[b].T) {
+            s->pos[b] = s->running;
+            s->list[s->running++] = b;
+            if (!c->gd[b].phase[i]) {
+                s->second_pos[b] = s->seconds;
+                s->second_list[s->seconds++] = b;
+            }
+        }
+}
+
+/* The first network on every running graph, h_prev the carried state
+ * where there is one; then the second on its graphs, h_prev = stopgrad(the
+ * first's h). */
+static void phase_forward(struct dar_group *c, struct dar_phase_step *s, const struct dar_net *first,
+                          const struct dar_net *second)
+{
+    int H = c->H;
+    s->run = dar_run_new(c, first, s->list, s->running);
+    for (int k = 0; k < s->running; k++)
+        dar_run_set_inputs(c, s->run, k, &s->inputs[s->list[k]]);
+    dar_run_forward(c, s->run, dar_carry_hprev(c, s->run));
+    s->second_run = NULL;
+    if (s->seconds == 0)
+        return;
+    struct dar_run *r = dar_run_new(c, second, s->second_list, s->seconds);
+    float *first_h = arena_floats(c->arena, r->N * H);
+    for (int k = 0; k < s->seconds; k++) {
+        int b = s->second_list[k];
+        dar_run_set_inputs(c, r, k, &s->inputs[b]);
+        for (int v = 0; v < c->gd[b].n; v++)
+            memcpy(first_h + (r->node_offset[k] + v) * H,
+                   s->run->hd + (s->run->node_offset[s->pos[b]] + v) * 3 * H + 2 * H, sizeof(float) * (size_t)H);
+    }
+    dar_hprev_test_hook(c, first_h, r->N * H);
+    dar_run_forward(c, r, first_h);
+    s->second_run = r;
+}
+
+static void phases_backward(struct dar_group *c, struct dar_run **runs, struct dar_run **second_runs, int nsteps)
+{
+    for (int b = 0; b < c->B; b++)
+        c->carry[b].dh_pending = false;
+    for (int i = nsteps - 1; i >= 0; i--) {
+        if (second_runs[i])
+            dar_run_backward(c, second_runs[i], false, false);
+        dar_run_backward(c, runs[i], true, true);
+    }
+}
+
+void dar_run_phases(struct dar_group *c, const struct dar_net *first, const struct dar_net *second,
+                    const struct dar_phase_ops *ops, void *ctx)
+{
+    int B = c->B, most = 0;
+    for (int b = 0; b < B; b++)
+        if (c->gd[b].T > most) most = c->gd[b].T;
+    int nsteps = most > 1 ? most - 1 : 0;
+    struct dar_run **runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
+    struct dar_run **second_runs = arena_zero(c->arena, sizeof(struct dar_run *) * (size_t)(nsteps + 1));
+    struct dar_phase_step s = {0};
+    s.list = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.second_list = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.pos = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.second_pos = arena_zero(c->arena, sizeof(int) * (size_t)B);
+    s.inputs = arena_zero(c->arena, sizeof(struct dar_inputs) * (size_t)B);
+    for (int i = 0; i < nsteps; i++) {
+        struct arena_mark mark = arena_mark(c->arena);
+        phase_select(c, &s, i);
+        for (int k = 0; k < s.running; k++) {
+            struct dar_inputs *in = &s.inputs[s.list[k]];
+            memset(in, 0, sizeof *in);
+            ops->inputs(c, &s, k, in, ctx);
+        }
+        phase_forward(c, &s, first, second);
+        if (c->training)
+            ops->losses(c, &s, ctx);
+        ops->update(c, &s, ctx);
+        if (c->pred)
+            ops->record(c, &s, ctx);
+        if (c->backward) {
+            runs[i] = s.run;
+            second_runs[i] = s.second_run;
+        } else {
+            arena_release(c->arena, mark);
+        }
+    }
+    if (c->backward)
+        phases_backward(c, runs, second_runs, nsteps);
+}
+
 /* ---- losses by probe type ------------------------------------------------------ */
 
 int dar_argmax_row(const float *row, int K)

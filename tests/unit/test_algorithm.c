@@ -10,6 +10,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool layout_decodes(const struct dar_layout *L, int p)
+{
+    for (int j = 0; j < L->nnets; j++)
+        for (int k = 0; k < L->nets[j].ndecoders; k++)
+            if (L->nets[j].decoders[k] == p)
+                return true;
+    return false;
+}
+
+/* The row's schedule shape and defaults are usable, and each loss term
+ * scores a head some variant decodes against a probe the graph holds, of
+ * the head's location (dar_loss.c counts its values by the head's). */
+static void test_row_shape(const struct dar_algorithm *alg)
+{
+    int bad_default = 0;
+    for (int v = 0; v < DAR_VARIANTS; v++)
+        if (alg->layouts[v].nnets)
+            bad_default += alg->defaults[v].hidden < 1 || !(alg->defaults[v].lr > 0) ||
+                           alg->defaults[v].weight_decay < 0;
+    CHECK(alg->nets_per_step >= 1 && alg->nets_per_step <= DAR_MAX_NETS && bad_default == 0 &&
+          (!alg->leakable_dual || alg->layouts[DAR_DUAL].nnets),
+          "%s: %d networks a step, defaults for each variant (%d unusable), a leakable dual only with a dual",
+          alg->name, alg->nets_per_step, bad_default);
+    if (!alg->loss_terms)
+        return;
+    int bad_term = 0;
+    for (int t = 0; t < alg->nlosses; t++) {
+        const struct dar_loss_term *term = &alg->loss_terms[t];
+        bool decoded = false;
+        for (int v = 0; v < DAR_VARIANTS; v++)
+            decoded |= term->head >= 0 && term->head < alg->nprobes && layout_decodes(&alg->layouts[v], term->head);
+        bad_term += !decoded || term->target < 0 || term->target >= alg->nprobes ||
+                    !alg->probes[term->target].key ||
+                    alg->probes[term->target].location != alg->probes[term->head].location;
+    }
+    CHECK(bad_term == 0, "%s: %d loss terms score decoded heads against the graph's probes (%d wrong)", alg->name,
+          alg->nlosses, bad_term);
+}
+
 /* The probes the processor encodes must say where their values go, those it
  * decodes how; a bound must be an edge input. */
 static void test_entry(const struct dar_algorithm *alg)
@@ -73,6 +112,7 @@ static void test_entry(const struct dar_algorithm *alg)
                    (row->needs_fit && row->pooling != METRIC_POOL);
     CHECK(rows > 0 && bad_row == 0, "%s: %d metric rows, each with keys and its pooling's function (%d not)",
           alg->name, rows, bad_row);
+    test_row_shape(alg);
 }
 
 /* The generator's records of an entry's instance carry every key its rows

@@ -1,0 +1,30 @@
+/* dar_loss.h - the losses from the spec (dar_loss.c; inside common/dar/
+ * only): the generic step loss over an entry's loss terms (algorithm.h
+ * struct dar_loss_term), the batch normalisers and reported terms an entry
+ * with loss terms takes as its row's ops, its check among them. */
+#ifndef DAR_LOSS_H
+#define DAR_LOSS_H
+#include "dar_processor.h"
+
+/* The variant of model decodes probe in one of its networks: what "dual"
+ * is to an entry (its layout decodes the dual's probes). */
+bool dar_variant_decodes(const struct dar_model *model, int probe);
+
+/* Graph k of run r: the loss terms of the heads the run's network decodes,
+ * into the group's sums with their gradients into the heads; with hints,
+ * the hint heads against frame step + 1 of a hint target (an output
+ * target whole); with outputs, the output heads against the graph's
+ * outputs (training only). */
+void dar_run_losses(struct dar_group *c, const struct dar_run *r, int k, int step, bool hints, bool outputs);
+
+/* The row ops of an entry with loss terms and a step schedule:
+ * batch_scales, total_loss, and check (training: the trace loaded; else
+ * the number of steps, its first trace key, present). */
+struct dar_scales dar_spec_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
+                                        bool embed_first);
+double dar_spec_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
+                           double *terms);
+void dar_spec_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
+                    int embed);
+
+#endif
