@@ -30,7 +30,10 @@
  *
  * The E maps read the arcs through the rank-4 identity of dar_forward.c:
  * E_i e_a = Σ_c f_ac (E_i a_c), the products E_i a_c once per run
- * (r->tri_ke). */
+ * (r->tri_ke).  The max is kept for every arc of the run (A·8 floats) and
+ * its winners for backward; the H-wide rows relu(O3 max + b3) are made
+ * where they are added (chunk by chunk in messages_streamed) and made again
+ * in backward rather than kept. */
 #include "dar.h"
 #include "dar_processor.h"
 #include "dar_internal.h"
