@@ -12,7 +12,7 @@
 static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd", *pointer_head = "dot", *keep = "best";
 static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0, checkpoint_every = 500;
 static double lr = -1, weight_decay = -1, tf_decay = 0.999, clip_norm = 0;
-static bool tf_per_step, leak_cut, layer_norm, gated, soft_hints, no_cache, verbose, force, quiet, progress;
+static bool tf_per_step, leak_cut, layer_norm, gated, soft_hints, triplets, no_cache, verbose, force, quiet, progress;
 static const char *val_path, *log_path, *resume_path, *input = "-", *output = "-";
 
 static const struct cli_option options[] = {
@@ -36,6 +36,8 @@ static const struct cli_option options[] = {
     CLI_FLAG_KEY_IF_SET("gate", 0, gated, "gate the node update against the carried state (CLRS's gated processors)"),
     CLI_FLAG_KEY_IF_SET("soft-hints", 0, soft_hints, "feed predicted hints back as probabilities, pointers with "
      "their gradient (CLRS's soft re-prediction; shortest paths)"),
+    CLI_FLAG_KEY_IF_SET("triplets", 0, triplets, "add Triplet-GMPNN's triplet messages to each arc's: 8 features of "
+     "the arc's ends and every node of its graph, maxed over that node (O(n^3) per graph and step)"),
     CLI_DOUBLE_KEY_IF_SET("clip-norm", 0, clip_norm, "C", "clip the gradients' global L2 norm to C (0: no clipping)", 0, 1e9),
     CLI_STRING("val", 0, val_path, "FILE", "validation graphs (traced); without it the last parameters are kept"),
     CLI_CHOICE_KEY_IF_SET("keep", 0, keep, "K", "the parameters written: the best validated (best, CLRS's run.py) or "
@@ -92,6 +94,7 @@ static struct dar_fit_options training_options(void)
     o.config.layer_norm = layer_norm;
     o.config.gated = gated;
     o.config.soft_hints = soft_hints;
+    o.config.triplets = triplets;
     o.clip_norm = clip_norm;
     o.keep_last = !strcmp(keep, "last");
     o.lr = lr;

@@ -205,6 +205,38 @@ PYEOF
     assert_output --partial "DIFFERS"
 }
 
+# Triplet-GMPNN's triplet messages on shortest paths (dar_triplet.c; the
+# twin's Net.triplet_messages, dense over every (x, s, t)): PGN and MPNN,
+# each aggregator, alone and with the other options.
+@test "twin, shortest paths with --triplets: the same loss and every gradient" {
+    local i=0 c args=()
+    for c in "dual pgn max none" "dual mpnn sum $MIXED_TF --gate" "primal pgn mean all --pointer-head edge --soft-hints" \
+             "no-algo mpnn max none --layer-norm" "dual pgn max $MIXED_TF --pointer-head edge --layer-norm --gate --soft-hints"; do
+        set -- $c
+        local v=$1 p=$2 a=$3 tf=$4; shift 4
+        "$DAR_TOOLS/dar_dump" --init --algorithm shortest-paths --variant $v --processor $p --agg $a --hidden 8 \
+            --seed 3 --triplets "$@" > "$T/tm$i.mp"
+        "$PY" "$ROOT/tests/twin/sp_twin.py" jitter --seed $i "$T/tm$i.mp" > "$T/tj$i.mp"
+        "$DAR_TOOLS/dar_dump" --model "$T/tj$i.mp" --teacher $tf < "$BATS_FILE_TMPDIR/sp.mp" > "$T/tc$i.mp"
+        args+=("$T/tj$i.mp:$tf:$T/tc$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$ROOT/tests/twin/sp_twin.py" check --batch "$BATS_FILE_TMPDIR/sp.mp" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "5 of 5 cases agree"
+    # the comparison sees the triplet messages: E2 (the x->t arc's map) zeroed in the twin's copy
+    "$PY" - "$T/tj0.mp" "$T/te2.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn
+r = msgpack.unpackb(open(sys.argv[1], "rb").read(), object_hook=mn.decode, raw=False)
+r["params"]["bf.proc.te2.weight"] = 0 * r["params"]["bf.proc.te2.weight"]
+open(sys.argv[2], "wb").write(msgpack.packb(r, default=mn.encode))
+PYEOF
+    run "$PY" "$ROOT/tests/twin/sp_twin.py" check --batch "$BATS_FILE_TMPDIR/sp.mp" "$T/te2.mp:none:$T/tc0.mp"
+    assert_failure
+    assert_output --partial "DIFFERS"
+}
+
 # Matching (tests/twin/match_twin.py): the symmetric edge head (the matching
 # so far as a hint, the maximum matching as an output), the edge-mask input,
 # the node-mask heads (reached, the dual's cover hint and cover) and the

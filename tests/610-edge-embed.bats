@@ -107,6 +107,11 @@ EOF
     run -65 --separate-stderr edge-embed -m "$T/gate.mp" -i "$T/v.mp"
     assert_one_line_error edge-embed
     [[ "$stderr" == *"gated node update"* ]]
+    # a model with triplet messages, which edge-embed's own pass has not either
+    gen-graphs --nodes 8 --count 8 --seed 1 | ff-trace | dar-fit --iters 1 --hidden 4 --batch 2 --triplets -q > "$T/tri.mp"
+    run -65 --separate-stderr edge-embed -m "$T/tri.mp" -i "$T/v.mp"
+    assert_one_line_error edge-embed
+    [[ "$stderr" == *"triplet messages"* ]]
     # --reconstruct on a graph without vessel features
     gen-graphs --nodes 8 --count 1 --seed 1 > "$T/g.mp"
     run -65 --separate-stderr edge-embed --reconstruct -m "$T/m.mp" --iters 1 -i "$T/g.mp"

@@ -480,6 +480,9 @@ void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_
     if (m->config.layer_norm || m->config.gated)
         die(EX_DATAERR, "the model has a %s node update, which edge-embed's processor does not compute",
             m->config.layer_norm ? "layer-normalised" : "gated");
+    if (m->config.triplets)
+        die(EX_DATAERR, "the model has triplet messages (--triplets), which edge-embed's processor does not "
+            "compute");
     workers_start_option(o->threads);
     stream_map(in, in_name, out, &(struct stream_map){.each = embed_record, .context = (void *)o});
     workers_stop();

@@ -126,7 +126,8 @@ static void run_group(struct dar_group *c)
 static int net_layers(struct dar_net *net, struct dar_linear **out)
 {
     struct dar_linear *fixed[] = {&net->m1, &net->m2, &net->me, &net->l1, &net->l2, &net->o1, &net->o2,
-                                  &net->g1, &net->g2, &net->g3};
+                                  &net->g1, &net->g2, &net->g3,
+                                  &net->t1, &net->t2, &net->t3, &net->te1, &net->te2, &net->te3, &net->o3};
     int count = 0;
     for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
         if (fixed[k]->weight)
@@ -137,7 +138,7 @@ static int net_layers(struct dar_net *net, struct dar_linear **out)
     return count;
 }
 
-enum { MAX_NET_LAYERS = 10 + 4 * DAR_MAX_HEADS };
+enum { MAX_NET_LAYERS = 17 + 4 * DAR_MAX_HEADS };
 
 /* The model as a group sees it: the same parameters, gradients into grads
  * (laid out as model->grads). */

@@ -89,7 +89,14 @@ struct dar_config {
     bool edge_pointer;          /* pointer heads see the arc to the candidate and choose
                                    among the node's neighbours and itself (CLRS's decoder,
                                    masked); false: p1(u)·p2(v) over every node */
+    /* Triplet-GMPNN's triplet messages (dar_triplet.c) */
+    bool triplets;              /* each arc s->t's first message layer also gets
+                                   relu(O3 max_x t_xst), t_xst the 8 triplet features of
+                                   s, t and each node x of its graph (Ibarz et al. 2022) */
 };
+
+/* The triplet features per (x, s, t) (CLRS's nb_triplet_fts). */
+enum { DAR_TRIPLET_FEATURES = 8 };
 
 /* "primal" "dual" "pipeline" "no-algo"; "pgn" "mpnn"; "max" "mean" "sum".
  * The parsers return false on an unknown name. */
@@ -143,6 +150,9 @@ struct dar_net {
      * product, weights transposed (3H×heads_out) and biases (0 for q). */
     const float *heads_t, *heads_bias;
     int heads_out;
+    /* config.triplets (dar_triplet.c): T1 T2 T3 on z (2H→8), E1 E2 E3 on the
+     * encoded arc inputs (H→8, no bias), O3 (8→H); else no weight */
+    struct dar_linear t1, t2, t3, te1, te2, te3, o3;
 };
 
 /* Shape and init of one parameter tensor, parallel to model.params. */
@@ -153,7 +163,7 @@ struct dar_param_info {
     int fan_in;
 };
 
-enum { DAR_MAX_PARAMS = 128 };
+enum { DAR_MAX_PARAMS = 192 };     /* room for three networks with every option (max-flow's pipeline) */
 
 struct dar_model {
     struct dar_config config;

@@ -409,6 +409,8 @@ void dar_run_backward(struct dar_group *c, struct dar_run *r, bool consume_carry
     float *dagg = update_backward(c, r, dhd, &z, &dz);
     float *dpre = messages_backward(c, r, dagg);
     message_input_backward(c, r, dpre, z, dz, darc);
+    if (c->model->config.triplets)
+        dar_triplet_backward(c, r, dpre, z, dz, darc);
     encoders_backward(c, r, dz);
     if (produce_carry)
         carry_gradient_out(c, r, dz);

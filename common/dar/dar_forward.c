@@ -94,9 +94,10 @@ static void message_nodes(struct dar_group *c, const struct dar_run *r, float *A
 }
 
 /* First message layer of arcs a0..a1-1, relu'd:
- * r0[a] = relu(An[recv a] + Bn[send a] + b_me + Σ_φ f_aφ k_φ) */
+ * r0[a] = relu(An[recv a] + Bn[send a] + b_me + Σ_φ f_aφ k_φ (+ tri[a])),
+ * tri the triplet messages of those arcs (config.triplets) or NULL */
 CLONES static void message_rows(struct dar_group *c, const struct dar_run *r, float *r0, const float *An,
-                         const float *Bn, int64_t a0, int64_t a1)
+                         const float *Bn, int64_t a0, int64_t a1, const float *tri)
 {
     // r0 is (a1-a0,H), An and Bn are (N,H)
     const struct dar_net *net = r->net;
@@ -113,6 +114,8 @@ CLONES static void message_rows(struct dar_group *c, const struct dar_run *r, fl
         for (int p = 0; p < narc; p++)
             if (use[p] && f[p] != 0.0f)
                 row_axpy(out, f[p], nc->kme[p], H);
+        if (tri)
+            row_add(out, tri + (a - a0) * H, H);
         relu_forward(out, out, H);      /* while the row is in cache */
     }
 }
@@ -124,7 +127,12 @@ static void message_input(struct dar_group *c, const struct dar_run *r, float *r
     struct arena_mark mark = arena_mark(c->arena);
     float *An = arena_floats(c->arena, r->N * H), *Bn = arena_floats(c->arena, r->N * H);
     message_nodes(c, r, An, Bn, z);
-    message_rows(c, r, r0, An, Bn, 0, r->A);
+    float *tri = NULL;
+    if (c->model->config.triplets) {
+        tri = arena_floats(c->arena, r->A * H);
+        dar_triplet_rows(c, r, tri, 0, r->A);
+    }
+    message_rows(c, r, r0, An, Bn, 0, r->A, tri);
     arena_release(c->arena, mark);
 }
 
@@ -158,11 +166,14 @@ static void messages_streamed(struct dar_group *c, struct dar_run *r, const floa
     message_nodes(c, r, An, Bn, z);
     float *r0 = arena_floats(c->arena, (int64_t)STREAM_ARCS * H);
     float *r1 = arena_floats(c->arena, (int64_t)STREAM_ARCS * H);
+    float *tri = c->model->config.triplets ? arena_floats(c->arena, (int64_t)STREAM_ARCS * H) : NULL;
     for (int64_t i = 0; i < N * H; i++)
         r->agg[i] = kind == DAR_AGG_MAX ? -INFINITY : 0.0f;
     for (int64_t a0 = 0; a0 < A; a0 += STREAM_ARCS) {
         int64_t a1 = a0 + STREAM_ARCS < A ? a0 + STREAM_ARCS : A;
-        message_rows(c, r, r0, An, Bn, a0, a1);
+        if (tri)
+            dar_triplet_rows(c, r, tri, a0, a1);
+        message_rows(c, r, r0, An, Bn, a0, a1, tri);
         linear_relu_forward_transposed(r1, r0, net->l1.weight_t, net->l1.bias, a1 - a0, H, H);
         linear_relu_forward_transposed(r0, r1, net->l2.weight_t, net->l2.bias, a1 - a0, H, H);
         aggregate_rows(r->agg, r0, r->recv, a0, a1, kind, H);
@@ -199,6 +210,8 @@ CLONES static void net_forward(struct dar_group *c, struct dar_run *r, const flo
         if (c->model->config.agg == DAR_AGG_MAX && c->backward)   /* inference: no argmax */
             r->argmax = arena_alloc(c->arena, sizeof(int32_t) * (size_t)(N * H > 0 ? N * H : 1));
     }
+    if (c->model->config.triplets)
+        dar_triplet_allocate(c, r);
     struct arena_mark mark = arena_mark(c->arena);
 
     // x: the node encoders, Σ_p f_vp a_p (a categorical: W f_v, W H×width)
@@ -238,6 +251,8 @@ CLONES static void net_forward(struct dar_group *c, struct dar_run *r, const flo
     }
     float *z = arena_floats(c->arena, N * 2 * H);
     hd_to_z(z, r->hd, N, H);
+    if (model->config.triplets)
+        dar_triplet_forward(c, r, z);
 
     if (streamed) {
         messages_streamed(c, r, z);

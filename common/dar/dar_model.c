@@ -191,6 +191,15 @@ static void add_net(struct layout *L, struct dar_net *net, const struct dar_netw
         add_linear(L, name, "proc.g2", &net->g2, H, H, true);
         add_linear(L, name, "proc.g3", &net->g3, H, H, true);
     }
+    if (L->m->config.triplets) {
+        add_linear(L, name, "proc.t1", &net->t1, 2 * H, DAR_TRIPLET_FEATURES, true);
+        add_linear(L, name, "proc.t2", &net->t2, 2 * H, DAR_TRIPLET_FEATURES, true);
+        add_linear(L, name, "proc.t3", &net->t3, 2 * H, DAR_TRIPLET_FEATURES, true);
+        add_linear(L, name, "proc.te1", &net->te1, H, DAR_TRIPLET_FEATURES, false);
+        add_linear(L, name, "proc.te2", &net->te2, H, DAR_TRIPLET_FEATURES, false);
+        add_linear(L, name, "proc.te3", &net->te3, H, DAR_TRIPLET_FEATURES, false);
+        add_linear(L, name, "proc.o3", &net->o3, DAR_TRIPLET_FEATURES, H, true);
+    }
     net->nheads = spec->ndecoders;
     for (int p = 0; p < DAR_MAX_PROBES; p++)
         net->head_of[p] = -1;
@@ -313,7 +322,7 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
 void dar_model_write_begin(struct writer *w, const struct dar_model *m, const float *values, int n_extra)
 {
     mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + m->config.edge_pointer + m->config.layer_norm +
-                         m->config.gated + m->config.soft_hints + n_extra));
+                         m->config.gated + m->config.soft_hints + m->config.triplets + n_extra));
     mp_key(w, "kind");      mp_str(w, "model");
     mp_key(w, "format");    mp_int(w, 1);
     mp_key(w, "algorithm"); mp_str(w, m->config.algorithm->name);
@@ -337,6 +346,9 @@ void dar_model_write_begin(struct writer *w, const struct dar_model *m, const fl
     }
     if (m->config.soft_hints) {
         mp_key(w, "soft_hints"); mp_bool(w, true);
+    }
+    if (m->config.triplets) {
+        mp_key(w, "triplets"); mp_bool(w, true);
     }
     mp_key(w, "params");    dar_params_write(w, m, values);
 }
@@ -459,6 +471,7 @@ void dar_model_read(struct dar_model *m, const struct record *rec,
     c.layer_norm = record_has(rec, "layer_norm") && record_bool(rec, "layer_norm");
     c.gated = record_has(rec, "gated") && record_bool(rec, "gated");
     c.soft_hints = record_has(rec, "soft_hints") && record_bool(rec, "soft_hints");
+    c.triplets = record_has(rec, "triplets") && record_bool(rec, "triplets");
     if (c.algorithm->layouts[c.variant].nnets == 0)
         record_die(rec, "'variant' is '%s', which the %s algorithm has not", dar_variant_name(c.variant),
                    c.algorithm->name);

@@ -83,6 +83,12 @@ struct dar_run {
      * and the update the gate mixes with h_prev */
     float *h_relu, *ln_xhat, *ln_rstd, *gate, *gate_in, *h_ungated;
     struct dar_head_out head[DAR_MAX_HEADS];
+    /* config.triplets (dar_triplet.c): [A*8] the triplet features maxed over
+     * the intermediate node, [A*8] which node won (backward only), and
+     * [3 × narc × 8] E1, E2, E3 times each arc encoder */
+    float *tri_max;
+    int32_t *tri_arg;
+    float *tri_ke;
 };
 
 /* The hidden state a graph carries from one run to the next. */
@@ -259,6 +265,20 @@ bool dar_update_extended(const struct dar_model *m);
 void dar_update_forward(struct dar_group *c, struct dar_run *r, const float *z, float *o);
 void dar_update_backward(struct dar_group *c, const struct dar_run *r, const float *dhd, const float *z, float *dz,
                          float *dt, float *dagg);
+
+/* Triplet-GMPNN's triplet messages (config.triplets; dar_triplet.c):
+ * their buffers on the run (before the forward's scratch mark: backward
+ * reads them); the features maxed over the intermediate node from z = [x;
+ * h_prev] (N×2H) and the arc inputs; rows a0..a1-1 of tri = relu(O3 max +
+ * b3) (A×H) for the first message layer; and the backward from that
+ * layer's pre-activation gradient dpre (A×H) into dz (added), the
+ * parameters, the arc encoders and the arc columns darc (as
+ * message_input_backward's). */
+void dar_triplet_allocate(struct dar_group *c, struct dar_run *r);
+void dar_triplet_forward(struct dar_group *c, struct dar_run *r, const float *z);
+void dar_triplet_rows(struct dar_group *c, const struct dar_run *r, float *tri, int64_t a0, int64_t a1);
+void dar_triplet_backward(struct dar_group *c, const struct dar_run *r, const float *dpre, const float *z,
+                          float *dz, float *const *darc);
 
 /* Index of the node whose row is the largest entry of row[0..K). */
 int dar_argmax_row(const float *row, int K);

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool init, leak_cut, layer_norm, gated, soft_hints;
+static bool init, leak_cut, layer_norm, gated, soft_hints, triplets;
 static const char *algorithm = "max-flow", *variant = "dual", *processor = "pgn", *agg = "max", *model_path = NULL;
 static const char *pointer_head = "dot";
 static const char *teacher = "none";
@@ -45,6 +45,7 @@ static const struct cli_option options[] = {
     CLI_CHOICE("pointer-head", 0, pointer_head, "D", "pointer decoder (dar-fit --pointer-head)", "dot|edge"),
     CLI_FLAG("layer-norm", 0, layer_norm, "layer-normalise the node update (dar-fit --layer-norm)"),
     CLI_FLAG("gate", 0, gated, "gate the node update (dar-fit --gate)"),
+    CLI_FLAG("triplets", 0, triplets, "triplet messages (dar-fit --triplets)"),
     CLI_FLAG("soft-hints", 0, soft_hints, "feed predicted hints back as probabilities (dar-fit --soft-hints)"),
     CLI_STRING("model", 'm', model_path, "FILE", "model record to differentiate"),
     CLI_STRING("teacher", 0, teacher, "TF", "teacher forcing: all, none or one 0/1 per step"),
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
         c.edge_pointer = !strcmp(pointer_head, "edge");
         c.layer_norm = layer_norm;
         c.gated = gated;
+        c.triplets = triplets;
         c.soft_hints = soft_hints;
         c.algorithm = dar_algorithm_find(algorithm);
         init_seed = seed;

@@ -203,11 +203,12 @@ class Batch:
 
 class Net:
     """layer_norm, gated: the node update's options (the model record's keys
-    "layer_norm" and "gated"); the max-flow twin's models have neither."""
-    def __init__(self, P, name, nodef, arcf, decs, H, agg, layer_norm=False, gated=False):
+    "layer_norm" and "gated"); triplets: Triplet-GMPNN's triplet messages
+    (key "triplets"); the max-flow twin's models have none of them."""
+    def __init__(self, P, name, nodef, arcf, decs, H, agg, layer_norm=False, gated=False, triplets=False):
         self.P, self.p, self.nodef, self.arcf, self.decs = P, name + ".", nodef, arcf, decs
         self.H, self.agg = H, agg
-        self.layer_norm, self.gated = layer_norm, gated
+        self.layer_norm, self.gated, self.triplets = layer_norm, gated, triplets
 
     def w(self, k):
         return self.P[self.p + k]
@@ -237,6 +238,8 @@ class Net:
         recv = self.lin("proc.m1", z)                           # z_v
         send = self.lin("proc.m2", z)                           # z_u
         pre = recv[:, None, :, :] + send[:, :, None, :] + self.lin("proc.me", e)  # [B,u,v,H]
+        if self.triplets:
+            pre = pre + self.triplet_messages(g, z, e)
         msg = torch.relu(self.lin("proc.l2", torch.relu(self.lin("proc.l1", torch.relu(pre)))))
         adj = g.adj[..., None]
         if self.agg == "max":
@@ -260,6 +263,20 @@ class Net:
             gate = torch.sigmoid(self.lin("proc.g3", torch.relu(self.lin("proc.g1", z) + self.lin("proc.g2", agg))))
             h = h * gate + hprev * (1 - gate)
         return h, torch.cat([x, hprev, h], -1)
+
+    def triplet_messages(self, g, z, e):
+        """relu(O3 max_x t_xst + b3) [B,s,t,H], t_xst = T1 z_x + T2 z_s + T3 z_t
+        + E1 e_xs + E2 e_xt + E3 e_st (8 features), x over the graph's real
+        nodes, e of a pair that is no arc zero (dar_triplet.c)."""
+        if not torch.is_tensor(e):
+            e = torch.zeros(g.B, g.N, g.N, self.H, dtype=g.dtype)
+        e = torch.where(g.adj[..., None], e, torch.zeros_like(e))
+        t1, t2, t3 = (self.lin("proc.t%d" % i, z) for i in (1, 2, 3))                  # [B,N,8]
+        e1, e2, e3 = (torch.nn.functional.linear(e, self.w("proc.te%d.weight" % i)) for i in (1, 2, 3))
+        t = (t1[:, :, None, None] + t2[:, None, :, None] + t3[:, None, None, :]
+             + e1[:, :, :, None] + e2[:, :, None, :] + e3[:, None, :, :])               # [B,x,s,t,8]
+        t = t.masked_fill(~g.nmask[:, :, None, None, None], -math.inf)
+        return torch.relu(self.lin("proc.o3", t.max(1).values))
 
     def dec_mask(self, hd):
         return self.lin("dec.mask", hd)[..., 0]

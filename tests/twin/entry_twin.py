@@ -33,9 +33,9 @@ from dar_twin import Net, read_model, read_stream  # noqa: E402
 Entry = namedtuple("Entry", "name loss_keys param_names batch forward_loss supports", defaults=((),))
 
 # The model options a record may carry (keys written only when set):
-# "pointer_head": "edge", "layer_norm", "gated", "soft_hints".
-Options = namedtuple("Options", "edge_pointer layer_norm gated soft_hints")
-PLAIN = Options(False, False, False, False)
+# "pointer_head": "edge", "layer_norm", "gated", "soft_hints", "triplets".
+Options = namedtuple("Options", "edge_pointer layer_norm gated soft_hints triplets")
+PLAIN = Options(False, False, False, False, False)
 
 # A non-candidate's logit in the edge pointer head: finite, so a row of
 # padding takes no NaN through a softmax, and low enough to take no
@@ -48,7 +48,7 @@ def options(model):
     if head not in ("dot", "edge"):
         sys.exit("model record: pointer_head %r, expected dot or edge" % head)
     return Options(head == "edge", bool(model.get("layer_norm", False)), bool(model.get("gated", False)),
-                   bool(model.get("soft_hints", False)))
+                   bool(model.get("soft_hints", False)), bool(model.get("triplets", False)))
 
 
 def option_tag(opts):
@@ -66,6 +66,11 @@ def proc_names(p, opts):
     if opts.gated:
         for lin in ["g1", "g2", "g3"]:
             out += [p + "proc.%s.weight" % lin, p + "proc.%s.bias" % lin]
+    if opts.triplets:
+        for lin in ["t1", "t2", "t3"]:
+            out += [p + "proc.%s.weight" % lin, p + "proc.%s.bias" % lin]
+        out += [p + "proc.te%d.weight" % i for i in (1, 2, 3)]
+        out += [p + "proc.o3.weight", p + "proc.o3.bias"]
     return out
 
 
@@ -81,7 +86,8 @@ def pointer_names(p, d, opts):
 
 
 def make_net(P, name, nodef, arcf, decs, H, agg, opts):
-    return Net(P, name, nodef, arcf, decs, H, agg, layer_norm=opts.layer_norm, gated=opts.gated)
+    return Net(P, name, nodef, arcf, decs, H, agg, layer_norm=opts.layer_norm, gated=opts.gated,
+               triplets=opts.triplets)
 
 
 def mark_candidates(cand, b, nb, src, dst):

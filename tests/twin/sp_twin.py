@@ -13,7 +13,7 @@ ties, potentials as values); the outputs come from a graph's last round.
 
 The model record's options (entry_twin.Options): the edge pointer head
 (every pointer head: the hint's and the output's), the layer-normalised and
-gated node update (dar_twin.Net), and soft hints: an unforced round after
+gated node update and the triplet messages (dar_twin.Net), and soft hints: an unforced round after
 the first reads the previous round's pointer softmax rows in the pointer
 arc column, differentiated back into that round's pointer logits, and
 sigmoid(reached logits) in the reached column as a constant; the potentials
