@@ -181,7 +181,7 @@ dump('huge', r)
     [[ "$stderr" == *"no pipeline variant"* ]]
     run -64 --separate-stderr dar-fit --variant dual --leak-cut --hidden 4 --iters 1 -q --no-cache -i "$T/train.mp"
     assert_one_line_error dar-fit
-    [[ "$stderr" == *"--leak-cut feeds the dual its true output; the shortest-paths model's dual takes none"* ]] || fail "$stderr"
+    [[ "$stderr" == *"the shortest-paths model's dual cannot be fed its true output (a leaked dual)"* ]] || fail "$stderr"
 }
 
 @test "--help of ff-trace, dar-fit and dar-step lists every registered algorithm with the keys its trace really adds" {

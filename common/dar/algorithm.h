@@ -244,8 +244,8 @@ struct dar_algorithm {
     /* Network runs one step of the trace costs: the teacher-forcing clock
      * (dar-fit --tf-decay-per-step) and the validation's inference cost. */
     int nets_per_step;
-    /* The dual variant can be fed its true output as an input (dar-fit
-     * --leak-cut); refused for the others. */
+    /* The dual variant can be fed its true output as an input (the
+     * max-flow entry's dar-fit --leak-cut); refused for the others. */
     bool leakable_dual;
     /* Its models give node embeddings after the first step (DAR_EMBED_FIRST). */
     bool embeds_first_step;

@@ -418,7 +418,7 @@ static void check_call(const struct dar_model *model, struct dar_graph *const *g
     if (embed == DAR_EMBED_FIRST && !alg->embeds_first_step)
         die(EX_USAGE, "the %s model has no first-step embedding", alg->name);
     if (model->config.leak_dual && !alg->leakable_dual)
-        die(EX_USAGE, "--leak-cut feeds the dual its true output; the %s model's dual takes none", alg->name);
+        die(EX_USAGE, "the %s model's dual cannot be fed its true output (a leaked dual)", alg->name);
     alg->check(model, graphs, B, training, embed);
 }
 
