@@ -223,7 +223,7 @@ sp_peer_label = $(if $(filter mpnn,$(1)),MPNN,Triplet-GMPNN) (dm-clrs 2.0.3 on t
 $(SP_OUT)/peer/%.tsv: $(SP_DATA)/test.mp | $(BUILD)/peer-venv/.installed
 	@mkdir -p $(SP_OUT)/peer
 	nice -n 10 $(BUILD)/peer-venv/bin/python tests/bench/clrs_peer.py train --processor $(word 1,$(subst -s, ,$*)) \
-	  --seed $(word 2,$(subst -s, ,$*)) --steps $(SP_PEER_STEPS) --eval-at $(subst $(sp_space),$(sp_comma),$(SP_PEER_BUDGETS)) \
+	  --seed $(word 2,$(subst -s, ,$*)) --steps $(SP_PEER_STEPS) --eval-at $(subst $(sp_space),$(sp_comma),$(strip $(SP_PEER_BUDGETS))) \
 	  --threads 1 --dar-test $< --predictions $(SP_OUT)/peer/$* --out $@.tmp && mv $@.tmp $@
 # peer P, seed S, budget B, test set (scores dir suffix, the traced stream, the peer's name for it)
 define sp_peer_score
