@@ -100,14 +100,20 @@ SP_CONFIGS := dual primal noalgo
 sp_variant = $(if $(filter noalgo,$(word 1,$(subst -i, ,$(1:%-last=%)))),no-algo,$(word 1,$(subst -i, ,$(1:%-last=%))))
 sp_label = $(if $(filter random,$(1)),Random,PGN-max ($(call sp_variant,$(1)))$(if $(findstring -i,$(1)), after $(word 2,$(subst -i, ,$(1))) iterations)$(if $(filter %-last,$(1)), at its last iteration))
 SP_BUDGET_CONFIGS := $(foreach c,$(SP_CONFIGS),$(foreach b,$(SP_BUDGETS),$(c)-i$(b)))
-SP_RUNS := $(foreach c,$(SP_CONFIGS) $(SP_BUDGET_CONFIGS) random,$(foreach s,$(SP_SEEDS),$(c)-s$(s)))
+# The clrs profile's full runs written again with their last iteration's
+# parameters (<config>-last: dar-fit --keep last, resumed from the full run's
+# record, no iteration run), beside the best validated that CLRS's run.py
+# keeps: a validation set of 16-node graphs that a model gets all right early
+# keeps an early model, however long the run goes on.
+SP_LAST_CONFIGS := $(if $(SP_CLRS30),$(foreach c,$(SP_CONFIGS),$(c)-last))
+SP_RUNS := $(foreach c,$(SP_CONFIGS) $(SP_BUDGET_CONFIGS) random $(SP_LAST_CONFIGS),$(foreach s,$(SP_SEEDS),$(c)-s$(s)))
 sp_config = $(word 1,$(subst -s, ,$(1)))
 sp_seed = $(word 2,$(subst -s, ,$(1)))
 # a run's budget and the model it resumes ("" for none)
 sp_base = $(word 1,$(subst -i, ,$(call sp_config,$(1))))
 sp_budget = $(or $(word 2,$(subst -i, ,$(call sp_config,$(1)))),$(SP_ITERS))
 sp_before = $(lastword $(foreach b,$(SP_BUDGETS),$(if $(shell test $(b) -lt $(call sp_budget,$(1)) && echo y),$(b))))
-sp_resume = $(if $(filter random,$(call sp_config,$(1))),,$(if $(call sp_before,$(1)),$(SP_OUT)/models/$(call sp_base,$(1))-i$(call sp_before,$(1))-s$(call sp_seed,$(1)).mp))
+sp_resume = $(if $(filter random,$(call sp_config,$(1))),,$(if $(filter %-last,$(call sp_config,$(1))),$(SP_OUT)/models/$(patsubst %-last,%,$(call sp_config,$(1)))-s$(call sp_seed,$(1)).mp,$(if $(call sp_before,$(1)),$(SP_OUT)/models/$(call sp_base,$(1))-i$(call sp_before,$(1))-s$(call sp_seed,$(1)).mp)))
 # a run's test score on stdout and each graph's share of it in graphs/
 # (metrics --per-graph: the bootstrap that decides the claims resamples them)
 sp_metrics = metrics --split test -l "model=$(call sp_label,$(call sp_config,$(1)))" -l seed=$(call sp_seed,$(1)) \
@@ -128,7 +134,7 @@ $(SP_OUT)/models/%.mp $(SP_OUT)/scores/%.mp $(SP_OUT)/graphs/%.mp: $(SP_DATA)/tr
 	@mkdir -p $(SP_OUT)/models $(SP_OUT)/scores $(SP_OUT)/graphs $(SP_OUT)/logs
 	$(call heavy, dar-fit --variant $(call sp_variant,$(call sp_config,$*)) --processor pgn --agg max \
 	  --seed $(call sp_seed,$*) --iters $(call sp_budget,$*) --eval-every $(SP_EVAL_EVERY) --threads 1 $(SP_OPTIM) $(SP_FIT_EXTRA) \
-	  $(if $(call sp_resume,$*),--resume $(call sp_resume,$*)) \
+	  $(if $(call sp_resume,$*),--resume $(call sp_resume,$*)) $(if $(filter %-last,$(call sp_config,$*)),--keep last) \
 	  --val $(SP_DATA)/val.mp --log $(SP_OUT)/logs/$*.tsv -q < $(SP_DATA)/train.mp > $(SP_OUT)/models/$*.mp.tmp \
 	  && dar-step --no-cache --model $(SP_OUT)/models/$*.mp.tmp < $(SP_DATA)/test.mp \
 	  | $(call sp_metrics,$*) > $(SP_OUT)/scores/$*.mp.tmp) \
@@ -177,28 +183,6 @@ SP_QUANTITIES := pointer_accuracy,mae_d,feasible_edges,path_optimal,path_gap
 SP_CLRS := MPNN (CLRS, published; Ibarz et al. 2022)|92.01%|Triplet-GMPNN (CLRS, published; Ibarz et al. 2022)|97.39%
 SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
 
-# The clrs profile's full runs written again with their last iteration's
-# parameters (dar-fit --keep last, resumed from the run's record: no
-# iteration is run), beside the best validated that CLRS's run.py keeps: a
-# validation set of 16-node graphs that a model gets all right early keeps an
-# early model, however long the run goes on.
-ifneq ($(SP_CLRS30),)
-define sp_last_run
-$(SP_OUT)/models/$(1)-last-s$(2).mp $(SP_OUT)/scores/$(1)-last-s$(2).mp $(SP_OUT)/graphs/$(1)-last-s$(2).mp &: $(SP_OUT)/models/$(1)-s$(2).mp $(SP_DATA)/train.mp $(SP_DATA)/val.mp $(SP_DATA)/test.mp | all
-	$$(call heavy, dar-fit --variant $$(call sp_variant,$(1)) --processor pgn --agg max --seed $(2) --iters $(SP_ITERS) \
-	  --eval-every $(SP_EVAL_EVERY) --threads 1 $(SP_OPTIM) $(SP_FIT_EXTRA) --keep last --resume $(SP_OUT)/models/$(1)-s$(2).mp \
-	  --val $(SP_DATA)/val.mp -q < $(SP_DATA)/train.mp > $(SP_OUT)/models/$(1)-last-s$(2).mp.tmp \
-	  && dar-step --no-cache --model $(SP_OUT)/models/$(1)-last-s$(2).mp.tmp < $(SP_DATA)/test.mp \
-	  | $$(call sp_metrics,$(1)-last-s$(2)) > $(SP_OUT)/scores/$(1)-last-s$(2).mp.tmp) \
-	  && mv $(SP_OUT)/graphs/$(1)-last-s$(2).mp.tmp $(SP_OUT)/graphs/$(1)-last-s$(2).mp \
-	  && mv $(SP_OUT)/scores/$(1)-last-s$(2).mp.tmp $(SP_OUT)/scores/$(1)-last-s$(2).mp \
-	  && mv $(SP_OUT)/models/$(1)-last-s$(2).mp.tmp $(SP_OUT)/models/$(1)-last-s$(2).mp
-endef
-$(foreach c,$(filter-out random,$(SP_CONFIGS)),$(foreach s,$(SP_SEEDS),$(eval $(call sp_last_run,$(c),$(s)))))
-SP_LAST_RUNS := $(foreach c,$(SP_CONFIGS),$(foreach s,$(SP_SEEDS),$(c)-last-s$(s)))
-SP_SCORES += $(foreach r,$(SP_LAST_RUNS),$(SP_OUT)/scores/$(r).mp)
-SP_CLRS30_SCORES += $(foreach r,$(SP_LAST_RUNS),$(SP_OUT)/scores-clrs30/$(r).mp)
-endif
 
 # CLRS's own baseline beside dar's rows (the clrs profile, SP_PEER=
 # triplet_gmpnn and/or mpnn; make peer's venv): dm-clrs trained by
