@@ -4,6 +4,7 @@
 #include "registry.h"
 #include "algo_matching.h"
 #include "algo_maxflow.h"
+#include "algo_min_cost_flow.h"
 #include "algo_shortest_paths.h"
 #include "algo_vertex_cover.h"
 #include "dar.h"
@@ -16,6 +17,7 @@ const struct dar_algorithm *const dar_algorithms[] = {
     &dar_algorithm_shortest_paths,
     &dar_algorithm_matching,
     &dar_algorithm_vertex_cover,
+    &dar_algorithm_min_cost_flow,
 };
 const int dar_algorithm_count = sizeof dar_algorithms / sizeof *dar_algorithms;
 

@@ -11,7 +11,7 @@
 
 /* The registry's names as option tables take them (cli.h CLI_CHOICE), in
  * its order; test_algorithm checks them against the registry. */
-#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths|matching|vertex-cover"
+#define DAR_ALGORITHM_NAMES "max-flow|shortest-paths|matching|vertex-cover|min-cost-flow"
 
 /* The rows, in --help order; the first is the default. */
 extern const struct dar_algorithm *const dar_algorithms[];

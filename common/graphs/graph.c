@@ -142,6 +142,12 @@ static void read_graph(struct graph *g, const struct record *rec, bool flow_netw
             if (g->side[v] > 1)
                 record_die(rec, "'side' entry %d is %d, expected 0 (side A) or 1 (side B)", v, g->side[v]);
     }
+    if (record_has(rec, "cost")) {
+        g->cost = record_vector(rec, "cost", DT_F32, g->m);
+        for (int e = 0; e < g->m; e++)
+            if (!isfinite(g->cost[e]))
+                record_die(rec, "'cost' entry %d is %g, expected a finite number", e, g->cost[e]);
+    }
     check_edges(g, rec);
 }
 
@@ -161,7 +167,7 @@ void graph_read_instance(struct graph *g, const struct record *rec, const struct
 
 /* The optional keys the reader knows, as it reads them: a row of an
  * instance names one of these with the same type and location. */
-enum known_key { KEY_S, KEY_T, KEY_CAP, KEY_W, KEY_NODE_W, KEY_SIDE, KNOWN_KEYS };
+enum known_key { KEY_S, KEY_T, KEY_CAP, KEY_W, KEY_NODE_W, KEY_SIDE, KEY_COST, KNOWN_KEYS };
 static const struct { const char *key; enum dtype dtype; enum graph_location location; } known[KNOWN_KEYS] = {
     [KEY_S] = {"s", DT_I64, GRAPH_AT_GRAPH},
     [KEY_T] = {"t", DT_I64, GRAPH_AT_GRAPH},
@@ -169,6 +175,7 @@ static const struct { const char *key; enum dtype dtype; enum graph_location loc
     [KEY_W] = {"w", DT_F32, GRAPH_AT_EDGE},
     [KEY_NODE_W] = {"node_w", DT_F32, GRAPH_AT_NODE},
     [KEY_SIDE] = {"side", DT_U8, GRAPH_AT_NODE},
+    [KEY_COST] = {"cost", DT_F32, GRAPH_AT_EDGE},
 };
 
 static enum known_key known_key(const struct graph_key *k)
@@ -190,6 +197,7 @@ static bool has_key(const struct graph *g, enum known_key key)
     case KEY_CAP:    return g->cap;
     case KEY_W:      return g->w;
     case KEY_NODE_W: return g->node_w;
+    case KEY_COST:   return g->cost;
     default:         return g->side;
     }
 }
@@ -274,6 +282,7 @@ void graph_free(struct graph *g)
     free(g->w);
     free(g->node_w);
     free(g->side);
+    free(g->cost);
     memset(g, 0, sizeof *g);
 }
 
@@ -297,7 +306,7 @@ void graph_write_core(struct writer *w, const struct graph *g)
 int graph_instance_keys(const struct graph *g)
 {
     return 8 + (g->s >= 0) + (g->t >= 0) + 2 * (g->cap != NULL) + (g->w != NULL) + (g->node_w != NULL) +
-           (g->side != NULL);
+           (g->side != NULL) + (g->cost != NULL);
 }
 
 void graph_write_instance(struct writer *w, const struct graph *g)
@@ -317,6 +326,7 @@ void graph_write_instance(struct writer *w, const struct graph *g)
     if (g->cap) { mp_key(w, "cap_scale"); mp_int(w, g->cap_scale); }
     if (g->node_w) { mp_key(w, "node_w"); mp_vector(w, DT_F32, g->n, g->node_w); }
     if (g->side) { mp_key(w, "side"); mp_vector(w, DT_U8, g->n, g->side); }
+    if (g->cost) { mp_key(w, "cost"); mp_vector(w, DT_F32, g->m, g->cost); }
 }
 
 static bool scale_fits(const struct graph *g, int64_t scale, int64_t *k)

@@ -28,6 +28,7 @@ struct graph {
     int64_t cap_scale;     /* cap[e]*cap_scale is an integer (0: not known) */
     float *node_w;         /* [n] node weight, >= 0, finite; NULL when absent */
     uint8_t *side;         /* [n] 0 = side A, 1 = side B; NULL when absent */
+    float *cost;           /* [m] cost per unit of flow, finite, any sign; NULL when absent */
 };
 
 /* One key an instance must carry, as an algorithm's registry row lists it
@@ -42,7 +43,7 @@ enum graph_key_check {
     GRAPH_CHECK_SIDES,      /* every edge joins side A to side B (a directed arc runs A->B) */
 };
 struct graph_key {
-    const char *key;        /* one of the optional keys: s t cap w node_w side */
+    const char *key;        /* one of the optional keys: s t cap w node_w side cost */
     enum dtype dtype;       /* as the record stores it (scalars: DT_I64) */
     enum graph_location location;
     enum graph_key_check check;
@@ -89,7 +90,7 @@ void graph_write_core(struct writer *w, const struct graph *g);
 
 /* The keys of an instance that has only some of the optional keys: kind id
  * family n m directed, then s t (when >= 0), src dst, cap w cap_scale (cap
- * and cap_scale when cap is there), node_w, side, each only when present.
+ * and cap_scale when cap is there), node_w, side, cost, each only when present.
  * graph_instance_keys() counts them for mp_map. */
 int graph_instance_keys(const struct graph *g);
 void graph_write_instance(struct writer *w, const struct graph *g);
