@@ -4,6 +4,7 @@ tests/tools/mincost_solve's answers on them against networkx.
 
     mincost_oracle.py make SEED > instances.mp
     mincost_oracle.py check solved.mp MIN_GRAPHS
+    mincost_oracle.py traced traced.mp MIN_GRAPHS
 
 make writes graphs of several sizes, densities, capacity and cost laws
 (non-negative costs, zero costs, wide costs, negative costs on a DAG),
@@ -334,8 +335,91 @@ def check(path, minimum):
           + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items())))
 
 
+def scale_of(values):
+    """The smallest of 1..1000 that makes every value an integer (within
+    1e-5 relative, as mincost_cost_units and graph_capacity_units)."""
+    for k in range(1, 1001):
+        x = values.astype(np.float64) * k
+        if (np.abs(x - np.rint(x)) <= 1e-5 * np.maximum(1.0, np.abs(x))).all():
+            return k
+    raise ValueError("no scale in 1..1000")
+
+
+def exact(values, scale, what, r):
+    x = np.asarray(values, dtype=np.float64) * scale
+    k = np.rint(x).astype(np.int64)
+    if (np.abs(x - k) > 1e-3).any():
+        fail(r, f"{what} is not a whole number of units of 1/{scale}")
+    return k
+
+
+def traced(path, minimum):
+    """ff-trace --algorithm min-cost-flow's records (gen-graphs --instance
+    min-cost-flow): value and cost equal networkx's optimum; the flow
+    feasible (bounds, conservation), of that value and cost (optimal flows
+    are not unique, so the flow is held to what makes it optimal, not to
+    networkx's); the potentials leave no residual arc of negative reduced
+    cost; the trace's first frame empty and its last the solution."""
+    with open(path, "rb") as f:
+        records = list(msgpack.Unpacker(f, object_hook=msgpack_numpy.decode, raw=False, max_buffer_size=0))
+    directed = negative = 0
+    for r, rec in enumerate(records):
+        n, s, t = rec["n"], rec["s"], rec["t"]
+        src, dst = np.asarray(rec["src"], dtype=np.int64), np.asarray(rec["dst"], dtype=np.int64)
+        cu = rec.get("cap_scale") or scale_of(rec["cap"])
+        ku = scale_of(rec["cost"])
+        cap, cost = exact(rec["cap"], cu, "'cap'", r), exact(rec["cost"], ku, "'cost'", r)
+        if rec["directed"]:
+            asrc, adst, acap, acost = src, dst, cap, cost
+        else:
+            asrc, adst = np.concatenate([src, dst]), np.concatenate([dst, src])
+            acap, acost = np.concatenate([cap, cap]), np.concatenate([cost, cost])
+        value, total, _ = nx_solve(n, s, t, asrc, adst, acap, acost)
+        directed += bool(rec["directed"])
+        negative += bool((cost < 0).any())
+        if (exact(rec["maxflow"], cu, "'maxflow'", r), exact(rec["mincost"], cu * ku, "'mincost'", r)) != (value, total):
+            fail(r, f"maxflow {rec['maxflow']} mincost {rec['mincost']}, networkx {value / cu} {total / (cu * ku)}")
+        F = exact(rec["flow"], cu, "'flow'", r)
+        low = np.zeros_like(cap) if rec["directed"] else -cap
+        if (F < low).any() or (F > cap).any():
+            fail(r, "'flow' leaves its bounds")
+        net = np.zeros(n, dtype=np.int64)
+        np.add.at(net, src, F)
+        np.subtract.at(net, dst, F)
+        inner = np.ones(n, dtype=bool)
+        inner[[s, t]] = False
+        if net[inner].any() or net[s] != value:
+            fail(r, f"'flow' does not conserve, or its value {net[s]} is not {value}")
+        if int((cost * np.abs(F)).sum()) != total:
+            fail(r, f"'flow' costs {(cost * np.abs(F)).sum()}, not the optimum {total}")
+        pi = exact(rec["potential"], ku, "'potential'", r)
+        # the cheapest residual arc each way: forward where F < cap (an
+        # undirected edge's flow dst->src is first cancelled, at -cost),
+        # backward where F > its lower bound (cancelling src->dst flow)
+        for e in range(len(src)):
+            u, v, c = src[e], dst[e], cost[e]
+            forward = -c if F[e] < 0 else c
+            backward = -c if F[e] > 0 else c
+            if F[e] < cap[e] and forward + pi[u] - pi[v] < 0:
+                fail(r, f"residual arc {u}->{v} (edge {e}) has negative reduced cost")
+            if F[e] > low[e] and backward + pi[v] - pi[u] < 0:
+                fail(r, f"residual arc {v}->{u} (edge {e}) has negative reduced cost")
+        T = rec["steps"]
+        if T < 3 or rec["hint_flow"].shape != (T, len(src)) or rec["hint_potential"].shape != (T, n):
+            fail(r, f"the trace's shapes do not follow 'steps' {T}")
+        if rec["hint_flow"][0].any() or (rec["hint_pi"][0] != np.arange(n)).any() or rec["hint_reached"][0].sum() != 1:
+            fail(r, "the trace's first frame is not the state before the first round")
+        if (rec["hint_flow"][-1] != rec["flow"]).any() or (rec["hint_potential"][-1] != rec["potential"]).any():
+            fail(r, "the trace's last frame is not the solution")
+    if len(records) < minimum:
+        fail(len(records), f"only {len(records)} records, expected at least {minimum}")
+    print(f"{len(records)} traced graphs agree with networkx ({directed} directed, {negative} with negative costs)")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(int(sys.argv[2]))
+    elif sys.argv[1] == "traced":
+        traced(sys.argv[2], int(sys.argv[3]))
     else:
         check(sys.argv[2], int(sys.argv[3]))

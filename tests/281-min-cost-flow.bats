@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# The min-cost-flow entry end to end: gen-graphs --instance min-cost-flow |
+# ff-trace --algorithm min-cost-flow against networkx on hundreds of fresh
+# graphs (non-negative costs, and negative costs on DAGs), the bad input the
+# tracer refuses, and a model of each variant trained a few iterations and
+# predicting.
+load test_helper
+
+ORACLE="$ROOT/tests/tools/mincost_oracle.py"
+
+# The two sets, over three families and three sizes: undirected with costs
+# in 0.1..1, and DAGs (--directed) with costs in -0.5..1.
+both_sets() {
+    local family
+    for family in two-community erdos-renyi bipartite; do
+        gen-graphs --instance min-cost-flow --family "$family" --sizes 6,10,16 --count "$1" --seed "$2"
+        gen-graphs --instance min-cost-flow --family "$family" --sizes 6,10,16 --count "$1" --seed "$2" --directed
+    done
+}
+
+# Records from a Python literal list of dicts (numpy available as np).
+instances() {
+    "$PY" -c "
+import sys, msgpack, msgpack_numpy, numpy as np
+for r in $1:
+    sys.stdout.buffer.write(msgpack.packb(r, default=msgpack_numpy.encode, use_bin_type=True))
+"
+}
+
+# A 4-node diamond 0 -> {1, 2} -> 3 with the caller's cap and cost.
+diamond() {
+    echo "[dict(kind='graph', id=0, n=4, m=5, directed=True, s=0, t=3, src=np.array([0,0,1,2,1], dtype=np.int32),
+                dst=np.array([1,2,3,3,2], dtype=np.int32), $1)]"
+}
+
+@test "ff-trace --algorithm min-cost-flow: value, cost and flow agree with networkx on 360 fresh graphs, half of them DAGs with negative costs" {
+    both_sets 60 20261128 | ff-trace --algorithm min-cost-flow > "$T/t.mp"
+    run "$PY" "$ORACLE" traced "$T/t.mp" 300
+    assert_success
+    echo "$output" >&3
+    [[ "$output" == "360 traced graphs agree with networkx (180 directed, "* ]] || fail "$output"
+    # the DAG set has negative costs in most graphs
+    negative="$(sed 's/.*directed, \([0-9]*\) with negative costs.*/\1/' <<< "$output")"
+    [ "$negative" -ge 150 ] || fail "only $negative graphs with negative costs"
+    # --no-hints writes the same solution
+    both_sets 4 7 | ff-trace --algorithm min-cost-flow --no-hints | mpcat | jq -c '[.maxflow, .mincost, .flow.data, .potential.data]' > "$T/a"
+    both_sets 4 7 | ff-trace --algorithm min-cost-flow | mpcat | jq -c '[.maxflow, .mincost, .flow.data, .potential.data]' > "$T/b"
+    cmp "$T/a" "$T/b"
+}
+
+@test "the networkx check fails on a flow, a cost or a potential that is not optimal" {
+    both_sets 2 3 | ff-trace --algorithm min-cost-flow > "$T/t.mp"
+    for change in "r['mincost'] += 0.1" "r['flow'][0] = -r['flow'][0] if r['flow'][0] else r['cap'][0]" \
+                  "r['potential'][r['t']] += 5"; do
+        py_stream "$T/t.mp" "
+for r in recs:
+    r['flow'], r['potential'] = r['flow'].copy(), r['potential'].copy()
+    $change
+    sys.stdout.buffer.write(msgpack.packb(r, default=msgpack_numpy.encode, use_bin_type=True))" > "$T/bad.mp"
+        run "$PY" "$ORACLE" traced "$T/bad.mp" 1
+        assert_failure 1
+        [[ "$output" == "record 0: "* ]] || fail "$change: $output"
+    done
+}
+
+@test "min-cost-flow: bad input is one line naming record and key, exit 65, nothing on stdout" {
+    ok="cap=np.array([2,2,1,2,1], dtype=np.float32), cost=np.array([1,2,1,1,0], dtype=np.float32)"
+    instances "$(diamond "$ok") + $(diamond "cap=np.array([2,2,1,-1,1], dtype=np.float32), cost=np.array([1,2,1,1,0], dtype=np.float32)")" > "$T/g.mp"
+    run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/g.mp"
+    assert_failure 65
+    assert_one_line_error ff-trace
+    [ "$stderr" = "ff-trace: record 1: 'cap' entry 3 is -1, expected a finite number >= 0" ] || fail "$stderr"
+    [ -z "$output" ] || fail "stdout not empty"
+    # no path s -> t: the arcs into 3 have no capacity
+    instances "$(diamond "cap=np.array([2,2,0,0,1], dtype=np.float32), cost=np.array([1,2,1,1,0], dtype=np.float32)")" > "$T/g.mp"
+    run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/g.mp"
+    assert_failure 65
+    assert_one_line_error ff-trace
+    [ "$stderr" = "ff-trace: record 0: 't' (node 3) is not reached from 's' (node 0) along edges of positive 'cap': min-cost-flow needs a path s->t" ] ||
+        fail "$stderr"
+    [ -z "$output" ] || fail "stdout not empty"
+    # a cost with no exact scale within 2^40 units
+    instances "$(diamond "cap=np.array([2,2,1,2,1], dtype=np.float32), cost=np.array([1,1e-7,1,1,0], dtype=np.float32)")" > "$T/g.mp"
+    run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/g.mp"
+    assert_failure 65
+    assert_one_line_error ff-trace
+    [[ "$stderr" == "ff-trace: record 0: 'cost' entry 1 is 1e-07 and needs 2^47 units per 1.0 to be exact,"* ]] || fail "$stderr"
+    [ -z "$output" ] || fail "stdout not empty"
+    # a cycle of negative cost (an undirected edge of negative cost is one)
+    instances "[dict(kind='graph', id=0, n=3, m=2, s=0, t=2, src=np.array([0,1], dtype=np.int32),
+        dst=np.array([1,2], dtype=np.int32), cap=np.array([1,1], dtype=np.float32), cost=np.array([1,-1], dtype=np.float32))]" > "$T/g.mp"
+    run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/g.mp"
+    assert_failure 65
+    assert_one_line_error ff-trace
+    [[ "$stderr" == "ff-trace: record 0: 'cost' entry "* ]] || fail "$stderr"
+    # no cost at all: a max-flow instance
+    gen-graphs --count 1 --nodes 6 > "$T/mf.mp"
+    run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/mf.mp"
+    assert_failure 65
+    assert_one_line_error ff-trace
+    [ "$stderr" = "ff-trace: record 0: 'cost' is missing (min-cost-flow needs a cost per unit of flow)" ] || fail "$stderr"
+    # another algorithm's trace on the record
+    instances "$(diamond "$ok")" | ff-trace > "$T/traced.mp"
+    run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/traced.mp"
+    assert_failure 65
+    assert_one_line_error ff-trace
+    [ "$stderr" = "ff-trace: record 0: carries the trace of max-flow, not of min-cost-flow" ] || fail "$stderr"
+    [ -z "$output" ] || fail "stdout not empty"
+}
+
+@test "dar-fit --variant primal|dual|no-algo trains on min-cost-flow traces of both sets and dar-step predicts flows within cap" {
+    for set in "" --directed; do
+        gen-graphs --instance min-cost-flow --family erdos-renyi --nodes 8 --count 8 --seed 5 $set |
+            ff-trace --algorithm min-cost-flow > "$T/train.mp"
+        for variant in primal dual no-algo; do
+            dar-fit --variant "$variant" --hidden 8 --batch 4 --iters 6 --eval-every 3 --val "$T/train.mp" -q --no-cache \
+                --log "$T/log.tsv" -i "$T/train.mp" > "$T/m.mp"
+            [ "$(mpcat < "$T/m.mp" | jq -r .algorithm)" = min-cost-flow ] || fail "the model names no entry"
+            # the loss columns are the entry's, and the validation score is a number
+            head -1 "$T/log.tsv" | grep -q $'reached\tdistance_hint\tpi\tpotential_hint\tflow_hint\tflow\tpotential'
+            awk -F'\t' 'NR > 1 && $11 != "" { found = 1 } END { exit !found }' "$T/log.tsv"
+            dar-step --model "$T/m.mp" --hints < "$T/train.mp" > "$T/p.mp"
+            py_stream "$T/p.mp" "
+dual = '$variant' == 'dual'
+for r in recs:
+    assert r['pred_flow'].shape == (r['m'],)
+    assert (abs(r['pred_flow']) <= r['cap'] + 1e-6).all(), 'flow beyond cap'
+    assert ('pred_potential' in r) == dual and (not dual or r['pred_potential'].shape == (r['n'],))
+    if '$variant' != 'no-algo':
+        T, n, m = r['steps'], r['n'], r['m']
+        assert r['pred_hint_flow'].shape == (T, m) and r['pred_hint_pi'].shape == (T, n)
+        assert r['pred_hint_distance'].shape == (T, n) and r['pred_hint_reached'].shape == (T, n)
+        assert ('pred_hint_potential' in r) == dual
+    else:
+        assert 'pred_hint_flow' not in r
+print(len(recs))" > "$T/n"
+            [ "$(cat "$T/n")" = 8 ] || fail "$variant $set: $(cat "$T/n")"
+        done
+    done
+    # untraced graphs run as many rounds as the algorithm takes
+    gen-graphs --instance min-cost-flow --nodes 8 --count 2 --seed 9 | dar-step --model "$T/m.mp" | mpcat | jq -e '.pred_flow.shape[0] == .m' > /dev/null
+    # the random baseline: flows within cap, potentials 0 at s
+    dar-step --baseline random --algorithm min-cost-flow < "$T/train.mp" > "$T/r.mp"
+    py_stream "$T/r.mp" "
+for r in recs:
+    assert (abs(r['pred_flow']) <= r['cap'] + 1e-6).all() and r['pred_potential'][r['s']] == 0"
+}
