@@ -299,3 +299,36 @@ assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
     assert_failure
     assert_output --partial "DIFFERS"
 }
+
+# Min-cost flow (tests/twin/mcf_twin.py): max-flow's two networks a step
+# (the search network, then the flow network with h_prev = stopgrad(the
+# search's h)), the bounded antisymmetric flow heads fed back with their
+# gradient, the node-scalar heads (distances, the dual's potentials), the
+# mask and pointer heads; undirected graphs and DAGs with negative costs,
+# of different sizes and numbers of rounds, in one batch.
+@test "twin, min-cost flow: primal, dual and no-algo, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
+    local B="$ROOT/bin" i=0 c args=()
+    {
+        "$B/gen-graphs" --instance min-cost-flow --family erdos-renyi --nodes 6 --count 3 --seed 5
+        "$B/gen-graphs" --instance min-cost-flow --family erdos-renyi --directed --nodes 7 --count 3 --seed 6
+    } | "$B/ff-trace" --algorithm min-cost-flow > "$T/mcf.mp"
+    py_stream "$T/mcf.mp" 'assert len({int(r["steps"]) for r in recs}) > 2 and any((r["cost"] < 0).any() for r in recs)'
+    for c in "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual pgn mean none" \
+             "dual mpnn sum 0101" "no-algo pgn max none" "primal mpnn max none" "no-algo mpnn mean none" \
+             "primal pgn sum 011"; do
+        set -- $c
+        "$DAR_TOOLS/dar_dump" --init --algorithm min-cost-flow --variant $1 --processor $2 --agg $3 --hidden 8 \
+            --seed 3 > "$T/fm$i.mp"
+        "$DAR_TOOLS/dar_dump" --model "$T/fm$i.mp" --teacher $4 < "$T/mcf.mp" > "$T/fc$i.mp"
+        args+=("$T/fm$i.mp:$4:$T/fc$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$ROOT/tests/twin/mcf_twin.py" check --batch "$T/mcf.mp" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "9 of 9 cases agree"
+    # the comparison sees a change of schedule: C's teacher-forced gradients against the twin unforced
+    run "$PY" "$ROOT/tests/twin/mcf_twin.py" check --batch "$T/mcf.mp" "$T/fm1.mp:none:$T/fc1.mp"
+    assert_failure
+    assert_output --partial "DIFFERS"
+}
