@@ -186,11 +186,12 @@ dump('huge', r)
 
 @test "--help of ff-trace, dar-fit and dar-step lists every registered algorithm with the keys its trace really adds" {
     names=$(ff-trace --help | sed -n 's/^ *one of: \(max-flow.*\)$/\1/p' | tr '|' ' ')
-    [ "$names" = "max-flow shortest-paths matching vertex-cover" ]
+    [ "$names" = "max-flow shortest-paths matching vertex-cover min-cost-flow" ]
     gen-graphs --nodes 6 --count 1 --seed 1 > "$T/max-flow.mp"
     gen-graphs --instance shortest-paths --family erdos-renyi --nodes 6 --count 1 --seed 1 > "$T/shortest-paths.mp"
     gen-graphs --instance matching --family bipartite-sides --sides 3,3 --p 0.5 --count 1 --seed 1 > "$T/matching.mp"
     gen-graphs --instance vertex-cover --family barabasi-albert --nodes 6 --count 1 --seed 1 > "$T/vertex-cover.mp"
+    gen-graphs --instance min-cost-flow --nodes 6 --count 1 --seed 1 > "$T/min-cost-flow.mp"
     for tool in ff-trace dar-fit dar-step; do
         $tool --help > "$T/help.txt"
         grep -qx 'algorithms (the registry; formats/graph.md has their keys):' "$T/help.txt"
