@@ -7,6 +7,9 @@
 #ifndef DAR_ALGO_MIN_COST_FLOW_H
 #define DAR_ALGO_MIN_COST_FLOW_H
 #include "dar.h"
+#include "graph.h"
+#include "metric_row.h"
+#include "mincost.h"
 
 /* The probes, in the order of the encoders' parameters. */
 enum mcf_probe {
@@ -33,5 +36,39 @@ extern const struct dar_algorithm dar_algorithm_min_cost_flow;
 
 /* The schedule (algo_min_cost_flow_model.c), for the entry's table. */
 void mcf_run_group(struct dar_group *c);
+
+/* ---- the evaluation half: the repair (algo_min_cost_flow_repair.c; cost-fix)
+ * and the metric rows (algo_min_cost_flow_metrics.c) ---- */
+
+/* A record's instance as the exact core takes it: the graph's edge e is arc
+ * e (src -> dst); an undirected edge is also arc m + e (dst -> src), of the
+ * same capacity and cost, as mincost.h makes an undirected edge two
+ * antiparallel arcs.  Capacities and costs in integer units. */
+struct mcf_instance {
+    struct graph g;             /* graph_read: n m src dst directed s t cap (cap_scale) */
+    struct mincost_net net;     /* net.m = m (directed) or 2m */
+    int32_t *src, *dst;         /* [net.m] */
+    int64_t *cap, *cost;        /* [net.m] */
+    double cap_units;           /* integer units of flow in 1.0 (graph_capacity_units) */
+    int64_t cost_units;         /* integer units of cost in 1.0 (mincost_cost_units, `cost_scale`) */
+};
+/* Reads and checks rec's instance (graph keys, `cost` f32[m], optional
+ * `cost_scale`, mincost_check); dies with exit 65 naming record and key. */
+void mcf_instance_read(struct mcf_instance *in, const struct record *rec);
+void mcf_instance_free(struct mcf_instance *in);
+/* A signed flow per edge (real units, along src -> dst) as integer units on
+ * the arcs: each entry rounded, clamped into its box ([0, cap] on a
+ * directed arc, [-cap, cap] on an undirected edge) and put on the arc of its
+ * sign.  Returns the number of entries the clamp moved by more than half a
+ * unit (0 for a flow within capacity). */
+int mcf_flow_arcs(const struct mcf_instance *in, const double *flow, int64_t *arcs);
+
+/* Its repair (cost-fix): the options by index and the op of the row. */
+enum mcf_repair_option { MCF_REPAIR_KEY, MCF_REPAIR_POTENTIAL_KEY, MCF_REPAIR_OPTIONS };
+extern const struct dar_repair_option mcf_repair_options[MCF_REPAIR_OPTIONS];
+void mcf_repair(struct writer *w, const struct record *rec, const union dar_repair_value *options);
+
+/* Its metric rows, ending with a row without a name. */
+extern const struct metric_row mcf_metrics[];
 
 #endif
