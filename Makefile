@@ -34,7 +34,7 @@ TOOLS      := $(sort $(basename $(notdir $(wildcard bin/*.c))))
 TOOL_BINS  := $(TOOLS:%=$(BINDIR)/%)
 # One tool under several names: bin/repair.c picks the registry entry whose
 # repair_tool it is called by (algorithm.h), so each entry's repair is a link.
-REPAIR_NAMES := flow-fix match-fix cover-fix
+REPAIR_NAMES := flow-fix match-fix cover-fix cost-fix
 TOOL_LINKS := $(REPAIR_NAMES:%=$(BINDIR)/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)

@@ -573,6 +573,21 @@ const struct dar_algorithm dar_algorithm_min_cost_flow = {
     .ninstance_keys = sizeof instance_keys / sizeof *instance_keys,
     .instance_keys = instance_keys,
     .generate = &generate,
+    .metrics = mcf_metrics,
+    .repair_tool = "cost-fix",
+    .repair_summary = "Turn a min-cost-flow model's predictions into a feasible flow of the maximum\n"
+                      "value, and certify it with the predicted potentials, with no min-cost solver:\n"
+                      "each edge's flow clamped into its capacity and rounded, the largest s-t flow\n"
+                      "inside it kept, then a max flow on the residual graph added (cost-blind: the\n"
+                      "repair does not optimise).  Adds fixed_flow, fixed_value, fixed_cost,\n"
+                      "certified (no residual arc of negative reduced cost under the potentials)\n"
+                      "and gap (the duality gap, which bounds the excess over the optimum).  Without\n"
+                      "potentials the exact solver's are used: certified then means optimal.",
+    .repair_example = "dar-step --model dual.mp < test.mp | cost-fix | metrics\n"
+                      "  ff-trace --algorithm min-cost-flow < g.mp | cost-fix --key flow --potential-key potential",
+    .nrepair_options = MCF_REPAIR_OPTIONS,
+    .repair_options = mcf_repair_options,
+    .repair = mcf_repair,
     .loss_terms = loss_terms,
     .nets_per_step = 2,         /* the search network and the flow network */
     .defaults = DAR_REFERENCE_DEFAULTS,
