@@ -3,7 +3,7 @@
 # Makefile, before study.mk, whose `heavy` and `light` it uses).
 #
 #   make table-sp [PROFILE=smoke|quick|paper|clrs]
-#   make table-sp SP_PROFILE=clrs SP_PEER=triplet_gmpnn [SP_PEER_STEPS=500]
+#   make table-sp SP_PROFILE=clrs SP_PEER=triplet_gmpnn [SP_PEER_STEPS="500 2000" SP_PEER_SEEDS_2000=0]
 #                                 (CLRS's own baseline beside it: make peer)
 #
 # The clrs profile is CLRS-30's protocol with the field's recipe (issue 37):
@@ -186,12 +186,13 @@ SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
 
 # CLRS's own baseline beside dar's rows (the clrs profile, SP_PEER=
 # triplet_gmpnn and/or mpnn; make peer's venv): dm-clrs trained by
-# tests/bench/clrs_peer.py as run.py trains it, SP_PEER_STEPS steps a seed
-# (SP_ITERS unless told), tested at each of the budgets it reaches on the
-# same two test sets.  Its predicted trees go onto dar's records
-# (clrs_convert.py with-predictions) and through the same metrics, graph by
-# graph, so the claims of pipelines/claims-sp-clrs.tsv pair its rows with
-# dar's over the same graphs.
+# tests/bench/clrs_peer.py as run.py trains it, one run of N steps per seed
+# for each N of SP_PEER_STEPS (SP_ITERS unless told; SP_PEER_SEEDS_<N> its
+# seeds, SP_PEER_SEEDS unless told: a long budget with fewer seeds), tested
+# after its N steps on the same two test sets.  Its predicted trees go onto
+# dar's records (clrs_convert.py with-predictions) and through the same
+# metrics, graph by graph, so the claims of pipelines/claims-sp-clrs.tsv pair
+# its rows with dar's over the same graphs.
 SP_PEER ?=
 SP_PEER_STEPS ?= $(SP_ITERS)
 SP_PEER_SEEDS ?= $(SP_SEEDS)
@@ -199,30 +200,30 @@ ifneq ($(SP_PEER),)
 ifeq ($(SP_CLRS30),)
 $(error SP_PEER=$(SP_PEER): CLRS's baseline runs beside the clrs profile only (SP_PROFILE=clrs))
 endif
-sp_empty :=
-sp_space := $(sp_empty) $(sp_empty)
-sp_comma := ,
-SP_PEER_BUDGETS := $(foreach b,$(SP_BUDGETS) $(SP_ITERS),$(if $(shell test $(b) -le $(SP_PEER_STEPS) && echo y),$(b)))
+sp_peer_seeds = $(or $(SP_PEER_SEEDS_$(1)),$(SP_PEER_SEEDS))
 sp_peer_label = $(if $(filter mpnn,$(1)),MPNN,Triplet-GMPNN) (dm-clrs 2.0.3 on this machine)$(if $(filter-out $(SP_ITERS),$(2)), after $(2) steps)
+# a run is <processor>-n<steps>-s<seed>
+sp_peer_word = $(word $(2),$(subst -, ,$(1)))
 $(SP_OUT)/peer/%.tsv: $(SP_DATA)/test.mp | $(BUILD)/peer-venv/.installed
 	@mkdir -p $(SP_OUT)/peer
-	nice -n 10 $(BUILD)/peer-venv/bin/python tests/bench/clrs_peer.py train --processor $(word 1,$(subst -s, ,$*)) \
-	  --seed $(word 2,$(subst -s, ,$*)) --steps $(SP_PEER_STEPS) --eval-at $(subst $(sp_space),$(sp_comma),$(strip $(SP_PEER_BUDGETS))) \
+	nice -n 10 $(BUILD)/peer-venv/bin/python tests/bench/clrs_peer.py train --processor $(call sp_peer_word,$*,1) \
+	  --seed $(patsubst s%,%,$(call sp_peer_word,$*,3)) --steps $(patsubst n%,%,$(call sp_peer_word,$*,2)) \
+	  --eval-at $(patsubst n%,%,$(call sp_peer_word,$*,2)) \
 	  --threads 1 --dar-test $< --predictions $(SP_OUT)/peer/$* --out $@.tmp && mv $@.tmp $@
-# peer P, seed S, budget B, test set (scores dir suffix, the traced stream, the peer's name for it)
+# peer P, seed S, steps N, test set (scores dir suffix, the traced stream, the peer's name for it)
 define sp_peer_score
-$(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp &: $(SP_OUT)/peer/$(1)-s$(2).tsv $(5) | all
+$(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp &: $(SP_OUT)/peer/$(1)-n$(3)-s$(2).tsv $(5) | all
 	@mkdir -p $(SP_OUT)/scores$(4) $(SP_OUT)/graphs$(4)
-	$$(call light, $$(SP_PY) scripts/clrs_convert.py with-predictions $(5) $(SP_OUT)/peer/$(1)-s$(2)/$(6)-$(3).npy \
+	$$(call light, $$(SP_PY) scripts/clrs_convert.py with-predictions $(5) $(SP_OUT)/peer/$(1)-n$(3)-s$(2)/$(6)-$(3).npy \
 	  | metrics --split test -l "model=$$(call sp_peer_label,$(1),$(3))" -l seed=$(2) \
 	    --per-graph $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp > $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp) \
 	  && mv $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp \
 	  && mv $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp.tmp $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp
 endef
-$(foreach p,$(SP_PEER),$(foreach s,$(SP_PEER_SEEDS),$(foreach b,$(SP_PEER_BUDGETS),\
-  $(eval $(call sp_peer_score,$(p),$(s),$(b),,$(SP_DATA)/test.mp,dar64))\
-  $(eval $(call sp_peer_score,$(p),$(s),$(b),-clrs30,$(SP_DATA)/clrs30.mp,clrs30)))))
-SP_PEER_RUNS := $(foreach p,$(SP_PEER),$(foreach b,$(SP_PEER_BUDGETS),$(foreach s,$(SP_PEER_SEEDS),peer-$(p)-i$(b)-s$(s))))
+$(foreach p,$(SP_PEER),$(foreach n,$(SP_PEER_STEPS),$(foreach s,$(call sp_peer_seeds,$(n)),\
+  $(eval $(call sp_peer_score,$(p),$(s),$(n),,$(SP_DATA)/test.mp,dar64))\
+  $(eval $(call sp_peer_score,$(p),$(s),$(n),-clrs30,$(SP_DATA)/clrs30.mp,clrs30)))))
+SP_PEER_RUNS := $(foreach p,$(SP_PEER),$(foreach n,$(SP_PEER_STEPS),$(foreach s,$(call sp_peer_seeds,$(n)),peer-$(p)-i$(n)-s$(s))))
 SP_SCORES += $(foreach r,$(SP_PEER_RUNS),$(SP_OUT)/scores/$(r).mp)
 SP_CLRS30_SCORES += $(foreach r,$(SP_PEER_RUNS),$(SP_OUT)/scores-clrs30/$(r).mp)
 endif
