@@ -17,7 +17,8 @@ import sys
 
 WORDS = re.compile(r"(?i)(flow|(?<![a-z])cut(?![a-z])|(?<![a-z])cuts(?![a-z])|capacit|bellman|(?<![a-z])cap(?![a-z]))")
 ALLOWED_CODE = ['"leak_cut"', '"capacity"', "expected capacity or vessel", '#include "algo_maxflow.h"',
-                "&dar_algorithm_maxflow,", "max-flow", "overflow"]
+                "&dar_algorithm_maxflow,", "max-flow", "overflow",
+                '#include "algo_min_cost_flow.h"', "&dar_algorithm_min_cost_flow,", "min-cost-flow"]
 
 
 def split(text):
