@@ -8,8 +8,8 @@ the max-flow entry as its example.
 Code (comments and nothing else removed) may not hold the words; the two
 string literals that are keys and values of formats/model.md ("leak_cut",
 "capacity": written by every max-flow model record, so they stay), the
-entry's name "max-flow" and the registry's row for it (registry.c) are
-the exceptions, listed here.  A comment that holds one of the words must say "max-flow".
+entries' names "max-flow" and "min-cost-flow" and the registry's rows for
+them (registry.c) are the exceptions, listed here.  A comment that holds one of the words must say "max-flow".
 Prints each offending line and exits 1; 0 when the files are clean.
 """
 import re
