@@ -248,6 +248,7 @@ static void frames_free(struct frames *f)
 static void trace(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
                   struct dar_tracer_buffers *tb)
 {
+    (void)tb;   /* a record's arrays are the solver's own: nothing kept between records */
     struct graph g;
     read_instance(&g, rec);
     struct exact x;
@@ -283,7 +284,6 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
     mincost_solution_free(&sol);
     exact_free(&x);
     graph_free(&g);
-    (void)tb;
 }
 
 /* ---- the record as the model reads it ------------------------------------------- */

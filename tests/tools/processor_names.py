@@ -8,8 +8,8 @@ the max-flow entry as its example.
 Code (comments and nothing else removed) may not hold the words; the two
 string literals that are keys and values of formats/model.md ("leak_cut",
 "capacity": written by every max-flow model record, so they stay), the
-entry's name "max-flow" and the registry's row for it (registry.c) are
-the exceptions, listed here.  A comment that holds one of the words must say "max-flow".
+entries' names "max-flow" and "min-cost-flow" and the registry's rows for
+them (registry.c) are the exceptions, listed here.  A comment that holds one of the words must say "max-flow".
 Prints each offending line and exits 1; 0 when the files are clean.
 """
 import re
@@ -17,7 +17,8 @@ import sys
 
 WORDS = re.compile(r"(?i)(flow|(?<![a-z])cut(?![a-z])|(?<![a-z])cuts(?![a-z])|capacit|bellman|(?<![a-z])cap(?![a-z]))")
 ALLOWED_CODE = ['"leak_cut"', '"capacity"', "expected capacity or vessel", '#include "algo_maxflow.h"',
-                "&dar_algorithm_maxflow,", "max-flow", "overflow"]
+                "&dar_algorithm_maxflow,", "max-flow", "overflow",
+                '#include "algo_min_cost_flow.h"', "&dar_algorithm_min_cost_flow,", "min-cost-flow"]
 
 
 def split(text):
