@@ -1,7 +1,9 @@
 /* dar_loss.h - the losses from the spec (dar_loss.c; inside common/dar/
  * only): the generic step loss over an entry's loss terms (algorithm.h
  * struct dar_loss_term), the batch normalisers and reported terms an entry
- * with loss terms takes as its row's ops, its check among them. */
+ * with loss terms takes as its row's ops, its check among them.  With
+ * the row's phase_nets, a step's losses are those of the network its
+ * phase picks (dar_run_phases). */
 #ifndef DAR_LOSS_H
 #define DAR_LOSS_H
 #include "dar_processor.h"
@@ -16,6 +18,13 @@ bool dar_variant_decodes(const struct dar_model *model, int probe);
  * target whole); with outputs, the output heads against the graph's
  * outputs (training only). */
 void dar_run_losses(struct dar_group *c, const struct dar_run *r, int k, int step, bool hints, bool outputs);
+
+/* For an entry that scores a held output itself (a network's last logits
+ * scored again at later steps): the batch's denominator of term t's
+ * normaliser, and term t's scale on graph dg, a hint term normalised by
+ * the steps of term steps_of. */
+double dar_loss_denominator(const struct dar_group *c, int t);
+float dar_loss_scale(const struct dar_group *c, int t, int steps_of, const struct dar_graph *dg);
 
 /* The row ops of an entry with loss terms and a step schedule:
  * batch_scales, total_loss, and check (training: the trace loaded; else
