@@ -256,6 +256,9 @@ struct dar_algorithm {
      * of the network it picks, a hint term normalised by the steps that
      * pick a network decoding its head.  NULL: one network per step. */
     const char *phase_nets[2];
+    /* The schedule of an entry with one network a step whose run_group is
+     * dar_loss.h's dar_spec_run_group: its state and ops; NULL otherwise. */
+    const struct dar_spec_schedule *schedule;
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */

@@ -36,4 +36,36 @@ double dar_spec_total_loss(const struct dar_model *model, const double *sum, con
 void dar_spec_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
                     int embed);
 
+/* ---- an entry with one network a step, its hints fed back (dar_spec_steps.c) ---- */
+
+/* The start of an entry's per-graph state: the constant inputs, and the
+ * hints the next step reads (the predictions' frames are copies of them);
+ * NULL: not fed (a hint with no value before the first step). */
+struct dar_spec_state {
+    const void *input[DAR_MAX_PROBES];
+    void *hint[DAR_MAX_PROBES];
+};
+
+/* The row's `schedule`: what dar_spec_run_group asks of the entry.
+ * dual is whether the variant decodes dual_probe. */
+struct dar_spec_schedule {
+    size_t state_size;          /* the entry's state, a struct dar_spec_state first */
+    int dual_probe;
+    int forced_by;              /* the trace key teacher forcing needs loaded */
+    /* graph b's state before the first step (zeroed) */
+    void (*init)(struct dar_group *c, int b, void *state);
+    /* inputs besides the constant and hint ones, or NULL (forced: the
+     * hints are the trace's frame) */
+    void (*inputs)(struct dar_group *c, int b, const void *state, bool forced, struct dar_inputs *in);
+    /* the state from graph k's decoded heads of run r */
+    void (*update)(struct dar_group *c, const struct dar_run *r, int k, void *state, bool dual);
+    /* the predicted outputs at graph k's last step of run r (c->pred set) */
+    void (*outputs)(struct dar_group *c, const struct dar_run *r, int k, bool dual);
+};
+
+/* The row op run_group of such an entry: its state, no-algo's recurrent
+ * network or the steps (dar_run_steps), the losses from the row's loss
+ * terms, the predicted hints' frames and outputs. */
+void dar_spec_run_group(struct dar_group *c);
+
 #endif
