@@ -64,14 +64,14 @@ static double norm_count(const struct dar_probe *p, const struct dar_graph *dg)
     return p->type == DAR_TYPE_BOUNDED_ANTISYMMETRIC ? dg->g.m + dg->g.n / 2.0 : dg->g.m;
 }
 
-/* The network each step of a graph runs its losses on (enum by the row's
- * phase_nets): -1 where the entry runs one network per step. */
-static int step_network(const struct dar_model *model, const uint8_t *phase, int i)
+/* The network the steps of each phase flag run their losses on (net[1]
+ * hint_phase 1, net[0] 0; by the row's phase_nets): -1 where the entry
+ * runs one network a step. */
+static void phase_networks(const struct dar_model *model, int net[2])
 {
     const char *const *names = model->config.algorithm->phase_nets;
-    if (!names[0])
-        return -1;
-    return dar_net_index(model, names[phase[i] ? 0 : 1]);
+    net[1] = names[0] ? dar_net_index(model, names[0]) : -1;
+    net[0] = names[0] ? dar_net_index(model, names[1]) : -1;
 }
 
 struct dar_scales dar_spec_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
@@ -81,6 +81,8 @@ struct dar_scales dar_spec_batch_scales(const struct dar_model *model, struct da
     const struct dar_algorithm *alg = model->config.algorithm;
     const struct dar_layout *L = &alg->layouts[model->config.variant];
     struct spec_scales sc = {{0}};
+    int net[2];
+    phase_networks(model, net);
     for (int b = 0; b < B; b++) {
         const struct dar_graph *g = graphs[b];
         int T = embed_first ? 2 : g->steps;
@@ -91,7 +93,7 @@ struct dar_scales dar_spec_batch_scales(const struct dar_model *model, struct da
             switch (term->norm) {
             case DAR_NORM_HINT:
                 for (int i = 0; i + 1 < T; i++) {
-                    int j = step_network(model, phase, i);
+                    int j = net[phase[i] != 0];
                     sc.denominator[t] += j < 0 || network_decodes(&L->nets[j], term->head);
                 }
                 break;
