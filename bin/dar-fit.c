@@ -19,9 +19,10 @@ static const struct cli_option options[] = {
     CLI_CHOICE_KEY("variant", 0, variant, "V", "what the model learns", "primal|dual|pipeline|no-algo"),
     CLI_CHOICE_KEY("processor", 0, processor, "P", "messages along edges (pgn) or between all pairs (mpnn)", "pgn|mpnn"),
     CLI_CHOICE_KEY("agg", 0, agg, "A", "message aggregator", "max|mean|sum"),
-    CLI_INT_KEY("hidden", 'H', hidden, "H", "hidden size (0: 68 for primal and no-algo, 65 for dual and pipeline)", 0, 4096),
-    CLI_DOUBLE_KEY("lr", 0, lr, "LR", "learning rate (-1: the reference's, per variant)", -1, 10),
-    CLI_DOUBLE_KEY("weight-decay", 0, weight_decay, "WD", "L2 weight decay (-1: the reference's, per variant)", -1, 10),
+    CLI_INT_KEY("hidden", 'H', hidden, "H", "hidden size (0: the records' algorithm's per variant; the reference's 68 "
+     "for primal and no-algo, 65 for dual and pipeline)", 0, 4096),
+    CLI_DOUBLE_KEY("lr", 0, lr, "LR", "learning rate (-1: the records' algorithm's, per variant)", -1, 10),
+    CLI_DOUBLE_KEY("weight-decay", 0, weight_decay, "WD", "L2 weight decay (-1: the records' algorithm's, per variant)", -1, 10),
     CLI_CHOICE_KEY("optim", 0, optim, "O", "optimiser", "sgd|adam"),
     CLI_INT_KEY("batch", 'b', batch, "B", "graphs per iteration, drawn with replacement", 1, 1 << 20),
     CLI_INT_KEY("iters", 'n', iters, "N", "training iterations", 0, 1e12),
@@ -64,19 +65,17 @@ static const struct cli_spec spec = {
     "batches drawn with replacement, teacher forcing decaying per iteration,\n"
     "validation every --eval-every iterations keeping the checkpoint with the\n"
     "best validation score (max-flow: the lowest masked MSE of the final flow;\n"
-    "each algorithm's below).  Defaults follow the\n"
-    "authors' hyperparameters (primal H=68 lr 0.00934 wd 0.00342; dual and pipeline\n"
-    "H=65 lr 0.00987 wd 0.00173).  The model is cached by content: the same data,\n"
-    "options and seed return the stored model at once.",
+    "each algorithm's below).  Defaults are the records' algorithm's, the\n"
+    "authors' hyperparameters unless it tunes its own (primal H=68 lr 0.00934 wd\n"
+    "0.00342; dual and pipeline H=65 lr 0.00987 wd 0.00173).  The model is cached\n"
+    "by content: the same data, options and seed return the stored model at once.",
     "gen-graphs -n 16 -c 1000 -s 1 | ff-trace | dar-fit --variant dual --val val.mp --log curve.tsv > dual.mp",
     options,
     dar_algorithms_help,
 };
 
 /* The training's options from the parsed flags: the names read, --leak-cut
- * refused off the dual, and the default entry's hyperparameters where the
- * flags left them at 0 or -1: the cache key holds the values trained with,
- * and the key is made before the records name their entry. */
+ * refused off the dual (before any input is read). */
 static struct dar_fit_options training_options(void)
 {
     struct dar_fit_options o = {.batch = batch, .iters = iters, .eval_every = eval_every, .adam = !strcmp(optim, "adam"),
@@ -87,8 +86,6 @@ static struct dar_fit_options training_options(void)
     dar_agg_parse(agg, &o.config.agg);
     if (leak_cut && o.config.variant != DAR_DUAL)
         cli_usage_error(&spec, "--leak-cut applies to --variant dual only");
-    dar_algorithm_hyperparameters(dar_algorithm_default(), o.config.variant, &hidden, &lr, &weight_decay);
-    o.config.hidden = (int)hidden;
     o.config.leak_dual = leak_cut;
     o.config.edge_pointer = !strcmp(pointer_head, "edge");
     o.config.layer_norm = layer_norm;
@@ -97,29 +94,38 @@ static struct dar_fit_options training_options(void)
     o.config.triplets = triplets;
     o.clip_norm = clip_norm;
     o.keep_last = !strcmp(keep, "last");
-    o.lr = lr;
-    o.weight_decay = weight_decay;
     return o;
+}
+
+/* The hyperparameters the flags left at 0 or -1 from the entry the
+ * training records are for: into the flags too, as the cache key holds
+ * the values trained with. */
+static void entry_hyperparameters(struct dar_fit_options *o, const struct input_bytes *train)
+{
+    dar_algorithm_hyperparameters(dar_fit_records_entry(train), o->config.variant, &hidden, &lr, &weight_decay);
+    o->config.hidden = (int)hidden;
+    o->lr = lr;
+    o->weight_decay = weight_decay;
 }
 
 int main(int argc, char **argv)
 {
     cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
-    /* before the key is made: it holds the values trained with */
     struct dar_fit_options o = training_options();
 
     FILE *in = io_open_input(input);
     FILE *val = val_path ? io_open_input(val_path) : NULL;
     FILE *resume = resume_path ? io_open_input(resume_path) : NULL;
     FILE *out = io_open_output(output, 1, force);
-    const char *in_name = io_input_name(input);
+    struct input_bytes data, val_data, resume_data;
+    input_bytes_read(&data, in, io_input_name(input));
+    entry_hyperparameters(&o, &data);   /* before the key is made */
     /* the log is not part of the key: the model record carries the curve */
     struct cached_run run = {.log_path = log_path, .write_log = train_write_log_from_model};
     cached_run_begin(&run, &spec, no_cache, verbose);
     o.canonical_args = run.args;
-    struct input_bytes data, val_data, resume_data;
-    cached_run_input_bytes(&run, in, in_name, &data);
+    cached_run_read_bytes(&run, &data);
     if (val)
         cached_run_input_bytes(&run, val, val_path, &val_data);
     struct input_bytes *resuming = NULL;

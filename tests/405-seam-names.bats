@@ -5,7 +5,7 @@
 load test_helper
 
 CHECK="$ROOT/tests/tools/processor_names.py"
-PROCESSOR=(dar.c dar_layout.c dar_forward.c dar_backward.c dar_steps.c dar_loss.c dar_loss.h dar_pointer.c dar_update.c dar_triplet.c dar.h dar_model.c dar_graph.c
+PROCESSOR=(dar.c dar_layout.c dar_forward.c dar_backward.c dar_steps.c dar_spec_steps.c dar_loss.c dar_loss.h dar_pointer.c dar_update.c dar_triplet.c dar.h dar_model.c dar_graph.c
            dar_processor.h dar_internal.h algorithm.c algorithm.h registry.c registry.h)
 
 @test "seam: the processor's files name no flow, cut, capacity or Bellman-Ford" {

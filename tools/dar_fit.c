@@ -68,6 +68,24 @@ static void dataset_load(struct dataset *d, struct input_bytes *in, int need)
     input_bytes_free(in);
 }
 
+const struct dar_algorithm *dar_fit_records_entry(const struct input_bytes *train)
+{
+    const struct dar_algorithm *alg = dar_algorithm_default();
+    if (!train->length)
+        return alg;
+    FILE *mem = fmemopen(train->bytes, train->length, "rb");
+    if (!mem)
+        die(EX_SOFTWARE, "cannot read '%s' from memory:", train->name);
+    struct reader rd;
+    struct record rec;
+    reader_init(&rd, mem, train->name);
+    if (reader_next(&rd, &rec))
+        alg = dar_algorithm_of_record(&rec);
+    reader_free(&rd);
+    fclose(mem);
+    return alg;
+}
+
 static void dataset_free(struct dataset *d)
 {
     for (int i = 0; i < d->count; i++)

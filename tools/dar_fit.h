@@ -38,6 +38,11 @@ struct dar_fit_options {
 void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct input_bytes *resume, FILE *out,
                  const struct dar_fit_options *o);
 
+/* The entry the training records are for: their first record's (dying,
+ * exit 65, as dar_fit_run would on it), the default entry when there is
+ * none.  dar-fit's hyperparameter defaults are that entry's. */
+const struct dar_algorithm *dar_fit_records_entry(const struct input_bytes *train);
+
 /* Write the TSV log of a model record's training curve (for a cache hit:
  * the seconds column is then empty). */
 void train_write_log_from_model(FILE *model, const char *name, const char *log_path);

@@ -282,6 +282,19 @@ void cache_add_input_bytes(struct cache *c, FILE *in, const char *name, struct i
         key_input(c, length, hash);
 }
 
+void input_bytes_read(struct input_bytes *b, FILE *in, const char *name)
+{
+    size_t length;
+    char *bytes = io_read_all(in, name, &length);
+    input_bytes_of(b, bytes, length, name);
+}
+
+void cache_add_read_bytes(struct cache *c, const struct input_bytes *b)
+{
+    if (c->enabled)
+        key_input(c, b->length, XXH3_128bits(b->bytes, b->length));
+}
+
 FILE *cache_add_input(struct cache *c, FILE *in, const char *name)
 {
     if (!c->enabled)
@@ -740,6 +753,11 @@ FILE *cached_run_input(struct cached_run *r, FILE *in, const char *name)
 void cached_run_input_bytes(struct cached_run *r, FILE *in, const char *name, struct input_bytes *b)
 {
     cache_add_input_bytes(&r->cache, in, name, b);
+}
+
+void cached_run_read_bytes(struct cached_run *r, const struct input_bytes *b)
+{
+    cache_add_read_bytes(&r->cache, b);
 }
 
 FILE *cached_run_lookup(struct cached_run *r, FILE *out)

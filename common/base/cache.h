@@ -89,6 +89,11 @@ struct input_bytes {
  * nothing reads or hashes the input again.  Reads in whole even when the
  * cache is disabled. */
 void cache_add_input_bytes(struct cache *c, FILE *in, const char *name, struct input_bytes *b);
+/* cache_add_input_bytes in two steps, for a tool that reads an input
+ * before its key is made (dar-fit: the records name the entry whose
+ * defaults the arguments take): b read whole, then its key material. */
+void input_bytes_read(struct input_bytes *b, FILE *in, const char *name);
+void cache_add_read_bytes(struct cache *c, const struct input_bytes *b);
 /* b over bytes (owned from now on) already in memory. */
 void input_bytes_of(struct input_bytes *b, char *bytes, size_t length, const char *name);
 void input_bytes_free(struct input_bytes *b);
@@ -144,6 +149,7 @@ struct cached_run {
 void cached_run_begin(struct cached_run *r, const struct cli_spec *spec, bool disabled, bool verbose);
 FILE *cached_run_input(struct cached_run *r, FILE *in, const char *name);
 void cached_run_input_bytes(struct cached_run *r, FILE *in, const char *name, struct input_bytes *b);
+void cached_run_read_bytes(struct cached_run *r, const struct input_bytes *b);
 FILE *cached_run_lookup(struct cached_run *r, FILE *out);
 void cached_run_end(struct cached_run *r);
 

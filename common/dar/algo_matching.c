@@ -327,7 +327,7 @@ const struct dar_algorithm dar_algorithm_matching = {
     .edge_input = edge_input,
     .check = dar_spec_check,
     .batch_scales = dar_spec_batch_scales,
-    .run_group = match_run_group,
+    .run_group = dar_spec_run_group,
     .total_loss = dar_spec_total_loss,
     .ntrace_keys = 7,
     .nsolution_keys = 3,
@@ -356,4 +356,5 @@ const struct dar_algorithm dar_algorithm_matching = {
     .loss_terms = loss_terms,
     .nets_per_step = 1,
     .defaults = DAR_REFERENCE_DEFAULTS,
+    .schedule = &match_schedule,
 };

@@ -35,7 +35,7 @@ extern const struct dar_algorithm dar_algorithm_matching;
 extern const struct metric_row matching_metrics[];
 
 /* The schedule (algo_matching_model.c), for the entry's table. */
-void match_run_group(struct dar_group *c);
+extern const struct dar_spec_schedule match_schedule;
 
 /* Its repair (algo_matching_repair.c; match-fix): the options by index and
  * the op of the row. */

@@ -12,6 +12,7 @@
  * once per augmentation, not once per frame. */
 #include "algo_maxflow.h"
 #include "algo_record.h"
+#include "dar_loss.h"
 #include "die.h"
 #include "graph.h"
 #include "maxflow.h"
@@ -72,6 +73,18 @@ static const struct dar_layout layouts[DAR_VARIANTS] = {
 };
 
 static const char *const loss_names[MAXFLOW_LOSSES] = {"mask", "pi", "flow_hint", "cut_hint", "flow", "cut"};
+
+/* The hints against the trace's next frame (the dual's cut hint against
+ * the final cut; the pipeline's is its mincut network's, held), the
+ * outputs against the solution (model.md §5). */
+static const struct dar_loss_term loss_terms[MAXFLOW_LOSSES] = {
+    [MAXFLOW_LOSS_MASK] = {MAXFLOW_MASK, MAXFLOW_MASK, DAR_NORM_HINT},
+    [MAXFLOW_LOSS_PI] = {MAXFLOW_PTR, MAXFLOW_PTR, DAR_NORM_HINT},
+    [MAXFLOW_LOSS_FLOW_HINT] = {MAXFLOW_FLOW, MAXFLOW_FLOW, DAR_NORM_HINT},
+    [MAXFLOW_LOSS_CUT_HINT] = {MAXFLOW_CUT, MAXFLOW_CUT_OUT, DAR_NORM_HINT},
+    [MAXFLOW_LOSS_FLOW] = {MAXFLOW_FLOW_OUT, MAXFLOW_FLOW_OUT, DAR_NORM_BATCH},
+    [MAXFLOW_LOSS_CUT] = {MAXFLOW_CUT_OUT, MAXFLOW_CUT_OUT, DAR_NORM_BATCH},
+};
 
 static const char *const trace_keys[] = {"steps", "hint_phase", "hint_mask", "hint_pi", "hint_flow",
                                          "flow", "maxflow", "cut"};
@@ -383,9 +396,9 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .read_graph = maxflow_read_graph,
     .edge_input = edge_input,
     .check = maxflow_check,
-    .batch_scales = maxflow_batch_scales,
+    .batch_scales = dar_spec_batch_scales,
     .run_group = maxflow_run_group,
-    .total_loss = maxflow_total_loss,
+    .total_loss = dar_spec_total_loss,
     .takes_other_traces = true,
     .ntrace_keys = 8,
     .nsolution_keys = 3,
@@ -412,4 +425,6 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .leakable_dual = true,
     .embeds_first_step = true,
     .defaults = DAR_REFERENCE_DEFAULTS,
+    .loss_terms = loss_terms,
+    .phase_nets = {"bf", "flow"},
 };

@@ -70,10 +70,6 @@ void maxflow_read_graph(struct dar_graph *g, const struct record *rec, int need)
 
 /* The schedule (algo_maxflow_model.c), for the entry's table. */
 void maxflow_run_group(struct dar_group *c);
-struct dar_scales maxflow_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                       bool embed_first);
-double maxflow_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *sc,
-                          double *terms);
 void maxflow_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
                    int embed);
 

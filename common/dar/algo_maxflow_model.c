@@ -2,7 +2,8 @@
  * (formats/model.md §4-§5): per step P_BF on every graph still running, then
  * P_F on those at a flow step with h_prev = stopgrad(P_BF's h); the
  * pipeline's mincut network first; no-algo's one recurrent network; the
- * losses and their normalisers; predictions.  algo_maxflow.c holds the
+ * losses from the row's loss terms (dar_loss.c; the pipeline's held mincut
+ * logits scored here); predictions.  algo_maxflow.c holds the
  * entry's tables and its tools' operations. */
 #include "algo_maxflow.h"
 #include "dar_loss.h"
@@ -10,14 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The loss normalisers of the whole batch (model.md §5), in struct dar_scales. */
-struct scales {
-    double n_hints;
-    double count_mask, count_pi, count_flow_hint;   /* (graph, step) pairs scored */
-    double sum_adj, sum_nodes;                      /* Σ_b (2m+n), Σ_b n */
-};
-_Static_assert(sizeof(struct scales) <= sizeof(struct dar_scales), "struct dar_scales is too small");
 
 /* Per-graph state carried across steps, and the graph's constant inputs. */
 struct graph_state {
@@ -40,7 +33,6 @@ struct graph_state {
 /* The group as max-flow sees it. */
 struct mf {
     struct dar_group *c;
-    struct scales sc;
     bool dual;                  /* the flow network decodes the cut hint */
     bool leak_cut;              /* dual with leak_cut: the true cut is an input */
     struct graph_state *st;     /* [B] */
@@ -150,9 +142,7 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
     const float *F = out->value + r->edge_offset[k];
     st->final_seen = true;
     if (c->training)
-        c->sum[MAXFLOW_LOSS_FLOW] += dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1,
-                                                    c->backward ? out->grad + r->edge_offset[k] : NULL, F,
-                                                    maxflow_flow(gd->dg), (float)(2.0 / f->sc.sum_adj), m);
+        dar_run_losses(c, r, k, 0, false, true);
     if (c->pred) {
         struct dar_prediction *p = &c->pred[b];
         if (maxflow_pred_flow(p) && m) memcpy(maxflow_pred_flow(p), F, sizeof(float) * (size_t)m);
@@ -194,48 +184,18 @@ static void step_hint_inputs(struct dar_group *c, const struct dar_phase_step *s
     }
 }
 
-/* The losses of a graph at a flow step: flow_hint and cut_hint, and at its
- * last flow step the outputs' flow and cut. */
-static void flow_step_losses(struct mf *f, const struct dar_phase_step *s, int b)
+/* The pipeline's cut hint at a flow step: the mincut network's logits,
+ * held, scored at every flow step (normalised as the flow hint, scored at
+ * the same steps). */
+static void held_cut_hint_loss(struct mf *f, int b)
 {
     struct dar_group *c = f->c;
-    const struct scales *sc = &f->sc;
-    const struct dar_graph_layout *gd = &c->gd[b];
-    const struct dar_graph *dg = gd->dg;
-    struct graph_state *st = &f->st[b];
-    const struct dar_run *r = s->second_run;
-    int n = gd->n, m = gd->m, i = s->i;
-    double hints = sc->n_hints;
-    bool backward = c->backward;
-    int64_t edges = r->edge_offset[s->second_pos[b]], nodes = r->node_offset[s->second_pos[b]];
-    const struct dar_head_out *flow_hint = head_of(r, MAXFLOW_FLOW);
-    float flow_hint_scale = (float)(2.0 / ((2.0 * m + n) * sc->count_flow_hint * hints));
-    c->sum[MAXFLOW_LOSS_FLOW_HINT] +=
-        dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow_hint->grad + edges : NULL,
-                       flow_hint->value + edges, maxflow_hint_flow(dg) + (int64_t)(i + 1) * m, flow_hint_scale, m);
-    float cut_hint_scale = (float)(1.0 / (n * sc->count_flow_hint * hints));
-    if (f->dual) {
-        const struct dar_head_out *cut_hint = head_of(r, MAXFLOW_CUT);
-        c->sum[MAXFLOW_LOSS_CUT_HINT] +=
-            dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? cut_hint->grad + nodes * 2 : NULL,
-                           cut_hint->value + nodes * 2, st->cut_target, cut_hint_scale, n);
-    } else if (f->mincut >= 0) {
-        c->sum[MAXFLOW_LOSS_CUT_HINT] +=
-            dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? st->mincut_dlogit : NULL,
-                           st->mincut_logit, st->cut_target, cut_hint_scale, n);
-    }
-    if (i != st->last_flow)
-        return;
-    const struct dar_head_out *flow = head_of(r, MAXFLOW_FLOW_OUT);
-    c->sum[MAXFLOW_LOSS_FLOW] +=
-        dar_probe_loss(c, DAR_TYPE_BOUNDED_ANTISYMMETRIC, 1, backward ? flow->grad + edges : NULL,
-                       flow->value + edges, maxflow_flow(dg), (float)(2.0 / sc->sum_adj), m);
-    if (f->dual) {
-        const struct dar_head_out *cut = head_of(r, MAXFLOW_CUT_OUT);
-        c->sum[MAXFLOW_LOSS_CUT] +=
-            dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, backward ? cut->grad + nodes * 2 : NULL,
-                           cut->value + nodes * 2, st->cut_target, (float)(1.0 / sc->sum_nodes), n);
-    }
+    const struct dar_graph *dg = c->gd[b].dg;
+    const struct graph_state *st = &f->st[b];
+    c->sum[MAXFLOW_LOSS_CUT_HINT] +=
+        dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, c->backward ? st->mincut_dlogit : NULL, st->mincut_logit,
+                       st->cut_target, dar_loss_scale(c, MAXFLOW_LOSS_CUT_HINT, MAXFLOW_LOSS_FLOW_HINT, dg),
+                       c->gd[b].n);
 }
 
 /* The run that decoded graph b at this step, and the graph's index in it. */
@@ -247,36 +207,18 @@ static struct dar_run *step_run_of(const struct dar_phase_step *s, const struct 
     return flow_step ? s->second_run : s->run;
 }
 
-/* The losses of step i: the mask of every running graph, then the pointer
- * (Bellman-Ford step) or the flow step's terms. */
+/* The losses of step i: the hints of the network the graph's phase picks
+ * (P_BF's, or P_F's and at the graph's last flow step its outputs). */
 static void step_losses(struct dar_group *c, const struct dar_phase_step *s, void *ctx)
 {
     struct mf *f = ctx;
-    const struct scales *sc = &f->sc;
-    double hints = sc->n_hints;
-    int i = s->i;
     for (int k = 0; k < s->running; k++) {
-        int b = s->list[k];
-        const struct dar_graph_layout *gd = &c->gd[b];
-        const struct dar_graph *dg = gd->dg;
-        int n = gd->n, index_in_run;
-        struct dar_run *r = step_run_of(s, gd, k, b, &index_in_run);
-        const struct dar_head_out *mask = head_of(r, MAXFLOW_MASK);
-        int64_t nodes = r->node_offset[index_in_run];
-        c->sum[MAXFLOW_LOSS_MASK] +=
-            dar_probe_loss(c, DAR_TYPE_MASK, 1, c->backward ? mask->grad + nodes : NULL, mask->value + nodes,
-                           maxflow_hint_mask(dg) + (int64_t)(i + 1) * n, (float)(1.0 / (n * sc->count_mask * hints)),
-                           n);
-        if (gd->phase[i]) {
-            const struct dar_head_out *pi = head_of(s->run, MAXFLOW_PTR);
-            int64_t logits = s->run->pointer_offset[k];
-            c->sum[MAXFLOW_LOSS_PI] +=
-                dar_probe_loss(c, DAR_TYPE_POINTER, 1, c->backward ? pi->grad + logits : NULL,
-                               pi->value + logits, maxflow_hint_pi(dg) + (int64_t)(i + 1) * n,
-                               (float)(1.0 / (n * sc->count_pi * hints)), n);
-        } else {
-            flow_step_losses(f, s, b);
-        }
+        int b = s->list[k], index_in_run;
+        struct dar_run *r = step_run_of(s, &c->gd[b], k, b, &index_in_run);
+        bool last = s->i == f->st[b].last_flow;
+        dar_run_losses(c, r, index_in_run, s->i, true, last);
+        if (r == s->second_run && f->mincut >= 0)
+            held_cut_hint_loss(f, b);
     }
 }
 
@@ -389,7 +331,8 @@ static struct dar_run **mincut_forward(struct mf *f, int *steps, int *nsteps)
         if (c->training)
             c->sum[MAXFLOW_LOSS_CUT] +=
                 dar_probe_loss(c, DAR_TYPE_CATEGORICAL, 2, c->backward ? st->mincut_dlogit : NULL,
-                               st->mincut_logit, st->cut_target, (float)(1.0 / f->sc.sum_nodes), gd->n);
+                               st->mincut_logit, st->cut_target,
+                               dar_loss_scale(c, MAXFLOW_LOSS_CUT, MAXFLOW_LOSS_CUT, gd->dg), gd->n);
         if (c->pred && maxflow_pred_cut(&c->pred[b]))
             cut_probability(maxflow_pred_cut(&c->pred[b]), st->mincut_logit, gd->n);
     }
@@ -407,10 +350,12 @@ static void finish_graphs_without_output(struct mf *f)
         if (has_output)
             continue;
         if (c->training) {
+            /* the batch normaliser's denominators: Σ_b (m + n/2), Σ_b n */
             for (int e = 0; e < gd->m; e++)
-                c->sum[MAXFLOW_LOSS_FLOW] += 2.0 * (double)maxflow_flow(gd->dg)[e] * maxflow_flow(gd->dg)[e] / f->sc.sum_adj;
+                c->sum[MAXFLOW_LOSS_FLOW] += 2.0 * (double)maxflow_flow(gd->dg)[e] * maxflow_flow(gd->dg)[e] /
+                                             (2.0 * dar_loss_denominator(c, MAXFLOW_LOSS_FLOW));
             if (f->dual)
-                c->sum[MAXFLOW_LOSS_CUT] += gd->n * log(2.0) / f->sc.sum_nodes;
+                c->sum[MAXFLOW_LOSS_CUT] += gd->n * log(2.0) / dar_loss_denominator(c, MAXFLOW_LOSS_CUT);
         }
         if (c->pred) {
             struct dar_prediction *p = &c->pred[b];
@@ -426,9 +371,8 @@ void maxflow_run_group(struct dar_group *c)
 {
     struct mf f = {.c = c, .dual = dar_variant_decodes(c->model, MAXFLOW_CUT)};
     f.leak_cut = c->model->config.leak_dual && f.dual;
-    memcpy(&f.sc, &c->scales, sizeof f.sc);
-    f.bf = dar_net_index(c->model, "bf");
-    f.flow = dar_net_index(c->model, "flow");
+    f.bf = dar_net_index(c->model, c->alg->phase_nets[0]);
+    f.flow = dar_net_index(c->model, c->alg->phase_nets[1]);
     f.mincut = dar_net_index(c->model, "mincut");
     f.net = dar_net_index(c->model, "net");
     static const uint8_t flow_phase[2] = {0, 1};
@@ -457,52 +401,6 @@ void maxflow_run_group(struct dar_group *c)
     finish_graphs_without_output(&f);
     if (c->backward && f.mincut >= 0)
         dar_recurrent_backward(c, mincut_runs, mincut_steps);
-}
-
-struct dar_scales maxflow_batch_scales(const struct dar_model *model, struct dar_graph *const *graphs, int B,
-                                       bool embed_first)
-{
-    struct scales sc = {0};
-    /* the hint terms averaged over: each hint probe the variant decodes,
-     * and the pipeline's cut hint (its mincut network's output) */
-    for (int p = 0; p < model->config.algorithm->nprobes; p++)
-        sc.n_hints += model->config.algorithm->probes[p].stage == DAR_STAGE_HINT && dar_variant_decodes(model, p);
-    sc.n_hints += dar_net_index(model, "mincut") >= 0;
-    for (int b = 0; b < B; b++) {
-        const struct dar_graph *dg = graphs[b];
-        int T = embed_first ? 2 : dg->steps;
-        const uint8_t *phase = embed_first ? (const uint8_t[2]){0, 1} : dg->phase;
-        sc.sum_adj += 2.0 * dg->g.m + dg->g.n;
-        sc.sum_nodes += dg->g.n;
-        for (int i = 0; i + 1 < T; i++) {
-            sc.count_mask++;
-            if (phase[i]) sc.count_pi++;
-            else sc.count_flow_hint++;
-        }
-    }
-    struct dar_scales out = {{0}};
-    memcpy(&out, &sc, sizeof sc);
-    return out;
-}
-
-double maxflow_total_loss(const struct dar_model *model, const double *sum, const struct dar_scales *scales,
-                          double *terms)
-{
-    struct scales sc;
-    memcpy(&sc, scales, sizeof sc);
-    double hints = sc.n_hints;
-    if (model->config.variant == DAR_NO_ALGO) {
-        terms[MAXFLOW_LOSS_FLOW] = sum[MAXFLOW_LOSS_FLOW];
-        return sum[MAXFLOW_LOSS_FLOW];
-    }
-    terms[MAXFLOW_LOSS_MASK] = sum[MAXFLOW_LOSS_MASK] * hints;
-    terms[MAXFLOW_LOSS_PI] = sum[MAXFLOW_LOSS_PI] * hints;
-    terms[MAXFLOW_LOSS_FLOW_HINT] = sum[MAXFLOW_LOSS_FLOW_HINT] * hints;
-    terms[MAXFLOW_LOSS_CUT_HINT] = sum[MAXFLOW_LOSS_CUT_HINT] * hints;
-    terms[MAXFLOW_LOSS_FLOW] = sum[MAXFLOW_LOSS_FLOW];
-    terms[MAXFLOW_LOSS_CUT] = sum[MAXFLOW_LOSS_CUT];
-    return sum[MAXFLOW_LOSS_MASK] + sum[MAXFLOW_LOSS_PI] + sum[MAXFLOW_LOSS_FLOW_HINT] +
-           sum[MAXFLOW_LOSS_CUT_HINT] + sum[MAXFLOW_LOSS_FLOW] + sum[MAXFLOW_LOSS_CUT];
 }
 
 void maxflow_check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)

@@ -295,7 +295,7 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .edge_input = edge_input,
     .check = dar_spec_check,
     .batch_scales = dar_spec_batch_scales,
-    .run_group = sp_run_group,
+    .run_group = dar_spec_run_group,
     .total_loss = dar_spec_total_loss,
     .ntrace_keys = 7,
     .nsolution_keys = 3,
@@ -312,4 +312,5 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .loss_terms = loss_terms,
     .nets_per_step = 1,
     .defaults = DAR_REFERENCE_DEFAULTS,
+    .schedule = &sp_schedule,
 };

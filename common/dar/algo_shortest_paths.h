@@ -28,6 +28,6 @@ extern const struct dar_algorithm dar_algorithm_shortest_paths;
 extern const struct metric_row shortest_paths_metrics[];
 
 /* The schedule (algo_shortest_paths_model.c), for the entry's table. */
-void sp_run_group(struct dar_group *c);
+extern const struct dar_spec_schedule sp_schedule;
 
 #endif

@@ -310,7 +310,7 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .edge_input = edge_input,
     .check = dar_spec_check,
     .batch_scales = dar_spec_batch_scales,
-    .run_group = vc_run_group,
+    .run_group = dar_spec_run_group,
     .total_loss = dar_spec_total_loss,
     .ntrace_keys = 7,
     .nsolution_keys = 2,
@@ -347,4 +347,5 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .loss_terms = loss_terms,
     .nets_per_step = 1,
     .defaults = DAR_REFERENCE_DEFAULTS,
+    .schedule = &vc_schedule,
 };

@@ -31,7 +31,7 @@ extern const struct dar_algorithm dar_algorithm_vertex_cover;
 extern const struct metric_row vertex_cover_metrics[];
 
 /* The schedule (algo_vertex_cover_model.c), for the entry's table. */
-void vc_run_group(struct dar_group *c);
+extern const struct dar_spec_schedule vc_schedule;
 
 /* Its repair (algo_vertex_cover_repair.c; cover-fix): the options by index
  * and the op of the row. */

@@ -238,8 +238,7 @@ struct dar_algorithm {
      * key) on a record without them or with predictions it cannot take. */
     void (*repair)(struct writer *w, const struct record *rec, const union dar_repair_value *options);
     /* ---- the spec's losses, the schedule's shape, the defaults (issue 38) ---- */
-    /* The loss terms [nlosses] (dar_loss.c's step loss walks them), or
-     * NULL when the entry's schedule scores its heads itself (max-flow). */
+    /* The loss terms [nlosses] (dar_loss.c's step loss walks them). */
     const struct dar_loss_term *loss_terms;
     /* Network runs one step of the trace costs: the teacher-forcing clock
      * (dar-fit --tf-decay-per-step) and the validation's inference cost. */
@@ -251,6 +250,15 @@ struct dar_algorithm {
     bool embeds_first_step;
     /* dar-fit's defaults, per variant. */
     struct dar_hyperparameters defaults[DAR_VARIANTS];
+    /* ---- the two-network schedule's losses (issue 38 item 2) ---- */
+    /* The networks a step's phase flag picks by name (dar_run_phases):
+     * hint_phase 1 the first, 0 the second; a step's hint losses are those
+     * of the network it picks, a hint term normalised by the steps that
+     * pick a network decoding its head.  NULL: one network per step. */
+    const char *phase_nets[2];
+    /* The schedule of an entry with one network a step whose run_group is
+     * dar_loss.h's dar_spec_run_group: its state and ops; NULL otherwise. */
+    const struct dar_spec_schedule *schedule;
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */
