@@ -14,7 +14,8 @@ The decoded hints feed the next step: reached binarised, pointers by argmax
 (lowest index on ties), distances and potentials as constants, the flow
 hint with its gradient (as max-flow's).  Losses (the row's loss terms,
 dar_loss.c): per (graph, step) the node means of the node hint terms and
-the edge mean of the flow hint, pooled over the batch's steps and averaged
+the flow hint over its m + n/2 (dar_loss.c's count of a bounded
+antisymmetric probe), pooled over the batch's steps and averaged
 over the hint terms the variant decodes (4, the dual 5); the outputs at a
 graph's last step summed over edges (nodes) over the batch's edges (nodes).
 No-algo: one network on the inputs for T - 1 steps, the flow from the last.
@@ -110,6 +111,8 @@ class Batch:
             pot[b, :nb] = np.asarray(g["potential"], np.float32)
         tt = lambda a: torch.tensor(a, dtype=dtype)
         self.n = torch.tensor(n); self.nf = tt(n.astype(np.float64)); self.mf = tt(m.astype(np.float64))
+        # a bounded antisymmetric probe's normaliser counts the adjacency's 2m + n entries halved (dar_loss.c)
+        self.bf = tt(m.astype(np.float64) + n.astype(np.float64) / 2)
         self.Ts = torch.tensor([int(g["steps"]) for g in graphs])
         self.nmask = torch.tensor(nmask)
         self.pos, self.s1, self.t1 = tt(pos.astype(np.float32)), tt(s1), tt(t1)
@@ -174,7 +177,7 @@ def forward_loss(P, model, g, teacher):
         for i in range(nsteps):
             h, hd = net.process(g, x, e, h)
             F_out = torch.where((i + 2 == g.Ts)[:, None, None], dec_flow(net, g, "flow", hd, e), F_out)
-        losses["flow"] = edge_sum(F_out, g.fstar).sum() / g.mf.sum()
+        losses["flow"] = edge_sum(F_out, g.fstar).sum() / g.bf.sum()
         return losses["flow"], losses
 
     dual = variant == "dual"
@@ -204,7 +207,7 @@ def forward_loss(P, model, g, teacher):
         sums["distance_hint"] = sums["distance_hint"] + sel(node_mean((dl - g.hd[:, i + 1]) ** 2))
         safe = torch.where(g.nmask[:, :, None], pl, torch.zeros_like(pl))
         sums["pi"] = sums["pi"] + sel(node_mean(ce(safe, g.hpi[:, i + 1])))
-        sums["flow_hint"] = sums["flow_hint"] + sel(edge_sum(F_h, g.hflow[:, i + 1]) / g.mf)
+        sums["flow_hint"] = sums["flow_hint"] + sel(edge_sum(F_h, g.hflow[:, i + 1]) / g.bf)
         sums["flow"] = sums["flow"] + at_end(edge_sum(F_o, g.fstar))
         pot = state["potential"]
         if dual:
@@ -222,7 +225,7 @@ def forward_loss(P, model, g, teacher):
         h = torch.where(v2, h_new, h)
     for k in hints:
         losses[k] = sums[k] / count
-    losses["flow"] = sums["flow"] / g.mf.sum()
+    losses["flow"] = sums["flow"] / g.bf.sum()
     total = sum(losses[k] for k in hints) / len(hints) + losses["flow"]
     if dual:
         losses["potential"] = sums["potential"] / g.nf.sum()
