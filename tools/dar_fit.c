@@ -340,7 +340,7 @@ static int draw_iteration(struct dar_graph **batch, uint8_t **teacher, int *teac
     rng_init(&r, o->seed, rng_stream_id("teacher"), (uint64_t)k);
     /* the clock counts the network runs of the records' entry a step
      * (--tf-decay-per-step reads it); without that flag nothing reads it
-     * and it counts max-flow's two, the value every model record has
+     * and it counts the default entry's two, the value every model record has
      * carried in its train_state */
     double runs = o->tf_per_step ? tr->algorithm->nets_per_step : 2;
     *kappa += 1;

@@ -14,7 +14,7 @@ struct dar_step_options {
     bool hints;                /* pred_pi, pred_mask, pred_hint_flow */
     bool embed;
     enum dar_embed embed_step;
-    const struct dar_algorithm *algorithm;     /* the random baseline's; NULL: max-flow */
+    const struct dar_algorithm *algorithm;     /* the random baseline's; NULL: the registry's default */
     int64_t threads;           /* the pool dar_step_run starts (0: one per CPU) */
 };
 

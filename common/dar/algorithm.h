@@ -110,7 +110,7 @@ struct dar_hyperparameters {
     double lr, weight_decay;
 };
 
-/* The reference's hyperparameters (the DAR paper's, tuned for max-flow,
+/* The reference's hyperparameters (the DAR paper's, tuned for its algorithm,
  * dar-reference.md §4;
  * primal and no-algo one set, dual and pipeline another): the defaults of
  * an entry that has not tuned its own. */
@@ -142,7 +142,7 @@ struct dar_loss_term {
 };
 
 struct dar_algorithm {
-    const char *name;           /* "max-flow": --algorithm, the model record's `algorithm` */
+    const char *name;           /* --algorithm NAME, the model record's `algorithm` */
     const char *summary;        /* one line for --help and errors */
     const char *predictions_help;   /* dar-step's keys, for --help */
     const char *validation_help;    /* what validation_score is, for dar-fit --help */
@@ -180,8 +180,8 @@ struct dar_algorithm {
     /* ---- the tools ---- */
     /* Its ops take a record that carries another entry's whole trace too;
      * otherwise the tools refuse such a record before any op reads it
-     * (registry.h dar_algorithm_refuse_other_trace).  True for max-flow,
-     * whose ops have always taken them. */
+     * (registry.h dar_algorithm_refuse_other_trace).  True for the default
+     * entry, whose ops have always taken them. */
     bool takes_other_traces;
     /* The keys trace() adds (hints and outputs), and those with hints off. */
     int ntrace_keys, nsolution_keys;
@@ -243,8 +243,8 @@ struct dar_algorithm {
     /* Network runs one step of the trace costs: the teacher-forcing clock
      * (dar-fit --tf-decay-per-step) and the validation's inference cost. */
     int nets_per_step;
-    /* The dual variant can be fed its true output as an input (the
-     * max-flow entry's dar-fit --leak-cut); refused for the others. */
+    /* The dual variant can be fed its true output as an input (dar-fit's
+     * option for it, as the authors' code); refused for the others. */
     bool leakable_dual;
     /* Its models give node embeddings after the first step (DAR_EMBED_FIRST). */
     bool embeds_first_step;

@@ -20,8 +20,8 @@
  * another (compact node and arc offsets per graph), and each linear layer of
  * each network runs as one sgemm over all their nodes or arcs; a graph whose
  * steps are over takes no further part.  A network may run on a subset of
- * the group's graphs at a step (as the max-flow entry's P_F runs only at its
- * flow steps), and the pointer logits are one small product per graph.
+ * the group's graphs at a step (as the second network of an entry with two
+ * networks a step runs only at the steps that use it), and the pointer logits are one small product per graph.
  *
  * Me·e_a and q3·e_a are computed as rank-4 sums: e_a = Σ_φ f_aφ a_φ, so
  * Me·e_a = Σ_φ f_aφ (Me a_φ) with the products Me a_φ, q3·a_φ formed once
@@ -72,7 +72,7 @@ struct dar_config {
     enum dar_agg agg;
     int hidden;                 /* H */
     bool leak_dual;             /* dual: feed the true dual output as an input, as the
-                                   authors' code does (max-flow) */
+                                   authors' code does (an entry's leakable_dual) */
     bool vessel_inputs;         /* edge-embed --reconstruct: the arcs encode the vessel
                                    inputs instead of the algorithm's vessel_replaces
                                    (record key "edge_inputs": "vessel") */
@@ -163,7 +163,7 @@ struct dar_param_info {
     int fan_in;
 };
 
-enum { DAR_MAX_PARAMS = 192 };     /* room for three networks with every option (max-flow's pipeline) */
+enum { DAR_MAX_PARAMS = 192 };     /* room for three networks with every option (the pipeline of an entry with two networks a step) */
 
 struct dar_model {
     struct dar_config config;
@@ -196,7 +196,7 @@ int dar_net_index(const struct dar_model *m, const char *name);
 /* ---- model records (formats/model.md §7) ------------------------------------ */
 
 /* Begin a model record: kind, format, algorithm, variant, processor, agg,
- * hidden, leak_cut (config.leak_dual, under max-flow's name), params (values, or the model's own when NULL: a storage
+ * hidden, the leak flag (config.leak_dual, under formats/model.md's key), params (values, or the model's own when NULL: a storage
  * laid out as model.values); the caller then packs exactly n_extra more
  * key/value pairs (provenance, train_state), which end the record. */
 void dar_model_write_begin(struct writer *w, const struct dar_model *m, const float *values, int n_extra);
@@ -227,8 +227,8 @@ void dar_params_read(const struct dar_model *m, const struct record *rec, const 
 /* What a read_graph op must find (a missing key dies naming it). */
 enum {
     DAR_NEED_PHASES = 1,        /* the trace's length and phases: the step loop (prediction) */
-    DAR_NEED_HINTS = 2,         /* the hint probes: training (max-flow: hint_mask, hint_pi, hint_flow) */
-    DAR_NEED_SOLUTION = 4,      /* the output probes: training, --leak-cut (max-flow: flow, cut) */
+    DAR_NEED_HINTS = 2,         /* the hint probes: training */
+    DAR_NEED_SOLUTION = 4,      /* the output probes: training, a leaked dual */
     DAR_NEED_TRAINING = 7,
 };
 
@@ -237,9 +237,8 @@ enum {
  * keeps its probes in probe[] by probe index (hints [T × n or m], outputs
  * [n or m]; u8 for mask, mask_one and categorical, i32 for pointer, f32
  * for scalar and bounded_antisymmetric), loaded by its read_graph op and
- * read through its own typed accessors (the max-flow entry's are
- * maxflow_hint_mask() and the like, algo_maxflow.h); dar_graph_free frees
- * them. */
+ * read through its own typed accessors (declared in the entry's header);
+ * dar_graph_free frees them. */
 struct dar_graph {
     struct graph g;             /* n, m, src, dst and the instance's keys (graph_read_instance) */
     long record;                /* index in its stream, for messages */
@@ -273,8 +272,8 @@ void dar_workspace_free(struct dar_workspace *ws);
 size_t dar_workspace_bytes(const struct dar_workspace *ws);
 
 /* Testing: makes a stop-gradient on a carried h_prev visible to finite
- * differences (the max-flow entry's P_F takes P_BF's h at each flow step
- * through one).  DAR_HPREV_RECORD stores, during each call, the h_prev so
+ * differences (an entry with two networks a step hands the first network's h
+ * to the second through one).  DAR_HPREV_RECORD stores, during each call, the h_prev so
  * received; DAR_HPREV_REPLAY then feeds those
  * stored values in later calls on the same batch instead of the live ones,
  * so the loss as a function of the parameters has exactly the gradient the
@@ -316,12 +315,12 @@ struct dar_prediction {
     void *probe[DAR_MAX_PROBES];
 };
 
-/* Node embeddings, as the entry's schedule defines them (the max-flow
- * entry's, for the vessel half: LAST is P_F's decoder input hd = [x; h_prev;
- * h] at the graph's last flow step, zeros if it has none, no-algo its
- * network's hd at its last step; FIRST one Ford-Fulkerson step from the
- * frame-0 hints, P_BF then P_F, P_F's hd, which needs no trace and writes
- * only `embed`). */
+/* Node embeddings, as the entry's schedule defines them (for an entry with
+ * two networks a step, as the vessel half uses them: LAST is the second
+ * network's decoder input hd = [x; h_prev; h] at the graph's last step that
+ * runs it, zeros if it has none, no-algo its network's hd at its last step;
+ * FIRST one step from the frame-0 hints, the first network then the second,
+ * the second's hd, which needs no trace and writes only `embed`). */
 enum dar_embed {
     DAR_EMBED_LAST,
     DAR_EMBED_FIRST,

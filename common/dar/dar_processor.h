@@ -223,8 +223,8 @@ struct dar_phase_ops {
     void (*record)(struct dar_group *c, const struct dar_phase_step *s, void *ctx);
 };
 
-/* An algorithm's steps with two networks a step (max-flow's P_BF then P_F
- * at a flow step; an augmenting-path algorithm's search then augment): as
+/* An algorithm's steps with two networks a step (an augmenting-path
+ * algorithm's search then augment): as
  * many steps as the longest trace, the runs kept for backward (last step
  * first: the second network's run, then the first's, which takes the
  * gradient of the h carried to the next step) or their arena released. */

@@ -1,7 +1,7 @@
 /* dar_steps.c - what an algorithm's schedule runs between forward and
  * backward (dar_processor.h): the hidden state carried from one run to the
- * next, recurrent networks (no-algo's whole schedule and max-flow's
- * pipeline), the step loop of an entry with one network, and the loss of a
+ * next, recurrent networks (no-algo's whole schedule and the pipeline of an
+ * entry with two networks a step), the step loop of an entry with one network, and the loss of a
  * head by its probe's type.  Entries call these; they call only the runs'
  * forward and backward (dar_forward.c, dar_backward.c). */
 #include "dar.h"

@@ -59,9 +59,9 @@ double metric_flow_value(const float *flow, const int32_t *src, const int32_t *d
 /* Conservation error: adds |c[v]| for every node v other than s and t. */
 void metric_conservation(struct metric_mean *acc, const double *c, int64_t n, int s, int t);
 
-/* ---- bipartite matching (metrics_matching.c) ------------------------------ */
+/* ---- selected edges against the trace's --------------------------------- */
 
-/* The F1 score of one graph's predicted matching (the edges with
+/* The F1 score of one graph's predicted edge set (the edges with
  * pred >= 1/2) against the trace's, added to acc as one graph; a graph
  * where both are empty scores 1. */
 void metric_match_f1(struct metric_mean *acc, const float *pred, const uint8_t *truth, int64_t m);

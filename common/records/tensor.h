@@ -64,7 +64,7 @@ void mp_tensor(struct writer *w, enum dtype dt, int ndim, const int64_t *shape, 
 void mp_vector(struct writer *w, enum dtype dt, int64_t n, const void *data);
 /* Repack o if it is a tensor map exactly as mp_tensor() writes one (the
  * five keys as bin and in order, a dtype by its own name as str, an empty
- * kind, at most TENSOR_MAX_DIMS non-negative sizes matching the data): the
+ * kind, at most TENSOR_MAX_DIMS non-negative sizes that fit the data): the
  * bytes msgpack_pack_object() would write, in two writes instead of a
  * dozen.  Returns false, having written nothing, for anything else. */
 bool mp_tensor_object(struct writer *w, const msgpack_object *o);
