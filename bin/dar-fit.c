@@ -30,7 +30,7 @@ static const struct cli_option options[] = {
     CLI_INT_KEY("seed", 's', seed, "S", "seed of initialisation, batches and teacher forcing", 0, 9e18),
     CLI_DOUBLE_KEY("tf-decay", 0, tf_decay, "D", "teacher forcing probability decays as D^iteration", 0, 1),
     CLI_FLAG_KEY("tf-decay-per-step", 0, tf_per_step, "decay per unrolled step, as the authors' code"),
-    CLI_FLAG_KEY("leak-cut", 0, leak_cut, "max-flow dual: feed the true min cut, as the authors' code"),
+    CLI_FLAG_KEY("leak-cut", 0, leak_cut, "dual: feed the true dual solution, as the authors' code (the entries that allow it)"),
     CLI_CHOICE_KEY_IF_SET("pointer-head", 0, pointer_head, "D", "pointer decoder: p1(u)·p2(v) over every node (dot), "
      "or CLRS's, which sees the arc u->v, over u's neighbours and u (edge)", "dot|edge"),
     CLI_FLAG_KEY_IF_SET("layer-norm", 0, layer_norm, "layer-normalise the processor's node update (CLRS's use_ln)"),
@@ -64,11 +64,11 @@ static const struct cli_spec spec = {
     "by ff-trace, of the algorithm whose trace they carry (below): SGD (or Adam) on\n"
     "batches drawn with replacement, teacher forcing decaying per iteration,\n"
     "validation every --eval-every iterations keeping the checkpoint with the\n"
-    "best validation score (max-flow: the lowest masked MSE of the final flow;\n"
-    "each algorithm's below).  Defaults are the records' algorithm's, the\n"
-    "authors' hyperparameters unless it tunes its own (primal H=68 lr 0.00934 wd\n"
-    "0.00342; dual and pipeline H=65 lr 0.00987 wd 0.00173).  The model is cached\n"
-    "by content: the same data, options and seed return the stored model at once.",
+    "best validation score (each algorithm's below).  Defaults are the records'\n"
+    "algorithm's, the authors' hyperparameters unless it tunes its own (primal\n"
+    "H=68 lr 0.00934 wd 0.00342; dual and pipeline H=65 lr 0.00987 wd 0.00173).\n"
+    "The model is cached by content: the same data, options and seed return the\n"
+    "stored model at once.",
     "gen-graphs -n 16 -c 1000 -s 1 | ff-trace | dar-fit --variant dual --val val.mp --log curve.tsv > dual.mp",
     options,
     dar_algorithms_help,

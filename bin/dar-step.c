@@ -8,7 +8,7 @@
 #include "registry.h"
 #include <string.h>
 
-static const char *model_path, *baseline = "none", *algorithm = "max-flow", *embed_step = "last", *input = "-",
+static const char *model_path, *baseline = "none", *algorithm, *embed_step = "last", *input = "-",
                   *output = "-";
 static bool hints, embed, no_cache, verbose, force;
 static int64_t seed = 0, threads = 0;
@@ -19,8 +19,8 @@ static const struct cli_option options[] = {
     CLI_INT_KEY("seed", 's', seed, "S", "seed of the random baseline", 0, 9e18),
     CLI_CHOICE_KEY("algorithm", 0, algorithm, "NAME", "the random baseline's algorithm (a model names its own)",
                    DAR_ALGORITHM_NAMES),
-    CLI_FLAG_KEY("hints", 0, hints, "add the per-step predictions (max-flow: pred_pi, pred_mask, pred_hint_flow)"),
-    CLI_FLAG_KEY("embed", 0, embed, "add node embeddings 'embed' (max-flow: P_F's decoder input, 3H per node)"),
+    CLI_FLAG_KEY("hints", 0, hints, "add the per-step predictions (each algorithm's --hints keys, below)"),
+    CLI_FLAG_KEY("embed", 0, embed, "add node embeddings 'embed' (the last network's decoder input, 3H per node)"),
     CLI_CHOICE_KEY("embed-step", 0, embed_step, "S", "embeddings at the last flow step, or after one step from frame 0", "last|first"),
     CLI_THREADS(threads),
     CLI_INPUT(input),
@@ -34,11 +34,10 @@ static const struct cli_option options[] = {
 static const struct cli_spec spec = {
     "dar-step", "--model FILE [options] < graphs.mp > predicted.mp",
     "Run a trained DAR model on graph records and add the predictions of the\n"
-    "algorithm it was trained on (below; max-flow: pred_flow, the final flow,\n"
-    "F = C tanh(P - P^T), and pred_cut, probability of the sink side, dual and\n"
-    "pipeline), with --hints the per-step predictions, with --embed the node\n"
-    "embeddings.  The model follows the trace's phase flags and length as in the\n"
-    "paper; untraced graphs get them from running the algorithm.\n"
+    "algorithm it was trained on (each algorithm's below), with --hints the\n"
+    "per-step predictions, with --embed the node embeddings.  The model follows\n"
+    "the trace's phase flags and length as in the paper; untraced graphs get\n"
+    "them from running the algorithm.\n"
     "Works for any n and m.  Results are cached by content.",
     "gen-graphs -n 64 -c 128 -s 4 | ff-trace | dar-step --model dual.mp | flow-fix | metrics",
     options,
@@ -47,6 +46,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
+    algorithm = dar_algorithm_default()->name;
     cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     bool random = strcmp(baseline, "random") == 0;
     if (!random && !model_path)

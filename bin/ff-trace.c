@@ -1,5 +1,5 @@
-/* ff-trace - an algorithm's trace (by default max-flow's: Ford-Fulkerson
- * with Bellman-Ford augmenting paths). */
+/* ff-trace - an algorithm's trace (by default the registry's default
+ * entry's). */
 #include "cache.h"
 #include "cli.h"
 #include "die.h"
@@ -9,11 +9,11 @@
 
 static bool no_hints, no_cache, verbose, force, quiet, progress;
 static int64_t threads = 0;
-static const char *input = "-", *output = "-", *algorithm = "max-flow";
+static const char *input = "-", *output = "-", *algorithm;
 
 static const struct cli_option options[] = {
     CLI_CHOICE_KEY("algorithm", 0, algorithm, "NAME", "the algorithm to trace", DAR_ALGORITHM_NAMES),
-    CLI_FLAG_KEY("no-hints", 0, no_hints, "only the solution (max-flow: flow, maxflow and cut, by the fast exact solver; huge graphs)"),
+    CLI_FLAG_KEY("no-hints", 0, no_hints, "only the solution (each algorithm's --no-hints keys, below), by the fast exact solver; huge graphs"),
     CLI_THREADS(threads),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
@@ -28,11 +28,8 @@ static const struct cli_option options[] = {
 static const struct cli_spec spec = {
     "ff-trace", "[options] < graphs.mp > traced.mp",
     "Run an algorithm of the registry (below) on every graph record and add its\n"
-    "trace: the hints and the solution.  The default, max-flow, is Ford-Fulkerson\n"
-    "with Bellman-Ford augmenting paths (synchronous rounds, ties to the lowest\n"
-    "index, the true residual test, exact integer arithmetic); its solution is\n"
-    "flow, maxflow and the source-maximal min cut (0 = source side).  Results are\n"
-    "cached by content.",
+    "trace: the hints and the solution (each algorithm's keys below).  Results\n"
+    "are cached by content.",
     "gen-graphs --nodes 16 --count 1000 --seed 1 | ff-trace > train.mp",
     options,
     dar_algorithms_help,
@@ -40,6 +37,7 @@ static const struct cli_spec spec = {
 
 int main(int argc, char **argv)
 {
+    algorithm = dar_algorithm_default()->name;
     cli_no_operand(&spec, argc, argv, cli_parse(&spec, argc, argv));
     cleanup_install_signals();
     struct ff_trace_options o = {!no_hints, progress_mode_of(quiet, progress, true), threads,

@@ -383,7 +383,8 @@ static const struct graph_key instance_keys[] = {
 
 const struct dar_algorithm dar_algorithm_maxflow = {
     .name = "max-flow",
-    .summary = "Ford-Fulkerson with Bellman-Ford augmenting paths; dual: the source-maximal min cut",
+    .summary = "Ford-Fulkerson with Bellman-Ford augmenting paths (synchronous rounds, ties to the lowest index, the "
+               "true residual test, exact integer arithmetic); dual: the source-maximal min cut (0 = source side)",
     .predictions_help = "pred_flow (F = C tanh(P - P^T)), pred_cut (probability of the sink side; dual and pipeline); "
                         "--hints: pred_pi, pred_mask, pred_hint_flow",
     .validation_help = "masked MSE of the final flow",
