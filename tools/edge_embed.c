@@ -465,7 +465,8 @@ void edge_embed_run(FILE *in, const char *in_name, FILE *out, const struct edge_
 {
     const struct dar_model *m = o->model;
     if (m->config.algorithm != &dar_algorithm_maxflow)
-        die(EX_DATAERR, "the model was trained on %s; edge-embed runs max-flow models", m->config.algorithm->name);
+        die(EX_DATAERR, "the model was trained on %s; edge-embed runs %s models", m->config.algorithm->name,
+            dar_algorithm_maxflow.name);
     if (m->config.variant != DAR_PRIMAL && m->config.variant != DAR_DUAL)
         die(EX_DATAERR, "the model is a %s model; edge-embed runs a primal or dual DAR model "
             "(P_BF then P_F)", dar_variant_name(m->config.variant));

@@ -90,8 +90,8 @@ void vessel_capacity(const struct record *rec, int64_t m, enum edge_capacity c, 
 void reconstruct_model_init(struct dar_model *dst, const struct dar_model *src, uint64_t seed)
 {
     if (src->config.algorithm != &dar_algorithm_maxflow)
-        die(EX_DATAERR, "the model was trained on %s; reconstruction takes a max-flow model",
-            src->config.algorithm->name);
+        die(EX_DATAERR, "the model was trained on %s; reconstruction takes a %s model",
+            src->config.algorithm->name, dar_algorithm_maxflow.name);
     if (src->config.variant != DAR_PRIMAL && src->config.variant != DAR_DUAL)
         die(EX_DATAERR, "the model is a %s model; reconstruction takes a primal or dual DAR model",
             dar_variant_name(src->config.variant));

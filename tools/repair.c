@@ -70,11 +70,14 @@ static void repairs_help(void)
 
 void repair_unnamed(int argc, char **argv)
 {
-    static char choices[256], names[256];
+    static char choices[256], names[256], example[128];
     static const char *algorithm = NULL;
     size_t lc = 0, ln = 0;
     for (int i = 0; i < dar_algorithm_count; i++)
         if (dar_algorithms[i]->repair) {
+            if (!lc)
+                snprintf(example, sizeof example, "dar-step --model dual.mp < test.mp | repair --algorithm %s | metrics",
+                         dar_algorithms[i]->name);
             lc += (size_t)snprintf(choices + lc, sizeof choices - lc, "%s%s", lc ? "|" : "", dar_algorithms[i]->name);
             ln += (size_t)snprintf(names + ln, sizeof names - ln, "%s%s", ln ? ", " : "", dar_algorithms[i]->repair_tool);
         }
@@ -88,7 +91,7 @@ void repair_unnamed(int argc, char **argv)
         "algorithm's registry entry.  The tool is installed under each entry's own\n"
         "name, which picks the entry and takes that entry's options (flow-fix\n"
         "--help, ...); called as repair, --algorithm NAME comes first.",
-        "dar-step --model dual.mp < test.mp | repair --algorithm matching | metrics",
+        example,
         options,
         repairs_help,
     };
