@@ -204,8 +204,8 @@ dump('huge', r)
     done
     # the text that spoke of max-flow alone now says what is per algorithm
     ff-trace --help | grep -q '^Run an algorithm of the registry (below)'
-    dar-fit --help | grep -q 'best validation score (max-flow: the lowest masked MSE of the final flow;'
-    dar-step --help | grep -q 'paper; untraced graphs get them from running the algorithm.'
+    dar-fit --help | grep -q "best validation score (each algorithm.s below)"
+    dar-step --help | grep -q 'algorithm it was trained on (each algorithm.s below)'
 }
 
 @test "shortest paths: a record carrying another entry's whole trace is refused before the entry reads it; max-flow takes one" {

@@ -25,3 +25,31 @@ PROCESSOR=(dar.c dar_layout.c dar_forward.c dar_backward.c dar_steps.c dar_spec_
     assert_output --partial "a comment names 'cut'"
     [ "$(printf '%s\n' "$output" | wc -l)" -eq 2 ]
 }
+
+# The registry's grep (issue 38's acceptance): the tools and the shared
+# library name no algorithm (tests/tools/algorithm_names.py lists what is
+# an entry's own and why).
+NAMES="$ROOT/tests/tools/algorithm_names.py"
+
+@test "seam: no file outside the entries', their solvers', the registry's and the study's names an algorithm" {
+    run "$PY" "$NAMES" "$ROOT"
+    echo "$output"
+    assert_success
+    assert_output ""
+}
+
+@test "seam: the names check finds an algorithm named in a tool or shared header, not in an entry's or a solver's file" {
+    mkdir -p "$T/tree/bin" "$T/tree/common/dar" "$T/tree/common/flow" "$T/tree/tools"
+    cp "$ROOT/common/dar/registry.h" "$T/tree/common/dar/"
+    printf 'static const char *algorithm = "max-flow";\n' > "$T/tree/bin/x.c"
+    printf '/* as the vertex-cover entry does */\n' > "$T/tree/common/dar/dar.h"
+    printf '/* min-cost-flow */\n' > "$T/tree/tools/y.h"
+    printf '/* the max-flow entry */\n' > "$T/tree/common/dar/algo_maxflow.c"
+    printf '/* max-flow */\n' > "$T/tree/common/flow/maxflow.h"
+    run "$PY" "$NAMES" "$T/tree"
+    assert_failure
+    assert_output --partial 'bin/x.c:1:static const char *algorithm = "max-flow";'
+    assert_output --partial 'common/dar/dar.h:1:'
+    assert_output --partial 'tools/y.h:1:'
+    [ "$(printf '%s\n' "$output" | wc -l)" -eq 3 ]
+}
