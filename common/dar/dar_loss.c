@@ -40,7 +40,8 @@ bool dar_variant_decodes(const struct dar_model *model, int probe)
 
 /* The hint terms the variant scores: those whose head it decodes, and
  * those whose target an earlier network decodes in the head's place, its
- * output held (the max-flow entry's pipeline: its mincut network's cut). */
+ * output held (a pipeline whose network that runs first decodes the
+ * dual, which the later steps hold). */
 static double hint_terms(const struct dar_model *model)
 {
     const struct dar_algorithm *alg = model->config.algorithm;
