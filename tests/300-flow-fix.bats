@@ -97,6 +97,6 @@ print("unchanged", len(recs))'
     [[ "$stderr" == "repair: which repair? --algorithm NAME as the first argument, or call it as flow-fix, match-fix, cover-fix"* ]] \
         || fail "$stderr"
     run -64 --separate-stderr repair --algorithm shortest-paths
-    [[ "$stderr" == "repair: option '--algorithm' must be one of max-flow|matching|vertex-cover, got 'shortest-paths'"* ]] \
+    [[ "$stderr" == "repair: option '--algorithm' must be one of max-flow|matching|vertex-cover|min-cost-flow, got 'shortest-paths'"* ]] \
         || fail "$stderr"
 }
