@@ -112,7 +112,7 @@ PYEOF
         "[dict($d, pred_potential=np.array([0,1,np.nan,3], dtype=np.float32))]"
     check "mcf_eval: record 0: 'pred_potential' entry 1 is 1e+30, beyond 2^62 units of cost" \
         "[dict($d, pred_potential=np.array([0,1e30,0,0], dtype=np.float32))]"
-    check "mcf_eval: record 0: missing key 'cost'" "[without($d, 'cost')]"
+    check "mcf_eval: record 0: 'cost' is missing (min-cost-flow needs a cost per unit of flow)" "[without($d, 'cost')]"
     # a negative cost on an undirected edge is a cycle of negative cost: the
     # edge's own entry, not its second arc's
     check "mcf_eval: record 0: 'cost' entry 0 still lowers a distance after 2 passes" \

@@ -68,7 +68,7 @@ static void potential_feasible(struct metric_mean *acc, const struct record *rec
     mcf_instance_read(&in, rec);
     int m = in.g.m, n = in.g.n;
     float *flow = metric_f32_vector(rec, "flow", m), *pi = metric_f32_vector(rec, "pred_potential", n);
-    float *real = record_vector(rec, "cost", DT_F32, m);
+    const float *real = in.g.cost;
     double *signed_flow = xmalloc(sizeof *signed_flow * ((size_t)m + 1)), largest = 1;
     int64_t *f = xmalloc(sizeof *f * ((size_t)in.net.m + 1));
     for (int e = 0; e < m; e++) {
@@ -89,7 +89,7 @@ static void potential_feasible(struct metric_mean *acc, const struct record *rec
             acc->count++;
         }
     }
-    free(flow); free(pi); free(real); free(signed_flow); free(f);
+    free(flow); free(pi); free(signed_flow); free(f);
     mcf_instance_free(&in);
 }
 

@@ -47,84 +47,6 @@ const struct dar_repair_option mcf_repair_options[MCF_REPAIR_OPTIONS] = {
  * mincost_certify forms. */
 #define MCF_MAX_POTENTIAL 4611686018427387904.0   /* 2^62 */
 
-/* A mincost error as a record error, naming the record's own key (the
- * potentials' is potential_key): the second arc of an undirected edge is
- * that edge's entry. */
-static void die_mincost(const struct record *rec, const struct mcf_instance *in, struct mincost_error err,
-                        const char *potential_key)
-{
-    char line[320];
-    if (potential_key && err.key && strcmp(err.key, "potential") == 0)
-        err.key = potential_key;
-    else if (err.key && err.index >= in->g.m)
-        err.index -= in->g.m;
-    mincost_error_format(&err, line, sizeof line);
-    record_die(rec, "%s", line);
-}
-
-void mcf_instance_read(struct mcf_instance *in, const struct record *rec)
-{
-    graph_read(&in->g, rec);
-    const struct graph *g = &in->g;
-    int m = g->m, arcs = g->directed ? m : 2 * m;
-    /* the augmentation's residual network has two arcs per arc (maxflow.c's limit) */
-    if ((int64_t)arcs > INT32_MAX / 4)
-        record_die(rec, "'m' is %d: cost-fix's residual network of %lld arcs would pass %d", m, 2 * (long long)arcs,
-                   INT32_MAX / 2);
-    size_t m1 = (size_t)m + 1, a1 = (size_t)arcs + 1;
-    int64_t *cap = xmalloc(sizeof *cap * m1), *cost = xmalloc(sizeof *cost * m1);
-    in->cap_units = graph_capacity_units_exact(rec, g, cap);
-    float *real = record_vector(rec, "cost", DT_F32, m);
-    int64_t scale = record_int_or(rec, "cost_scale", 0);
-    if (scale < 0)
-        record_die(rec, "'cost_scale' is %lld, expected a scale >= 1 (or 0: not known)", (long long)scale);
-    struct mincost_error err;
-    if (!mincost_cost_units(m, real, scale, cost, &in->cost_units, &err))
-        die_mincost(rec, in, err, NULL);
-    free(real);
-    in->src = xmalloc(sizeof *in->src * a1);
-    in->dst = xmalloc(sizeof *in->dst * a1);
-    in->cap = xmalloc(sizeof *in->cap * a1);
-    in->cost = xmalloc(sizeof *in->cost * a1);
-    for (int a = 0; a < arcs; a++) {
-        int e = a < m ? a : a - m;
-        in->src[a] = a < m ? g->src[e] : g->dst[e];
-        in->dst[a] = a < m ? g->dst[e] : g->src[e];
-        in->cap[a] = cap[e];
-        in->cost[a] = cost[e];
-    }
-    free(cap);
-    free(cost);
-    in->net = (struct mincost_net){.n = g->n, .m = arcs, .s = g->s, .t = g->t, .src = in->src, .dst = in->dst,
-                                   .cap = in->cap, .cost = in->cost};
-    if (!mincost_check(&in->net, &err))
-        die_mincost(rec, in, err, NULL);
-}
-
-void mcf_instance_free(struct mcf_instance *in)
-{
-    free(in->src);
-    free(in->dst);
-    free(in->cap);
-    free(in->cost);
-    graph_free(&in->g);
-}
-
-int mcf_flow_arcs(const struct mcf_instance *in, const double *flow, int64_t *arcs)
-{
-    int m = in->g.m, moved = 0;
-    for (int e = 0; e < m; e++) {
-        double x = flow[e] * in->cap_units, hi = (double)in->cap[e], lo = in->g.directed ? 0 : -hi;
-        double clamped = fmin(fmax(x, lo), hi);
-        moved += fabs(clamped - x) > 0.5;
-        int64_t k = (int64_t)nearbyint(clamped);
-        arcs[e] = k > 0 ? k : 0;
-        if (!in->g.directed)
-            arcs[m + e] = k < 0 ? -k : 0;
-    }
-    return moved;
-}
-
 /* A float vector of count finite numbers (f32 or f64) as doubles. */
 static double *prediction(const struct record *rec, const char *key, int64_t count, const char *what,
                           const char *option)
@@ -194,7 +116,7 @@ static int64_t *potentials(const struct record *rec, const struct mcf_instance *
         struct mincost_solution sol;
         struct mincost_error err;
         if (!mincost_flow(&in->net, &sol, NULL, 0, &err))
-            die_mincost(rec, in, err, key);
+            mcf_instance_die(rec->source, rec->index, in, err, key);
         memcpy(pi, sol.potential, sizeof *pi * (size_t)n);
         mincost_solution_free(&sol);
         return pi;
@@ -232,7 +154,7 @@ void mcf_repair(struct writer *w, const struct record *rec, const union dar_repa
     struct mincost_certificate c;
     struct mincost_error err;
     if (!mincost_certify(&in.net, f, pi, &c, &err))
-        die_mincost(rec, &in, err, potential_key);
+        mcf_instance_die(rec->source, rec->index, &in, err, potential_key);
     if (!c.feasible || !c.maximum)
         die(EX_SOFTWARE, "BUG: cost-fix: record %ld: the repaired flow is %s", rec->index,
             c.feasible ? "not maximum" : "not feasible");
