@@ -524,10 +524,11 @@ const struct dar_algorithm dar_algorithm_min_cost_flow = {
                       "value, and certify it with the predicted potentials, with no min-cost solver:\n"
                       "each edge's flow clamped into its capacity and rounded, the largest s-t flow\n"
                       "inside it kept, then a max flow on the residual graph added (cost-blind: the\n"
-                      "repair does not optimise).  Adds fixed_flow, fixed_value, fixed_cost,\n"
-                      "certified (no residual arc of negative reduced cost under the potentials)\n"
-                      "and gap (the duality gap, which bounds the excess over the optimum).  Without\n"
-                      "potentials the exact solver's are used: certified then means optimal.",
+                      "repair does not optimise).  Adds fixed_flow, fixed_value, fixed_cost and,\n"
+                      "when the record has potentials, certified (no residual arc of negative\n"
+                      "reduced cost under them) and gap (the duality gap, which bounds the excess\n"
+                      "over the optimum).  A flow without potentials carries no certificate: no\n"
+                      "certified, no gap (metrics' mcf_optimal compares its cost to the optimum).",
     .repair_example = "dar-step --model dual.mp < test.mp | cost-fix | metrics\n"
                       "  ff-trace --algorithm min-cost-flow < g.mp | cost-fix --key flow --potential-key potential",
     .nrepair_options = MCF_REPAIR_OPTIONS,

@@ -23,9 +23,11 @@
  * real cost units, rounded to cost units) certified means the repaired flow
  * and the predicted potentials leave no residual arc of negative reduced
  * cost, a proof of optimality that needs no solver; gap is the duality gap
- * cost - D(pi), which bounds the excess over the optimum.  Without it the
- * potentials are the exact solver's (mincost_flow): certified then says the
- * repaired flow is optimal and the gap is its excess cost. */
+ * cost - D(pi), which bounds the excess over the optimum.  Without it there
+ * is no certificate: a flow without a dual proves nothing, and the exact
+ * solver's potentials would make `certified` mean "optimal", another
+ * quantity (the metric row mcf_optimal measures that against the trace's
+ * mincost), so cost-fix writes neither `certified` nor `gap`. */
 #include "algo_min_cost_flow.h"
 #include "die.h"
 #include "maxflow.h"
@@ -39,7 +41,7 @@ const struct dar_repair_option mcf_repair_options[MCF_REPAIR_OPTIONS] = {
                         .help = "the key holding the predicted flow", .value.text = "pred_flow"},
     [MCF_REPAIR_POTENTIAL_KEY] = {.name = "potential-key", .type = CLI_TYPE_STRING, .arg = "NAME",
                                   .help = "the predicted potentials the repaired flow is certified against "
-                                          "(when the record has them; else the exact solver's)",
+                                          "(a record without them gets no certified and no gap)",
                                   .value.text = "pred_potential"},
 };
 
@@ -106,21 +108,11 @@ static void conserve_and_augment(const struct mincost_net *g, int64_t *f)
     free(sub); free(src); free(dst); free(residual); free(more);
 }
 
-/* The potentials to certify against, in cost units: the record's, else the
- * exact solver's. */
+/* The record's potentials, in cost units. */
 static int64_t *potentials(const struct record *rec, const struct mcf_instance *in, const char *key)
 {
     int n = in->g.n;
     int64_t *pi = xmalloc(sizeof *pi * (size_t)n);
-    if (!record_has(rec, key)) {
-        struct mincost_solution sol;
-        struct mincost_error err;
-        if (!mincost_flow(&in->net, &sol, NULL, 0, &err))
-            mcf_instance_die(rec->source, rec->index, in, err, key);
-        memcpy(pi, sol.potential, sizeof *pi * (size_t)n);
-        mincost_solution_free(&sol);
-        return pi;
-    }
     double *p = prediction(rec, key, n, "the predicted potentials", "potential-key");
     for (int v = 0; v < n; v++) {
         double x = nearbyint(p[v] * (double)in->cost_units);
@@ -150,7 +142,10 @@ void mcf_repair(struct writer *w, const struct record *rec, const union dar_repa
         f[e] = net > 0 ? net : 0;
         f[m + e] = net < 0 ? -net : 0;
     }
-    int64_t *pi = potentials(rec, &in, potential_key);
+    /* without potentials, zeros: the certificate's feasibility, value and
+     * cost do not depend on them, and its optimality is not written */
+    bool dual = record_has(rec, potential_key);
+    int64_t *pi = dual ? potentials(rec, &in, potential_key) : xcalloc((size_t)in.g.n, sizeof *pi);
     struct mincost_certificate c;
     struct mincost_error err;
     if (!mincost_certify(&in.net, f, pi, &c, &err))
@@ -162,12 +157,14 @@ void mcf_repair(struct writer *w, const struct record *rec, const union dar_repa
     for (int e = 0; e < m; e++)
         out[e] = (float)((double)(f[e] - (in.g.directed ? 0 : f[m + e])) / in.cap_units);
     double cost_units = in.cap_units * (double)in.cost_units;
-    writer_begin_enriched(w, rec, added_keys, 5);
+    writer_begin_replacing(w, rec, added_keys, 5, dual ? 5 : 3);
     mp_key(w, "fixed_flow");  mp_vector(w, DT_F32, m, out);
     mp_key(w, "fixed_value"); mp_double(w, (double)c.value / in.cap_units);
     mp_key(w, "fixed_cost");  mp_double(w, (double)c.cost / cost_units);
-    mp_key(w, "certified");   mp_bool(w, c.optimal);
-    mp_key(w, "gap");         mp_double(w, (double)c.gap / cost_units);
+    if (dual) {
+        mp_key(w, "certified"); mp_bool(w, c.optimal);
+        mp_key(w, "gap");       mp_double(w, (double)c.gap / cost_units);
+    }
     free(pred); free(f); free(pi); free(out);
     mcf_instance_free(&in);
 }
