@@ -1,10 +1,16 @@
 #!/usr/bin/python3
 """mcf_eval_oracle - min-cost flow records with predictions, and the checks
-of the repair op's and the metric rows' answers on them (tests/tools/mcf_eval)
-against networkx.
+of the repair's (cost-fix) and the metric rows' (metrics --per-graph)
+answers on them against networkx.
 
     mcf_eval_oracle.py make SEED > predicted.mp
-    mcf_eval_oracle.py check fixed.mp scores.mp MIN_GRAPHS
+    mcf_eval_oracle.py dual fixed.mp > dual.mp
+    mcf_eval_oracle.py check fixed.mp graphs.mp dual-graphs.mp MIN_GRAPHS
+
+dual keeps the records that have pred_potential: `metrics` scores a quantity
+on every record or none, so the rows that need potentials (mcf_certified,
+mcf_potential_feasible) are scored on those alone (dual-graphs.mp, by
+metrics --per-graph), the others on every record (graphs.mp).
 
 make writes graph records as the min-cost-flow entry's trace leaves them
 (n, m, directed, s, t, src, dst, cap f32, cost f32, flow f32 the optimal flow
@@ -25,8 +31,8 @@ potentials no certified and no gap (no certificate); with them gap >=
 fixed_cost - optimum, certified iff gap is 0, and with the optimum's own
 potentials certified iff the cost is the optimum (so for the optimal
 prediction certified).  And every metric
-row of mcf_eval --metrics to this file's own computation of its definition
-(formats/metric.md).  Prints one summary line; exits 1 with the first
+graph's share of every metric row to this file's own computation of its
+definition (formats/metric.md).  Prints one summary line; exits 1 with the first
 disagreement.
 """
 import sys
@@ -249,12 +255,27 @@ def expected_metrics(rec):
     return out
 
 
-def check(fixed_path, scores_path, minimum):
-    fixed, scores = read(fixed_path), read(scores_path)
-    if len(fixed) != len(scores):
-        fail(len(scores), f"{len(scores)} score records for {len(fixed)} fixed ones")
+def per_graph(path, graphs):
+    """{graph: {name: (sum, count)}} of metrics --per-graph records, the
+    graph indices mapped through graphs (the records' own indices)."""
+    out = {}
+    for g in read(path):
+        assert g["kind"] == "graph_metric", g
+        out.setdefault(graphs[g["graph"]], {})[g["name"]] = (g["sum"], g["count"])
+    return out
+
+
+def check(fixed_path, graphs_path, dual_path, minimum):
+    fixed = read(fixed_path)
+    dual = [r for r, rec in enumerate(fixed) if "pred_potential" in rec]
+    scores = per_graph(graphs_path, list(range(len(fixed))))
+    for r, rows in per_graph(dual_path, dual).items():
+        if set(rows) & set(scores.get(r, {})):
+            fail(r, f"rows {sorted(rows)} scored twice")
+        scores.setdefault(r, {}).update(rows)
     kinds = {}
-    for r, (rec, got) in enumerate(zip(fixed, scores)):
+    for r, rec in enumerate(fixed):
+        got = scores.get(r, {})
         check_repair(r, rec)
         k = rec["pred_kind"]
         kinds[k] = kinds.get(k, [0, 0, 0])
@@ -262,7 +283,7 @@ def check(fixed_path, scores_path, minimum):
         kinds[k][1] += abs(rec["fixed_cost"] - rec["mincost"]) <= 1e-12 * max(1.0, abs(rec["mincost"]))
         kinds[k][2] += bool(rec.get("certified", False))
         want = expected_metrics(rec)
-        names = sorted(x for x in got if x != "graph")
+        names = sorted(got)
         if names != sorted(want):
             fail(r, f"metric rows {names}, expected {sorted(want)}")
         for name, (total, count) in want.items():
@@ -277,8 +298,17 @@ def check(fixed_path, scores_path, minimum):
           ", ".join(f"{k} {c}/{t}" for k, (t, o, c) in sorted(kinds.items()) if k != "optimal-no-potential"))
 
 
+def keep_dual(path):
+    out = sys.stdout.buffer
+    for rec in read(path):
+        if "pred_potential" in rec:
+            out.write(msgpack.packb(rec, default=msgpack_numpy.encode, use_bin_type=True))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(int(sys.argv[2]))
+    elif sys.argv[1] == "dual":
+        keep_dual(sys.argv[2])
     else:
-        check(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        check(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
