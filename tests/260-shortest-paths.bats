@@ -214,9 +214,9 @@ dump('huge', r)
     ff-trace --algorithm max-flow < "$T/g.mp" > "$T/mf.mp"
     run -65 --separate-stderr ff-trace --algorithm shortest-paths -i "$T/mf.mp"
     assert_one_line_error ff-trace
-    [[ "$stderr" == *"record 0: carries the trace of max-flow, not of shortest-paths" ]] || fail "$stderr"
+    [[ "$stderr" == *"record 0: carries the trace of max-flow (key 'hint_phase'), not of shortest-paths" ]] || fail "$stderr"
     run -65 --separate-stderr ff-trace --algorithm matching -i "$T/sp.mp"
     assert_one_line_error ff-trace
-    [[ "$stderr" == *"record 0: carries the trace of shortest-paths, not of matching" ]] || fail "$stderr"
+    [[ "$stderr" == *"record 0: carries the trace of shortest-paths (key 'hint_d'), not of matching" ]] || fail "$stderr"
     run -0 ff-trace --algorithm max-flow -i "$T/sp.mp"
 }

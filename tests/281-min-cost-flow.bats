@@ -63,7 +63,9 @@ for r in recs:
     done
 }
 
-@test "min-cost-flow: bad input is one line naming record and key, exit 65, nothing on stdout" {
+@test "min-cost-flow: bad input is one line naming record and key, exit 65, nothing on stdout, nothing cached" {
+    # ff-trace caches its output by content: a failing run must leave no entry
+    export DAR_CACHE="$T/cache"
     ok="cap=np.array([2,2,1,2,1], dtype=np.float32), cost=np.array([1,2,1,1,0], dtype=np.float32)"
     instances "$(diamond "$ok") + $(diamond "cap=np.array([2,2,1,-1,1], dtype=np.float32), cost=np.array([1,2,1,1,0], dtype=np.float32)")" > "$T/g.mp"
     run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/g.mp"
@@ -86,6 +88,14 @@ for r in recs:
     assert_one_line_error ff-trace
     [[ "$stderr" == "ff-trace: record 0: 'cost' entry 1 is 1e-07 and needs 2^47 units per 1.0 to be exact,"* ]] || fail "$stderr"
     [ -z "$output" ] || fail "stdout not empty"
+    # a cost whose flows' costs would overflow the exact scale (int64 units)
+    instances "$(diamond "cap=np.array([2,2,1,1e7,1], dtype=np.float32), cost=np.array([1,2,1,1e12,0], dtype=np.float32)")" > "$T/g.mp"
+    run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/g.mp"
+    assert_failure 65
+    assert_one_line_error ff-trace
+    [ "$stderr" = "ff-trace: record 0: 'cost' entry 3 times its capacity brings sum |cost| * cap past 2^63: a flow's cost would not fit the exact scale" ] ||
+        fail "$stderr"
+    [ -z "$output" ] || fail "stdout not empty"
     # a cycle of negative cost (an undirected edge of negative cost is one)
     instances "[dict(kind='graph', id=0, n=3, m=2, s=0, t=2, src=np.array([0,1], dtype=np.int32),
         dst=np.array([1,2], dtype=np.int32), cap=np.array([1,1], dtype=np.float32), cost=np.array([1,-1], dtype=np.float32))]" > "$T/g.mp"
@@ -100,12 +110,17 @@ for r in recs:
     assert_one_line_error ff-trace
     [ "$stderr" = "ff-trace: record 0: 'cost' is missing (min-cost-flow needs a cost per unit of flow)" ] || fail "$stderr"
     # another algorithm's trace on the record
-    instances "$(diamond "$ok")" | ff-trace > "$T/traced.mp"
+    instances "$(diamond "$ok")" | ff-trace --no-cache > "$T/traced.mp"
     run --separate-stderr ff-trace --algorithm min-cost-flow < "$T/traced.mp"
     assert_failure 65
     assert_one_line_error ff-trace
-    [ "$stderr" = "ff-trace: record 0: carries the trace of max-flow, not of min-cost-flow" ] || fail "$stderr"
+    [ "$stderr" = "ff-trace: record 0: carries the trace of max-flow (key 'hint_phase'), not of min-cost-flow" ] || fail "$stderr"
     [ -z "$output" ] || fail "stdout not empty"
+    # no failure was cached, and no temp file left; a run that succeeds is
+    [ -z "$(find "$DAR_CACHE" -name '*.mp' 2>/dev/null)" ] || fail "a cache entry was written"
+    [ -z "$(find "$DAR_CACHE" -name '.tmp*' 2>/dev/null)" ] || fail "a temp file was left"
+    instances "$(diamond "$ok")" | ff-trace --algorithm min-cost-flow > /dev/null
+    [ -n "$(find "$DAR_CACHE" -name '*.mp')" ] || fail "the cache took no entry"
 }
 
 @test "dar-fit --variant primal|dual|no-algo trains on min-cost-flow traces of both sets and dar-step predicts flows within cap" {

@@ -94,7 +94,7 @@ print("unchanged", len(recs))'
     flow-fix < "$T/p.mp" > "$T/a.mp"
     repair --algorithm=max-flow < "$T/p.mp" | cmp - "$T/a.mp"
     run -64 --separate-stderr repair < "$T/p.mp"
-    [[ "$stderr" == "repair: which repair? --algorithm NAME as the first argument, or call it as flow-fix, match-fix, cover-fix"* ]] \
+    [[ "$stderr" == "repair: which repair? --algorithm NAME as the first argument, or call it as flow-fix, match-fix, cover-fix, cost-fix"* ]] \
         || fail "$stderr"
     run -64 --separate-stderr repair --algorithm shortest-paths
     [[ "$stderr" == "repair: option '--algorithm' must be one of max-flow|matching|vertex-cover|min-cost-flow, got 'shortest-paths'"* ]] \

@@ -105,53 +105,7 @@ static const float *edge_input(const struct dar_graph *dg, int p)
     }
 }
 
-/* ---- the exact instance --------------------------------------------------------- */
-
-/* A graph as mincost.h takes it: capacities and costs in exact integer
- * units, an undirected edge e as the arcs e (src->dst) and m + e. */
-struct exact {
-    struct mincost_net net;
-    int32_t *src, *dst;
-    int64_t *cap, *cost;
-    double cap_units;
-    int64_t cost_units;
-};
-
-static void exact_free(struct exact *x)
-{
-    free(x->src);
-    free(x->dst);
-    free(x->cap);
-    free(x->cost);
-}
-
-/* Fails with the reason in err (naming the key) when a cost has no exact
- * scale; a capacity without one dies in graph_capacity_units_exact. */
-static bool exact_of(struct exact *x, const struct graph *g, const struct record *rec, int64_t cost_scale,
-                     struct mincost_error *err)
-{
-    int m = g->m, arcs = g->directed ? m : 2 * m;
-    size_t room = (size_t)arcs + 1;
-    memset(x, 0, sizeof *x);
-    x->src = xmalloc(sizeof *x->src * room);
-    x->dst = xmalloc(sizeof *x->dst * room);
-    x->cap = xmalloc(sizeof *x->cap * room);
-    x->cost = xmalloc(sizeof *x->cost * room);
-    x->cap_units = rec ? graph_capacity_units_exact(rec, g, x->cap) : graph_capacity_units(g, x->cap);
-    if (!mincost_cost_units(m, g->cost, cost_scale, x->cost, &x->cost_units, err))
-        return false;
-    memcpy(x->src, g->src, sizeof *x->src * (size_t)m);
-    memcpy(x->dst, g->dst, sizeof *x->dst * (size_t)m);
-    if (!g->directed) {
-        memcpy(x->src + m, g->dst, sizeof *x->src * (size_t)m);
-        memcpy(x->dst + m, g->src, sizeof *x->dst * (size_t)m);
-        memcpy(x->cap + m, x->cap, sizeof *x->cap * (size_t)m);
-        memcpy(x->cost + m, x->cost, sizeof *x->cost * (size_t)m);
-    }
-    x->net = (struct mincost_net){.n = g->n, .m = arcs, .s = g->s, .t = g->t, .src = x->src, .dst = x->dst,
-                                  .cap = x->cap, .cost = x->cost};
-    return true;
-}
+/* ---- the instance --------------------------------------------------------------- */
 
 /* The instance: s, t, cap and cost (graph.h refuses a negative capacity). */
 static void read_instance(struct graph *g, const struct record *rec)
@@ -159,31 +113,19 @@ static void read_instance(struct graph *g, const struct record *rec)
     algo_read_instance(&dar_algorithm_min_cost_flow, g, rec);
 }
 
-/* Solve the instance, or die naming the record and the key at fault: a
- * cost without an exact scale, sums beyond int64, a negative cycle, a
- * trace over the bound, no s-t path (the maximum flow is 0 and there is
- * nothing to learn: refused, as max-flow's instances always have one). */
-static void solve(struct exact *x, const struct graph *g, const struct record *rec, const char *source, long index,
-                  struct mincost_solution *sol, struct mincost_trace *tr, size_t max_trace_bytes)
+/* Solve the exact instance (algo_min_cost_flow_instance.c), or die naming
+ * the record and the key at fault: a trace over the bound, no s-t path (the
+ * maximum flow is 0 and there is nothing to learn: refused, as max-flow's
+ * instances always have one). */
+static void solve(const struct mcf_instance *in, const char *source, long index, struct mincost_solution *sol,
+                  struct mincost_trace *tr, size_t max_trace_bytes)
 {
     struct mincost_error err;
-    int64_t cost_scale = rec ? record_int_or(rec, "cost_scale", 0) : 0;
-    if (cost_scale < 0)
-        record_die(rec, "'cost_scale' is %lld, expected a positive scale (or 0: none)", (long long)cost_scale);
-    if (!exact_of(x, g, rec, cost_scale, &err) || !mincost_flow(&x->net, sol, tr, max_trace_bytes, &err)) {
-        char what[320];
-        mincost_error_format(&err, what, sizeof what);
-        exact_free(x);
-        die_record_in(source, index, "%s", what);
-    }
-    if (sol->value == 0) {
-        mincost_solution_free(sol);
-        if (tr)
-            mincost_trace_free(tr);
-        exact_free(x);
+    if (!mincost_flow(&in->net, sol, tr, max_trace_bytes, &err))
+        mcf_instance_die(source, index, in, err, NULL);
+    if (sol->value == 0)
         die_record_in(source, index, "'t' (node %d) is not reached from 's' (node %d) along edges of positive 'cap': "
-                      ALGORITHM " needs a path s->t", g->t, g->s);
-    }
+                      ALGORITHM " needs a path s->t", in->g.t, in->g.s);
 }
 
 /* ---- the tracer (ff-trace) ------------------------------------------------------ */
@@ -211,8 +153,9 @@ struct frames {
     int32_t *pi;
 };
 
-static void frames_of(struct frames *f, const struct mincost_trace *tr, const struct graph *g, const struct exact *x)
+static void frames_of(struct frames *f, const struct mincost_trace *tr, const struct mcf_instance *x)
 {
+    const struct graph *g = &x->g;
     int n = g->n, m = g->m, T = tr->rounds + 1;
     f->reached = xcalloc((size_t)T * n, 1);
     f->distance = xcalloc((size_t)T * n, sizeof *f->distance);
@@ -249,19 +192,19 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
                   struct dar_tracer_buffers *tb)
 {
     (void)tb;   /* a record's arrays are the solver's own: nothing kept between records */
-    struct graph g;
-    read_instance(&g, rec);
-    struct exact x;
+    struct mcf_instance x;
+    mcf_instance_read(&x, rec);
+    const struct graph *g = &x.g;
     struct mincost_solution sol;
     struct mincost_trace tr;
-    solve(&x, &g, rec, rec->source, rec->index, &sol, hints ? &tr : NULL, hints ? (size_t)hint_bytes_limit : 0);
-    int64_t n = g.n, m = g.m;
+    solve(&x, rec->source, rec->index, &sol, hints ? &tr : NULL, hints ? (size_t)hint_bytes_limit : 0);
+    int64_t n = g->n, m = g->m;
     float *flow = xmalloc(sizeof *flow * ((size_t)m + 1)), *potential = xmalloc(sizeof *potential * (size_t)n);
-    edge_flows(flow, sol.flow, &g, x.cap_units);
-    real_potentials(potential, sol.potential, g.n, x.cost_units);
+    edge_flows(flow, sol.flow, g, x.cap_units);
+    real_potentials(potential, sol.potential, g->n, x.cost_units);
     if (hints) {
         struct frames f;
-        frames_of(&f, &tr, &g, &x);
+        frames_of(&f, &tr, &x);
         int64_t T = tr.rounds + 1;
         writer_begin_enriched(w, rec, trace_keys, 10);
         mp_key(w, "steps");          mp_int(w, T);
@@ -282,8 +225,7 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
     free(flow);
     free(potential);
     mincost_solution_free(&sol);
-    exact_free(&x);
-    graph_free(&g);
+    mcf_instance_free(&x);
 }
 
 /* ---- the record as the model reads it ------------------------------------------- */
@@ -361,12 +303,15 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
 /* An untraced graph runs as many steps as the algorithm takes rounds. */
 static void rounds(struct dar_graph *dg)
 {
-    struct exact x;
+    struct mcf_instance x = {.g = dg->g};     /* the graph stays dg's */
+    struct mincost_error err;
+    if (!mcf_instance_exact(&x, NULL, &err))
+        mcf_instance_die(dg->source, dg->record, &x, err, NULL);
     struct mincost_solution sol;
-    solve(&x, &dg->g, NULL, dg->source, dg->record, &sol, NULL, 0);
+    solve(&x, dg->source, dg->record, &sol, NULL, 0);
     all_augment_steps(dg, sol.rounds + 1);
     mincost_solution_free(&sol);
-    exact_free(&x);
+    mcf_instance_free_arcs(&x);
 }
 
 /* The predictions: pred_flow and, for the dual, pred_potential; with
@@ -579,10 +524,11 @@ const struct dar_algorithm dar_algorithm_min_cost_flow = {
                       "value, and certify it with the predicted potentials, with no min-cost solver:\n"
                       "each edge's flow clamped into its capacity and rounded, the largest s-t flow\n"
                       "inside it kept, then a max flow on the residual graph added (cost-blind: the\n"
-                      "repair does not optimise).  Adds fixed_flow, fixed_value, fixed_cost,\n"
-                      "certified (no residual arc of negative reduced cost under the potentials)\n"
-                      "and gap (the duality gap, which bounds the excess over the optimum).  Without\n"
-                      "potentials the exact solver's are used: certified then means optimal.",
+                      "repair does not optimise).  Adds fixed_flow, fixed_value, fixed_cost and,\n"
+                      "when the record has potentials, certified (no residual arc of negative\n"
+                      "reduced cost under them) and gap (the duality gap, which bounds the excess\n"
+                      "over the optimum).  A flow without potentials carries no certificate: no\n"
+                      "certified, no gap (metrics' mcf_optimal compares its cost to the optimum).",
     .repair_example = "dar-step --model dual.mp < test.mp | cost-fix | metrics\n"
                       "  ff-trace --algorithm min-cost-flow < g.mp | cost-fix --key flow --potential-key potential",
     .nrepair_options = MCF_REPAIR_OPTIONS,

@@ -37,24 +37,37 @@ extern const struct dar_algorithm dar_algorithm_min_cost_flow;
 /* The schedule (algo_min_cost_flow_model.c), for the entry's table. */
 void mcf_run_group(struct dar_group *c);
 
-/* ---- the evaluation half: the repair (algo_min_cost_flow_repair.c; cost-fix)
- * and the metric rows (algo_min_cost_flow_metrics.c) ---- */
+/* ---- the instance in exact integers (algo_min_cost_flow_instance.c): the
+ * one reading of the tracer, the repair and the metric rows ---- */
 
 /* A record's instance as the exact core takes it: the graph's edge e is arc
  * e (src -> dst); an undirected edge is also arc m + e (dst -> src), of the
  * same capacity and cost, as mincost.h makes an undirected edge two
  * antiparallel arcs.  Capacities and costs in integer units. */
 struct mcf_instance {
-    struct graph g;             /* graph_read: n m src dst directed s t cap (cap_scale) */
+    struct graph g;             /* the instance keys: n m src dst directed s t cap cost (cap_scale) */
     struct mincost_net net;     /* net.m = m (directed) or 2m */
     int32_t *src, *dst;         /* [net.m] */
     int64_t *cap, *cost;        /* [net.m] */
     double cap_units;           /* integer units of flow in 1.0 (graph_capacity_units) */
     int64_t cost_units;         /* integer units of cost in 1.0 (mincost_cost_units, `cost_scale`) */
 };
-/* Reads and checks rec's instance (graph keys, `cost` f32[m], optional
+/* Reads and checks rec's instance (the entry's instance keys, optional
  * `cost_scale`, mincost_check); dies with exit 65 naming record and key. */
 void mcf_instance_read(struct mcf_instance *in, const struct record *rec);
+/* The arcs of in->g, which the caller has read, in integer units: with rec
+ * its scales (graph_capacity_units_exact, `cost_scale`); with NULL, for a
+ * graph whose record is gone (dar-step's untraced rounds), the scales the
+ * values themselves have.  False with err when a cost has no exact scale;
+ * the arcs are in's either way. */
+bool mcf_instance_exact(struct mcf_instance *in, const struct record *rec, struct mincost_error *err);
+/* A mincost error as the record's one-line error (exit 65), naming the
+ * record's own key: the second arc of an undirected edge is that edge's
+ * entry, and 'potential' is potential_key when not NULL. */
+void mcf_instance_die(const char *source, long index, const struct mcf_instance *in, struct mincost_error err,
+                      const char *potential_key);
+/* The arcs only (a graph the caller keeps), or everything. */
+void mcf_instance_free_arcs(struct mcf_instance *in);
 void mcf_instance_free(struct mcf_instance *in);
 /* A signed flow per edge (real units, along src -> dst) as integer units on
  * the arcs: each entry rounded, clamped into its box ([0, cap] on a
@@ -62,6 +75,9 @@ void mcf_instance_free(struct mcf_instance *in);
  * sign.  Returns the number of entries the clamp moved by more than half a
  * unit (0 for a flow within capacity). */
 int mcf_flow_arcs(const struct mcf_instance *in, const double *flow, int64_t *arcs);
+
+/* ---- the evaluation half: the repair (algo_min_cost_flow_repair.c; cost-fix)
+ * and the metric rows (algo_min_cost_flow_metrics.c) ---- */
 
 /* Its repair (cost-fix): the options by index and the op of the row. */
 enum mcf_repair_option { MCF_REPAIR_KEY, MCF_REPAIR_POTENTIAL_KEY, MCF_REPAIR_OPTIONS };

@@ -1,8 +1,9 @@
 /* algo_min_cost_flow_metrics.c - min-cost flow's metric rows
  * (formats/metric.md): the repaired flow's cost against the optimum, the
- * share certified optimal, the predicted flow's error and the predicted
- * potentials' feasibility on the optimal flow's residual graph.  Their
- * order is the order `metrics` writes them in. */
+ * share whose cost is the optimum, the share its potentials certify
+ * optimal, the predicted flow's error and the predicted potentials'
+ * feasibility on the optimal flow's residual graph.  Their order is the
+ * order `metrics` writes them in. */
 #include "algo_min_cost_flow.h"
 #include "die.h"
 #include <math.h>
@@ -38,6 +39,21 @@ static void cost_excess(struct metric_mean *acc, const struct record *rec)
     free(flow);
 }
 
+/* Whether the repaired cost is the optimum.  Both are exact integers over
+ * the same capacity and cost units (cost-fix and the tracer read the
+ * instance alike), divided alike: equal costs are equal doubles.  The
+ * tolerance, 1e-12 of the optimum's size (of 1 when smaller), admits only
+ * the round-off of an optimum computed over other units (a record of
+ * another tool) and stays below one unit of cost, 1 / (cap units x cost
+ * units), for optima up to 1e6 at the generator's scales (units <= 1000). */
+static void optimal(struct metric_mean *acc, const struct record *rec)
+{
+    double fixed = metric_finite(rec, "fixed_cost"), best = metric_finite(rec, "mincost");
+    metric_share(acc, fabs(fixed - best) <= 1e-12 * fmax(1, fabs(best)));
+}
+
+/* Only records with a certificate have the key: cost-fix writes it when the
+ * record has potentials (the dual's, the random baseline's, the algorithm's). */
 static void certified(struct metric_mean *acc, const struct record *rec)
 {
     metric_share(acc, record_bool(rec, "certified"));
@@ -68,7 +84,7 @@ static void potential_feasible(struct metric_mean *acc, const struct record *rec
     mcf_instance_read(&in, rec);
     int m = in.g.m, n = in.g.n;
     float *flow = metric_f32_vector(rec, "flow", m), *pi = metric_f32_vector(rec, "pred_potential", n);
-    float *real = record_vector(rec, "cost", DT_F32, m);
+    const float *real = in.g.cost;
     double *signed_flow = xmalloc(sizeof *signed_flow * ((size_t)m + 1)), largest = 1;
     int64_t *f = xmalloc(sizeof *f * ((size_t)in.net.m + 1));
     for (int e = 0; e < m; e++) {
@@ -89,13 +105,14 @@ static void potential_feasible(struct metric_mean *acc, const struct record *rec
             acc->count++;
         }
     }
-    free(flow); free(pi); free(real); free(signed_flow); free(f);
+    free(flow); free(pi); free(signed_flow); free(f);
     mcf_instance_free(&in);
 }
 
 const struct metric_row mcf_metrics[] = {
     {.name = "mcf_cost_ratio", .keys = {"fixed_cost", "mincost"}, .mean = cost_ratio},
     {.name = "mcf_cost_excess", .keys = {"m", "cost", "flow", "fixed_cost", "mincost"}, .mean = cost_excess},
+    {.name = "mcf_optimal", .keys = {"fixed_cost", "mincost"}, .mean = optimal},
     {.name = "mcf_certified", .keys = {"certified"}, .mean = certified},
     {.name = "mcf_flow_mae", .keys = {"m", "pred_flow", "flow", "cost"}, .mean = flow_mae},
     {.name = "mcf_potential_feasible", .keys = {"n", "m", "s", "t", "cap", "cost", "flow", "pred_potential"},

@@ -23,9 +23,11 @@
  * real cost units, rounded to cost units) certified means the repaired flow
  * and the predicted potentials leave no residual arc of negative reduced
  * cost, a proof of optimality that needs no solver; gap is the duality gap
- * cost - D(pi), which bounds the excess over the optimum.  Without it the
- * potentials are the exact solver's (mincost_flow): certified then says the
- * repaired flow is optimal and the gap is its excess cost. */
+ * cost - D(pi), which bounds the excess over the optimum.  Without it there
+ * is no certificate: a flow without a dual proves nothing, and the exact
+ * solver's potentials would make `certified` mean "optimal", another
+ * quantity (the metric row mcf_optimal measures that against the trace's
+ * mincost), so cost-fix writes neither `certified` nor `gap`. */
 #include "algo_min_cost_flow.h"
 #include "die.h"
 #include "maxflow.h"
@@ -39,91 +41,13 @@ const struct dar_repair_option mcf_repair_options[MCF_REPAIR_OPTIONS] = {
                         .help = "the key holding the predicted flow", .value.text = "pred_flow"},
     [MCF_REPAIR_POTENTIAL_KEY] = {.name = "potential-key", .type = CLI_TYPE_STRING, .arg = "NAME",
                                   .help = "the predicted potentials the repaired flow is certified against "
-                                          "(when the record has them; else the exact solver's)",
+                                          "(a record without them gets no certified and no gap)",
                                   .value.text = "pred_potential"},
 };
 
 /* Potentials past this many cost units leave no room for the reduced costs
  * mincost_certify forms. */
 #define MCF_MAX_POTENTIAL 4611686018427387904.0   /* 2^62 */
-
-/* A mincost error as a record error, naming the record's own key (the
- * potentials' is potential_key): the second arc of an undirected edge is
- * that edge's entry. */
-static void die_mincost(const struct record *rec, const struct mcf_instance *in, struct mincost_error err,
-                        const char *potential_key)
-{
-    char line[320];
-    if (potential_key && err.key && strcmp(err.key, "potential") == 0)
-        err.key = potential_key;
-    else if (err.key && err.index >= in->g.m)
-        err.index -= in->g.m;
-    mincost_error_format(&err, line, sizeof line);
-    record_die(rec, "%s", line);
-}
-
-void mcf_instance_read(struct mcf_instance *in, const struct record *rec)
-{
-    graph_read(&in->g, rec);
-    const struct graph *g = &in->g;
-    int m = g->m, arcs = g->directed ? m : 2 * m;
-    /* the augmentation's residual network has two arcs per arc (maxflow.c's limit) */
-    if ((int64_t)arcs > INT32_MAX / 4)
-        record_die(rec, "'m' is %d: cost-fix's residual network of %lld arcs would pass %d", m, 2 * (long long)arcs,
-                   INT32_MAX / 2);
-    size_t m1 = (size_t)m + 1, a1 = (size_t)arcs + 1;
-    int64_t *cap = xmalloc(sizeof *cap * m1), *cost = xmalloc(sizeof *cost * m1);
-    in->cap_units = graph_capacity_units_exact(rec, g, cap);
-    float *real = record_vector(rec, "cost", DT_F32, m);
-    int64_t scale = record_int_or(rec, "cost_scale", 0);
-    if (scale < 0)
-        record_die(rec, "'cost_scale' is %lld, expected a scale >= 1 (or 0: not known)", (long long)scale);
-    struct mincost_error err;
-    if (!mincost_cost_units(m, real, scale, cost, &in->cost_units, &err))
-        die_mincost(rec, in, err, NULL);
-    free(real);
-    in->src = xmalloc(sizeof *in->src * a1);
-    in->dst = xmalloc(sizeof *in->dst * a1);
-    in->cap = xmalloc(sizeof *in->cap * a1);
-    in->cost = xmalloc(sizeof *in->cost * a1);
-    for (int a = 0; a < arcs; a++) {
-        int e = a < m ? a : a - m;
-        in->src[a] = a < m ? g->src[e] : g->dst[e];
-        in->dst[a] = a < m ? g->dst[e] : g->src[e];
-        in->cap[a] = cap[e];
-        in->cost[a] = cost[e];
-    }
-    free(cap);
-    free(cost);
-    in->net = (struct mincost_net){.n = g->n, .m = arcs, .s = g->s, .t = g->t, .src = in->src, .dst = in->dst,
-                                   .cap = in->cap, .cost = in->cost};
-    if (!mincost_check(&in->net, &err))
-        die_mincost(rec, in, err, NULL);
-}
-
-void mcf_instance_free(struct mcf_instance *in)
-{
-    free(in->src);
-    free(in->dst);
-    free(in->cap);
-    free(in->cost);
-    graph_free(&in->g);
-}
-
-int mcf_flow_arcs(const struct mcf_instance *in, const double *flow, int64_t *arcs)
-{
-    int m = in->g.m, moved = 0;
-    for (int e = 0; e < m; e++) {
-        double x = flow[e] * in->cap_units, hi = (double)in->cap[e], lo = in->g.directed ? 0 : -hi;
-        double clamped = fmin(fmax(x, lo), hi);
-        moved += fabs(clamped - x) > 0.5;
-        int64_t k = (int64_t)nearbyint(clamped);
-        arcs[e] = k > 0 ? k : 0;
-        if (!in->g.directed)
-            arcs[m + e] = k < 0 ? -k : 0;
-    }
-    return moved;
-}
 
 /* A float vector of count finite numbers (f32 or f64) as doubles. */
 static double *prediction(const struct record *rec, const char *key, int64_t count, const char *what,
@@ -184,21 +108,11 @@ static void conserve_and_augment(const struct mincost_net *g, int64_t *f)
     free(sub); free(src); free(dst); free(residual); free(more);
 }
 
-/* The potentials to certify against, in cost units: the record's, else the
- * exact solver's. */
+/* The record's potentials, in cost units. */
 static int64_t *potentials(const struct record *rec, const struct mcf_instance *in, const char *key)
 {
     int n = in->g.n;
     int64_t *pi = xmalloc(sizeof *pi * (size_t)n);
-    if (!record_has(rec, key)) {
-        struct mincost_solution sol;
-        struct mincost_error err;
-        if (!mincost_flow(&in->net, &sol, NULL, 0, &err))
-            die_mincost(rec, in, err, key);
-        memcpy(pi, sol.potential, sizeof *pi * (size_t)n);
-        mincost_solution_free(&sol);
-        return pi;
-    }
     double *p = prediction(rec, key, n, "the predicted potentials", "potential-key");
     for (int v = 0; v < n; v++) {
         double x = nearbyint(p[v] * (double)in->cost_units);
@@ -228,11 +142,14 @@ void mcf_repair(struct writer *w, const struct record *rec, const union dar_repa
         f[e] = net > 0 ? net : 0;
         f[m + e] = net < 0 ? -net : 0;
     }
-    int64_t *pi = potentials(rec, &in, potential_key);
+    /* without potentials, zeros: the certificate's feasibility, value and
+     * cost do not depend on them, and its optimality is not written */
+    bool dual = record_has(rec, potential_key);
+    int64_t *pi = dual ? potentials(rec, &in, potential_key) : xcalloc((size_t)in.g.n, sizeof *pi);
     struct mincost_certificate c;
     struct mincost_error err;
     if (!mincost_certify(&in.net, f, pi, &c, &err))
-        die_mincost(rec, &in, err, potential_key);
+        mcf_instance_die(rec->source, rec->index, &in, err, potential_key);
     if (!c.feasible || !c.maximum)
         die(EX_SOFTWARE, "BUG: cost-fix: record %ld: the repaired flow is %s", rec->index,
             c.feasible ? "not maximum" : "not feasible");
@@ -240,12 +157,14 @@ void mcf_repair(struct writer *w, const struct record *rec, const union dar_repa
     for (int e = 0; e < m; e++)
         out[e] = (float)((double)(f[e] - (in.g.directed ? 0 : f[m + e])) / in.cap_units);
     double cost_units = in.cap_units * (double)in.cost_units;
-    writer_begin_enriched(w, rec, added_keys, 5);
+    writer_begin_replacing(w, rec, added_keys, 5, dual ? 5 : 3);
     mp_key(w, "fixed_flow");  mp_vector(w, DT_F32, m, out);
     mp_key(w, "fixed_value"); mp_double(w, (double)c.value / in.cap_units);
     mp_key(w, "fixed_cost");  mp_double(w, (double)c.cost / cost_units);
-    mp_key(w, "certified");   mp_bool(w, c.optimal);
-    mp_key(w, "gap");         mp_double(w, (double)c.gap / cost_units);
+    if (dual) {
+        mp_key(w, "certified"); mp_bool(w, c.optimal);
+        mp_key(w, "gap");       mp_double(w, (double)c.gap / cost_units);
+    }
     free(pred); free(f); free(pi); free(out);
     mcf_instance_free(&in);
 }

@@ -94,6 +94,20 @@ const struct dar_algorithm *dar_algorithm_other_of_record(const struct dar_algor
     return NULL;
 }
 
+/* The first of other's trace keys that alg's trace has not: the key that
+ * gives the record away. */
+static const char *own_key(const struct dar_algorithm *other, const struct dar_algorithm *alg)
+{
+    for (int k = 0; k < other->ntrace_keys; k++) {
+        bool shared = false;
+        for (int j = 0; j < alg->ntrace_keys && !shared; j++)
+            shared = strcmp(other->trace_keys[k], alg->trace_keys[j]) == 0;
+        if (!shared)
+            return other->trace_keys[k];
+    }
+    return other->trace_keys[0];
+}
+
 void dar_algorithm_refuse_other_trace(const struct dar_algorithm *alg, const struct record *rec)
 {
     if (alg->takes_other_traces)
@@ -101,7 +115,8 @@ void dar_algorithm_refuse_other_trace(const struct dar_algorithm *alg, const str
     for (int i = 0; i < dar_algorithm_count; i++) {
         const struct dar_algorithm *other = dar_algorithms[i];
         if (other != alg && has_all(rec, other->trace_keys, other->ntrace_keys))
-            record_die(rec, "carries the trace of %s, not of %s", other->name, alg->name);
+            record_die(rec, "carries the trace of %s (key '%s'), not of %s", other->name, own_key(other, alg),
+                       alg->name);
     }
 }
 

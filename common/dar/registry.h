@@ -34,8 +34,8 @@ const struct dar_algorithm *dar_algorithm_of_record(const struct record *rec);
  * 't')" for the tool's one-line error. */
 const struct dar_algorithm *dar_algorithm_other_of_record(const struct dar_algorithm *alg, const struct record *rec,
                                                           char *why, size_t size);
-/* Dies (exit 65, naming the record) when rec carries the whole trace of
- * an entry other than alg, unless alg takes such records
+/* Dies (exit 65, naming the record and the first key of that trace alg's
+ * has not) when rec carries the whole trace of an entry other than alg, unless alg takes such records
  * (takes_other_traces): a model of one algorithm would otherwise read the
  * instance and ignore the trace it was given.  The tools call it before
  * any of alg's ops reads rec. */

@@ -306,23 +306,29 @@ static bool key_in(const msgpack_object *key, const char *const *add, const size
 void writer_begin_enriched(struct writer *w, const struct record *rec,
                            const char *const *add, int n_add)
 {
+    writer_begin_replacing(w, rec, add, n_add, n_add);
+}
+
+void writer_begin_replacing(struct writer *w, const struct record *rec, const char *const *drop, int n_drop,
+                            int n_add)
+{
     const msgpack_object_map *m = &rec->map->via.map;
-    size_t add_length[n_add > 0 ? n_add : 1];
-    for (int i = 0; i < n_add; i++)
-        add_length[i] = strlen(add[i]);
+    size_t drop_length[n_drop > 0 ? n_drop : 1];
+    for (int i = 0; i < n_drop; i++)
+        drop_length[i] = strlen(drop[i]);
     /* Which keys stay, remembered for the first few (every real record) so
      * the second pass need not compare them again. */
     bool keep[64];
     uint32_t kept = 0;
     for (uint32_t i = 0; i < m->size; i++) {
-        bool k = !key_in(&m->ptr[i].key, add, add_length, n_add);
+        bool k = !key_in(&m->ptr[i].key, drop, drop_length, n_drop);
         if (i < 64)
             keep[i] = k;
         kept += k;
     }
     mp_map(w, kept + (uint32_t)n_add);
     for (uint32_t i = 0; i < m->size; i++)
-        if (i < 64 ? keep[i] : !key_in(&m->ptr[i].key, add, add_length, n_add)) {
+        if (i < 64 ? keep[i] : !key_in(&m->ptr[i].key, drop, drop_length, n_drop)) {
             mp_object(w, &m->ptr[i].key);
             /* tensors, most of a record, by the tensor codec: same bytes */
             if (!mp_tensor_object(w, &m->ptr[i].val))

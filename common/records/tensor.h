@@ -82,5 +82,11 @@ void *mp_tensor_reserve(struct writer *w, enum dtype dt, int ndim, const int64_t
  * The caller then packs exactly n_add key/value pairs. */
 void writer_begin_enriched(struct writer *w, const struct record *rec,
                            const char *const *add, int n_add);
+/* writer_begin_enriched() that drops every input key in drop[0..n_drop-1]
+ * and leaves the caller to pack n_add pairs (the first n_add of them): a
+ * key a filter writes only sometimes must not survive from an earlier pass
+ * (cost-fix's certificate, which it writes only with potentials). */
+void writer_begin_replacing(struct writer *w, const struct record *rec, const char *const *drop, int n_drop,
+                            int n_add);
 
 #endif

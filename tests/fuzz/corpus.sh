@@ -132,7 +132,9 @@ put model-resume model-dual.mp model-dual-sgd.mp model-primal.mp model-recipe.mp
 put checkpoint model-dual.mp model-dual-sgd.mp model-primal.mp bad-model-twice empty checkpoint-seconds.mp bad-seconds-negative
 put metric-table metrics.mp metrics-labelled.mp bad-not-a-map empty fixed.mp
 for f in graphs.mp metrics.mp classes.mp model-dual.mp; do
-    mpcat < "$tmp/$f" | head -c 6000 > "$C/jsonl/${f%.mp}.jsonl"
+    # whole, then cut: head closing the pipe would kill mpcat (SIGPIPE, and pipefail)
+    mpcat < "$tmp/$f" > "$tmp/${f%.mp}.jsonl"
+    head -c 6000 "$tmp/${f%.mp}.jsonl" > "$C/jsonl/${f%.mp}.jsonl"
 done
 printf '{"kind": "x", "t": {"dtype": "<f4", "shape": [2], "data": [1, "nan"]}, "b": {"$bin": "00ff"}}\n' > "$C/jsonl/tensor-bin.jsonl"
 printf '{"a": 1}\n[1, 2]\n' > "$C/jsonl/bad-not-object.jsonl"
@@ -163,6 +165,43 @@ put("bad-vc-no-w.mp", [{k: v for k, v in recs[0].items() if k != "node_w"}])
 PYEOF
 cover-fix < "$C/graph-repair/predicted-vc.mp" > "$C/graph-repair/fixed-vc.mp"
 cp "$C/graph-repair/fixed-vc.mp" "$C/graph-metrics/fixed-vc.mp"
+
+# min-cost flow: traced records of both sets (undirected, DAGs with
+# negative costs), a --no-hints solution, a dar-step prediction of a small
+# dual model, the random baseline's prediction repaired by cost-fix (with
+# potentials, and without: no certificate), and bad ones
+gen-graphs --instance min-cost-flow --family erdos-renyi --nodes 6 --count 2 --seed 1 > "$tmp/mcf-instance.mp"
+gen-graphs --instance min-cost-flow --family two-community --nodes 6 --count 2 --seed 2 --directed > "$tmp/mcf-dag-instance.mp"
+ff-trace --algorithm min-cost-flow < "$tmp/mcf-instance.mp" > "$tmp/mcf-traced.mp"
+ff-trace --algorithm min-cost-flow < "$tmp/mcf-dag-instance.mp" > "$tmp/mcf-dag-traced.mp"
+ff-trace --algorithm min-cost-flow --no-hints < "$tmp/mcf-dag-instance.mp" > "$tmp/mcf-solved.mp"
+dar-fit --variant dual --hidden 4 --iters 1 --batch 1 --seed 1 -q < "$tmp/mcf-traced.mp" > "$tmp/mcf-model.mp"
+dar-step --model "$tmp/mcf-model.mp" --hints < "$tmp/mcf-dag-traced.mp" > "$tmp/mcf-predicted.mp"
+dar-step --baseline random --algorithm min-cost-flow --seed 1 < "$tmp/mcf-traced.mp" > "$tmp/mcf-random.mp"
+cost-fix < "$tmp/mcf-random.mp" > "$tmp/mcf-fixed.mp"
+cost-fix --potential-key none < "$tmp/mcf-random.mp" > "$tmp/mcf-fixed-primal.mp"
+"$PY" - "$tmp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn, numpy as np
+d = sys.argv[1]
+recs = list(msgpack.Unpacker(open(f"{d}/mcf-random.mp", "rb"), object_hook=mn.decode, raw=False))
+def put(name, rs):
+    open(f"{d}/{name}", "wb").write(b"".join(msgpack.packb(x, default=mn.encode) for x in rs))
+r = recs[0]
+put("bad-mcf-negative-cost-undirected.mp", [dict(r, cost=-r["cost"])])
+put("bad-mcf-cost-overflow.mp", [dict(r, cap=np.full(r["m"], 1e7, np.float32), cost=np.full(r["m"], 1e12, np.float32))])
+put("bad-mcf-cost-scale.mp", [dict(r, cost=r["cost"] + np.float32(1e-7))])
+put("bad-mcf-no-path.mp", [dict(r, cap=np.zeros(r["m"], np.float32))])
+put("bad-mcf-potential-huge.mp", [dict(r, pred_potential=np.full(r["n"], 1e30, np.float32))])
+put("bad-mcf-no-cost.mp", [{k: v for k, v in r.items() if k != "cost"}])
+PYEOF
+mcf_bad="bad-mcf-negative-cost-undirected.mp bad-mcf-cost-overflow.mp bad-mcf-cost-scale.mp bad-mcf-no-path.mp
+         bad-mcf-potential-huge.mp bad-mcf-no-cost.mp"
+put graph-fftrace mcf-instance.mp mcf-dag-instance.mp mcf-traced.mp $mcf_bad
+put graph-darstep mcf-instance.mp mcf-traced.mp mcf-dag-traced.mp mcf-solved.mp $mcf_bad
+put graph-repair mcf-predicted.mp mcf-random.mp mcf-fixed.mp $mcf_bad
+put graph-metrics mcf-fixed.mp mcf-fixed-primal.mp
+put traced-darfit mcf-traced.mp mcf-dag-traced.mp mcf-solved.mp bad-mcf-negative-cost-undirected.mp
+put model-load mcf-model.mp
 
 # the VesselGraph pair: nodes, a NUL byte, edges
 cols="length;distance;curveness;volume;avgCrossSection;minRadiusAvg;minRadiusStd;avgRadiusAvg;avgRadiusStd;maxRadiusAvg;maxRadiusStd;roundnessAvg;roundnessStd"

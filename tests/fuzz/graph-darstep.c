@@ -1,12 +1,13 @@
 /* graph-darstep: graph records as dar-step reads them (dar_step_run with
- * a small model of each registered algorithm, the hints and, for max-flow,
- * the embeddings; and each algorithm's random baseline). */
+ * a small model of max-flow, shortest paths and min-cost flow, the hints
+ * and, for max-flow, the embeddings; and their random baselines). */
 #include "harness.h"
 #include "algo_maxflow.h"
+#include "algo_min_cost_flow.h"
 #include "algo_shortest_paths.h"
 #include "dar_step.h"
 
-static struct dar_model maxflow_model, paths_model;
+static struct dar_model maxflow_model, paths_model, mcf_model;
 
 struct input {
     const uint8_t *data;
@@ -19,7 +20,7 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    bool embed = p->model == &maxflow_model;  /* shortest paths' models have none */
+    bool embed = p->model == &maxflow_model;  /* the other entries' models have none */
     struct dar_step_options o = {p->model, !p->model, 1, p->model != NULL, embed, DAR_EMBED_LAST,
                                  .algorithm = p->baseline, .threads = 1};
     dar_step_run(in, "<fuzz>", harness_sink(), &o);
@@ -34,6 +35,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     dar_model_init(&maxflow_model, &config, 1);
     config.algorithm = &dar_algorithm_shortest_paths;
     dar_model_init(&paths_model, &config, 1);
+    config.algorithm = &dar_algorithm_min_cost_flow;
+    dar_model_init(&mcf_model, &config, 1);
     return 0;
 }
 
@@ -46,6 +49,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.model = NULL;
     harness_expect(harness_run(run, &in), 0);
     in.baseline = &dar_algorithm_shortest_paths;
+    harness_expect(harness_run(run, &in), 0);
+    in.baseline = &dar_algorithm_min_cost_flow;
+    harness_expect(harness_run(run, &in), 0);
+    in.model = &mcf_model;
+    in.baseline = NULL;
     harness_expect(harness_run(run, &in), 0);
     return 0;
 }

@@ -1,10 +1,16 @@
 #!/usr/bin/python3
 """mcf_eval_oracle - min-cost flow records with predictions, and the checks
-of the repair op's and the metric rows' answers on them (tests/tools/mcf_eval)
-against networkx.
+of the repair's (cost-fix) and the metric rows' (metrics --per-graph)
+answers on them against networkx.
 
     mcf_eval_oracle.py make SEED > predicted.mp
-    mcf_eval_oracle.py check fixed.mp scores.mp MIN_GRAPHS
+    mcf_eval_oracle.py dual fixed.mp > dual.mp
+    mcf_eval_oracle.py check fixed.mp graphs.mp dual-graphs.mp MIN_GRAPHS
+
+dual keeps the records that have pred_potential: `metrics` scores a quantity
+on every record or none, so the rows that need potentials (mcf_certified,
+mcf_potential_feasible) are scored on those alone (dual-graphs.mp, by
+metrics --per-graph), the others on every record (graphs.mp).
 
 make writes graph records as the min-cost-flow entry's trace leaves them
 (n, m, directed, s, t, src, dst, cap f32, cost f32, flow f32 the optimal flow
@@ -20,11 +26,13 @@ flow over the capacities, a random flow in the capacities.
 check holds every fixed record to: fixed_flow within capacity (>= 0 on a
 directed arc) and conserved at every node but s and t; its value networkx's
 maximum, and fixed_value that; fixed_cost the cost of fixed_flow, at least
-the optimum; gap >= fixed_cost - optimum; certified iff gap is 0; with the
-optimum's own potentials, or none (the solver's), certified iff the cost is
-the optimum, and for the optimal prediction certified.  And every metric
-row of mcf_eval --metrics to this file's own computation of its definition
-(formats/metric.md).  Prints one summary line; exits 1 with the first
+the optimum, and the optimum for the optimal predictions; without
+potentials no certified and no gap (no certificate); with them gap >=
+fixed_cost - optimum, certified iff gap is 0, and with the optimum's own
+potentials certified iff the cost is the optimum (so for the optimal
+prediction certified).  And every metric
+graph's share of every metric row to this file's own computation of its
+definition (formats/metric.md).  Prints one summary line; exits 1 with the first
 disagreement.
 """
 import sys
@@ -191,23 +199,30 @@ def check_repair(r, rec):
     if abs(-balance[s] - rec["maxflow"]) > tol * n or abs(rec["fixed_value"] - rec["maxflow"]) > 1e-9:
         fail(r, f"value {-balance[s]} (fixed_value {rec['fixed_value']}), networkx's maximum {rec['maxflow']}")
     paid = float((cost * (F if directed else np.abs(F))).sum())
-    best, fixed, gap = rec["mincost"], rec["fixed_cost"], rec["gap"]
+    best, fixed = rec["mincost"], rec["fixed_cost"]
     eps = 1e-6 * (1 + abs(best))
     if abs(paid - fixed) > 1e-4 * (1 + abs(paid)):
         fail(r, f"fixed_cost {fixed}, but fixed_flow costs {paid}")
     if fixed < best - eps:
         fail(r, f"fixed_cost {fixed} is below the optimum {best}")
+    kind = rec["pred_kind"]
+    if kind.startswith("optimal") and abs(fixed - best) > eps:
+        fail(r, f"{kind}: the optimal flow repaired costs {fixed}, not the optimum {best}")
+    # a flow without potentials carries no certificate
+    if "pred_potential" not in rec:
+        if "certified" in rec or "gap" in rec:
+            fail(r, f"{kind}: certified or gap without potentials")
+        return
+    gap = rec["gap"]
     if gap < fixed - best - eps:
         fail(r, f"gap {gap} does not bound the excess {fixed - best}")
     if rec["certified"] != (gap == 0):
         fail(r, f"certified {rec['certified']} with gap {gap}")
-    kind = rec["pred_kind"]
-    exact = "pred_potential" not in rec or kind == "optimal" or kind == "zero"
-    if exact and rec["certified"] != (abs(fixed - best) <= eps):
+    # the optimum's own potentials (the optimal and zero kinds carry them)
+    # certify exactly the optimal flows
+    if kind in ("optimal", "zero") and rec["certified"] != (abs(fixed - best) <= eps):
         fail(r, f"{kind}: certified {rec['certified']} with cost {fixed}, optimum {best}")
-    if "pred_potential" not in rec and abs(gap - (fixed - best)) > eps:
-        fail(r, f"{kind}: gap {gap} against the solver's potentials, expected the excess {fixed - best}")
-    if kind.startswith("optimal") and not rec["certified"]:
+    if kind == "optimal" and not rec["certified"]:
         fail(r, f"{kind}: the optimal flow is not certified")
 
 
@@ -215,7 +230,9 @@ def expected_metrics(rec):
     """Each metric row's (sum, count) on one record, from its definition."""
     m, cost, flow = rec["m"], rec["cost"].astype(np.float64), rec["flow"].astype(np.float64)
     best, fixed = rec["mincost"], rec["fixed_cost"]
-    out = {"mcf_certified": (float(rec["certified"]), 1)}
+    out = {"mcf_optimal": (float(abs(fixed - best) <= 1e-12 * max(1.0, abs(best))), 1)}
+    if "certified" in rec:
+        out["mcf_certified"] = (float(rec["certified"]), 1)
     out["mcf_cost_ratio"] = (fixed / best, 1) if best > 0 else (0.0, 0)
     mass = float((np.abs(cost) * np.abs(flow)).sum())
     out["mcf_cost_excess"] = ((fixed - best) / mass, 1) if mass > 0 else (0.0, 0)
@@ -238,19 +255,35 @@ def expected_metrics(rec):
     return out
 
 
-def check(fixed_path, scores_path, minimum):
-    fixed, scores = read(fixed_path), read(scores_path)
-    if len(fixed) != len(scores):
-        fail(len(scores), f"{len(scores)} score records for {len(fixed)} fixed ones")
+def per_graph(path, graphs):
+    """{graph: {name: (sum, count)}} of metrics --per-graph records, the
+    graph indices mapped through graphs (the records' own indices)."""
+    out = {}
+    for g in read(path):
+        assert g["kind"] == "graph_metric", g
+        out.setdefault(graphs[g["graph"]], {})[g["name"]] = (g["sum"], g["count"])
+    return out
+
+
+def check(fixed_path, graphs_path, dual_path, minimum):
+    fixed = read(fixed_path)
+    dual = [r for r, rec in enumerate(fixed) if "pred_potential" in rec]
+    scores = per_graph(graphs_path, list(range(len(fixed))))
+    for r, rows in per_graph(dual_path, dual).items():
+        if set(rows) & set(scores.get(r, {})):
+            fail(r, f"rows {sorted(rows)} scored twice")
+        scores.setdefault(r, {}).update(rows)
     kinds = {}
-    for r, (rec, got) in enumerate(zip(fixed, scores)):
+    for r, rec in enumerate(fixed):
+        got = scores.get(r, {})
         check_repair(r, rec)
         k = rec["pred_kind"]
-        kinds[k] = kinds.get(k, [0, 0])
+        kinds[k] = kinds.get(k, [0, 0, 0])
         kinds[k][0] += 1
-        kinds[k][1] += bool(rec["certified"])
+        kinds[k][1] += abs(rec["fixed_cost"] - rec["mincost"]) <= 1e-12 * max(1.0, abs(rec["mincost"]))
+        kinds[k][2] += bool(rec.get("certified", False))
         want = expected_metrics(rec)
-        names = sorted(x for x in got if x != "graph")
+        names = sorted(got)
         if names != sorted(want):
             fail(r, f"metric rows {names}, expected {sorted(want)}")
         for name, (total, count) in want.items():
@@ -260,11 +293,22 @@ def check(fixed_path, scores_path, minimum):
     if len(fixed) < minimum:
         fail(len(fixed), f"only {len(fixed)} records, expected at least {minimum}")
     print(f"{len(fixed)} graphs repaired to networkx's maximum, costs and certificates checked, metric rows agree; "
-          "certified per kind: " + ", ".join(f"{k} {c}/{t}" for k, (t, c) in sorted(kinds.items())))
+          "optimal per kind: " + ", ".join(f"{k} {o}/{t}" for k, (t, o, c) in sorted(kinds.items())) +
+          "; certified per kind (with potentials): " +
+          ", ".join(f"{k} {c}/{t}" for k, (t, o, c) in sorted(kinds.items()) if k != "optimal-no-potential"))
+
+
+def keep_dual(path):
+    out = sys.stdout.buffer
+    for rec in read(path):
+        if "pred_potential" in rec:
+            out.write(msgpack.packb(rec, default=msgpack_numpy.encode, use_bin_type=True))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(int(sys.argv[2]))
+    elif sys.argv[1] == "dual":
+        keep_dual(sys.argv[2])
     else:
-        check(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        check(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
