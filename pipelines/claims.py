@@ -289,9 +289,10 @@ def load_units(unit_args):
 def margin_text(margin, where, percent_of):
     """A comparison with its cells named, its margin and interval:
     `dual · 2-community mae_flow < primal · ...: +0.018 [+0.004, +0.031]`."""
-    text = margin.text
-    for name in sorted(where, key=lambda n: -int(n[1:])):
-        text = text.replace(name, f"{where[name][1]} · {where[name][2]}")
+    # one pass over the names c0, c1, ...: replacing them one after the other
+    # would find "c1" again inside a replaced cell's name (a set called tc16)
+    text = re.sub(r"\bc\d+\b", lambda m: f"{where[m.group(0)][1]} · {where[m.group(0)][2]}" if m.group(0) in where
+                  else m.group(0), margin.text)
     percent = percent_of(margin, where)
     show = (lambda x: f"{100 * x:+.1f} pt") if percent else (lambda x: f"{x:+.3g}")
     return f"{text}: {show(margin.point)} [{show(margin.low)}, {show(margin.high)}]"

@@ -219,3 +219,16 @@ PYEOF
     table3_verdict "$T/tie" > /dev/null
     cmp "$T/tie.first" "$T/tie/claims.out"
 }
+
+@test "a margin names its cells in one pass: a cell whose set is called tc16 is not taken for c1" {
+    run "$PY" - <<'PYEOF'
+import sys, types
+sys.path.insert(0, "pipelines")
+import claims
+m = types.SimpleNamespace(text="c0 < c1 and c1 < c10", point=0.5, low=0.25, high=0.75)
+where = {f"c{i}": ("t", f"M{i} tc16", "q") for i in (0, 1, 10)}
+print(claims.margin_text(m, where, lambda margin, where: False))
+PYEOF
+    assert_success
+    assert_output "M0 tc16 · q < M1 tc16 · q and M1 tc16 · q < M10 tc16 · q: +0.5 [+0.25, +0.75]"
+}
