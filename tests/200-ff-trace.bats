@@ -323,5 +323,5 @@ PY
     cmp "$T/default.mp" "$T/named.mp"
     run --separate-stderr ff-trace --algorithm no-such < "$T/g.mp"
     [ "$status" -eq 64 ] || fail "status $status"
-    [[ "$stderr" == "ff-trace: option '--algorithm' must be one of max-flow|shortest-paths|matching|vertex-cover|min-cost-flow, got 'no-such'"* ]] || fail "$stderr"
+    [[ "$stderr" == "ff-trace: option '--algorithm' must be one of $(registry_names '|'), got 'no-such'"* ]] || fail "$stderr"
 }

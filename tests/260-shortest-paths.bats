@@ -186,7 +186,7 @@ dump('huge', r)
 
 @test "--help of ff-trace, dar-fit and dar-step lists every registered algorithm with the keys its trace really adds" {
     names=$(ff-trace --help | sed -n 's/^ *one of: \(max-flow.*\)$/\1/p' | tr '|' ' ')
-    [ "$names" = "max-flow shortest-paths matching vertex-cover min-cost-flow" ]
+    [ "$names" = "$(registry_names " ")" ]
     gen-graphs --nodes 6 --count 1 --seed 1 > "$T/max-flow.mp"
     gen-graphs --instance shortest-paths --family erdos-renyi --nodes 6 --count 1 --seed 1 > "$T/shortest-paths.mp"
     gen-graphs --instance matching --family bipartite-sides --sides 3,3 --p 0.5 --count 1 --seed 1 > "$T/matching.mp"

@@ -196,7 +196,7 @@ print("ok")'
     run --separate-stderr dar-step --no-cache --model "$T/m.mp.bad" < "$T/val.mp"
     [ "$status" -eq 65 ] || fail "status $status: $stderr"
     assert_one_line_error dar-step
-    [[ "$stderr" == *"'algorithm' is 'no-such', expected one of max-flow, shortest-paths, matching, vertex-cover, min-cost-flow" ]] || fail "$stderr"
+    [[ "$stderr" == *"'algorithm' is 'no-such', expected one of $(registry_names ', ')" ]] || fail "$stderr"
 }
 
 @test "the field's recipe (--pointer-head edge, --layer-norm, --gate, --soft-hints, --clip-norm): recorded, read back, pointers only to neighbours; absent, the key and provenance keep their bytes" {

@@ -27,6 +27,13 @@ repair_names() {
     sed -n 's/^REPAIR_NAMES *:= *//p' "$ROOT/Makefile" | tr ' ' '\n'
 }
 
+# The registry's entries in its order (registry.h's DAR_ALGORITHM_NAMES,
+# which test_algorithm holds to the rows), joined by SEP: what every list of
+# algorithms a tool prints must say.
+registry_names() {
+    sed -n 's/^#define DAR_ALGORITHM_NAMES "\(.*\)"$/\1/p' "$ROOT/common/dar/registry.h" | sed "s/|/$1/g"
+}
+
 # Decode a stream with Python's msgpack + msgpack_numpy (the interop oracle)
 # and run a snippet on the list of records `recs`.
 py_stream() {
