@@ -1,13 +1,12 @@
 /* graph-darstep: graph records as dar-step reads them (dar_step_run with
- * a small model of max-flow, shortest paths and min-cost flow, the hints
- * and, for max-flow, the embeddings; and their random baselines). */
+ * a small model of each entry of the registry, the hints and the
+ * embeddings where the entry has them; and each entry's random baseline). */
 #include "harness.h"
-#include "algo_maxflow.h"
-#include "algo_min_cost_flow.h"
-#include "algo_shortest_paths.h"
+#include <stdlib.h>
 #include "dar_step.h"
+#include "registry.h"
 
-static struct dar_model maxflow_model, paths_model, mcf_model;
+static struct dar_model *models;           /* [dar_algorithm_count] */
 
 struct input {
     const uint8_t *data;
@@ -20,7 +19,8 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    bool embed = p->model == &maxflow_model;  /* the other entries' models have none */
+    /* the default entry's models give embeddings (edge-embed's); the others' have none */
+    bool embed = p->model == &models[0];
     struct dar_step_options o = {p->model, !p->model, 1, p->model != NULL, embed, DAR_EMBED_LAST,
                                  .algorithm = p->baseline, .threads = 1};
     dar_step_run(in, "<fuzz>", harness_sink(), &o);
@@ -30,30 +30,22 @@ static void run(void *ctx)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     harness_quiet();
-    struct dar_config config = {.variant = DAR_DUAL, .processor = DAR_PGN, .agg = DAR_AGG_MAX, .hidden = 4,
-                                .algorithm = &dar_algorithm_maxflow};
-    dar_model_init(&maxflow_model, &config, 1);
-    config.algorithm = &dar_algorithm_shortest_paths;
-    dar_model_init(&paths_model, &config, 1);
-    config.algorithm = &dar_algorithm_min_cost_flow;
-    dar_model_init(&mcf_model, &config, 1);
+    models = calloc((size_t)dar_algorithm_count, sizeof *models);
+    for (int a = 0; a < dar_algorithm_count; a++) {
+        struct dar_config config = {.variant = DAR_DUAL, .processor = DAR_PGN, .agg = DAR_AGG_MAX, .hidden = 4,
+                                    .algorithm = dar_algorithms[a]};
+        dar_model_init(&models[a], &config, 1);
+    }
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct input in = {data, size, &maxflow_model, NULL};
-    harness_expect(harness_run(run, &in), 0);
-    in.model = &paths_model;
-    harness_expect(harness_run(run, &in), 0);
-    in.model = NULL;
-    harness_expect(harness_run(run, &in), 0);
-    in.baseline = &dar_algorithm_shortest_paths;
-    harness_expect(harness_run(run, &in), 0);
-    in.baseline = &dar_algorithm_min_cost_flow;
-    harness_expect(harness_run(run, &in), 0);
-    in.model = &mcf_model;
-    in.baseline = NULL;
-    harness_expect(harness_run(run, &in), 0);
+    for (int a = 0; a < dar_algorithm_count; a++) {
+        struct input in = {data, size, &models[a], NULL};
+        harness_expect(harness_run(run, &in), 0);
+        in = (struct input){data, size, NULL, dar_algorithms[a]};
+        harness_expect(harness_run(run, &in), 0);
+    }
     return 0;
 }

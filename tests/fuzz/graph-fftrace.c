@@ -1,16 +1,15 @@
 /* graph-fftrace: graph records as ff-trace reads them (ff_trace_run,
- * one thread, with the trace and with --no-hints), as max-flow's and as
- * min-cost flow's (--algorithm min-cost-flow: its exact instance reader and
- * tracer; matching's are graph-matching's). */
+ * one thread, with the trace and with --no-hints), as each entry of the
+ * registry traces them (its instance reader and tracer). */
 #include "harness.h"
-#include "algo_min_cost_flow.h"
 #include "ff_trace.h"
+#include "registry.h"
 
 struct input {
     const uint8_t *data;
     size_t size;
     bool hints;
-    const struct dar_algorithm *algorithm;     /* NULL: max-flow */
+    const struct dar_algorithm *algorithm;
 };
 
 static void run(void *ctx)
@@ -30,13 +29,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct input in = {data, size, true, NULL};
-    harness_expect(harness_run(run, &in), 0);
-    in.hints = false;
-    harness_expect(harness_run(run, &in), 0);
-    in.algorithm = &dar_algorithm_min_cost_flow;
-    harness_expect(harness_run(run, &in), 0);
-    in.hints = true;
-    harness_expect(harness_run(run, &in), 0);
+    for (int a = 0; a < dar_algorithm_count; a++)
+        for (int hints = 1; hints >= 0; hints--) {
+            struct input in = {data, size, hints, dar_algorithms[a]};
+            harness_expect(harness_run(run, &in), 0);
+        }
     return 0;
 }
