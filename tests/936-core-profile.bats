@@ -17,7 +17,7 @@ setup_file() {
 core() { # make GOAL... on the cut-down core profile
     DAR_CACHE="$C_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=core OUT="$C_OUT" DAR_BIN="$DAR_BIN" \
         ITERS=2 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 \
-        SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke "$@"
+        SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke MC_PROFILE=smoke "$@"
 }
 
 # The claims the core profile's rows (PGN-max primal, dual, pipeline, no-algo,
@@ -114,7 +114,7 @@ DECIDED="dual-primal-F dual-primal-Ft dual-baselines dual-cut-100 gap-bipartite 
     tables() {
         DAR_CACHE="$C_CACHE" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=tables OUT="$T/tables" DAR_BIN="$DAR_BIN" \
             ITERS=2 EVAL_EVERY=1 TEST_COUNT=2 TRAIN_COUNT=40 VAL_COUNT=8 REPORT_SIZES="8 16" SIZE_COUNT=1 CUTSHARE_COUNT=10 \
-            SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke "$@"
+            SP_PROFILE=smoke MT_PROFILE=smoke VC_PROFILE=smoke MC_PROFILE=smoke "$@"
     }
     run tables report
     assert_success
