@@ -75,7 +75,6 @@ mc_label = $(if $(filter random,$(1)),Random,$(if $(filter algorithm,$(1)),The a
   mc_proc_label,$(call mc_word,$(1),2)) ($(call mc_variant,$(call mc_word,$(1),1)))))
 # a row's scores on a set on stdout and each graph's share of them in graphs/
 mc_metrics = metrics --split test -l "model=$(call mc_label,$(1))" -l seed=$(2) -l set=$(3) --per-graph $(4)
-MC_QUANTITIES := mcf_cost_excess,mcf_cost_ratio,mcf_optimal,mcf_certified,mcf_flow_mae,mcf_potential_feasible
 
 mc_gen = gen-graphs --instance min-cost-flow --family $(1) --nodes $(2) --count $(3) --seed $(4) $(5) \
   | ff-trace --algorithm min-cost-flow -q
