@@ -329,12 +329,7 @@ static void random_baseline(struct writer *w, const struct record *rec, uint64_t
     struct rng r;
     rng_init(&r, seed, rng_stream_id("random-baseline"), (uint64_t)rec->index);
     float *flow = xmalloc(sizeof *flow * (size_t)(g.m + 1)), *cut = xmalloc(sizeof *cut * (size_t)g.n);
-    for (int e = 0; e < g.m; e++) {
-        double forward = rng_normal(&r), backward = rng_normal(&r);
-        flow[e] = (float)(g.cap[e] * tanh(forward - backward));
-        if (g.directed && flow[e] < 0)
-            flow[e] = 0;
-    }
+    algo_random_flow(&r, &g, flow);
     for (int v = 0; v < g.n; v++)
         cut[v] = rng_uniform_f32(&r);
     writer_begin_enriched(w, rec, keys, 2);

@@ -344,13 +344,9 @@ static void random_baseline(struct writer *w, const struct record *rec, uint64_t
     rng_init(&r, seed, rng_stream_id("random-baseline"), (uint64_t)rec->index);
     float *flow = xmalloc(sizeof *flow * ((size_t)g.m + 1)), *potential = xmalloc(sizeof *potential * (size_t)g.n);
     double most = 0;
-    for (int e = 0; e < g.m; e++) {
-        double forward = rng_normal(&r), backward = rng_normal(&r);
-        flow[e] = (float)(g.cap[e] * tanh(forward - backward));
-        if (g.directed && flow[e] < 0)
-            flow[e] = 0;
+    algo_random_flow(&r, &g, flow);
+    for (int e = 0; e < g.m; e++)
         most = fmax(most, fabs(g.cost[e]));
-    }
     for (int v = 0; v < g.n; v++)
         potential[v] = v == g.s ? 0.0f : (float)(rng_uniform(&r) * most * (g.n - 1));
     writer_begin_enriched(w, rec, keys, 2);

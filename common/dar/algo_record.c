@@ -1,6 +1,7 @@
 /* algo_record.c - what the entries' tool operations share (algo_record.h). */
 #include "algo_record.h"
 #include "die.h"
+#include "rng.h"
 #include "tensor.h"
 #include <math.h>
 #include <stdlib.h>
@@ -46,6 +47,16 @@ float *algo_read_amounts(const struct record *rec, const char *key, int ndim, co
 void algo_read_instance(const struct dar_algorithm *alg, struct graph *g, const struct record *rec)
 {
     graph_read_instance(g, rec, alg->instance_keys, alg->ninstance_keys, alg->name);
+}
+
+void algo_random_flow(struct rng *r, const struct graph *g, float *flow)
+{
+    for (int e = 0; e < g->m; e++) {
+        double forward = rng_normal(r), backward = rng_normal(r);
+        flow[e] = (float)(g->cap[e] * tanh(forward - backward));
+        if (g->directed && flow[e] < 0)
+            flow[e] = 0;
+    }
 }
 
 void algo_all_rounds(struct dar_graph *dg, int T)

@@ -27,6 +27,12 @@ float *algo_read_amounts(const struct record *rec, const char *key, int ndim, co
  * dar_algorithm_refuse_other_trace): only the registry knows the others. */
 void algo_read_instance(const struct dar_algorithm *alg, struct graph *g, const struct record *rec);
 
+/* The paper's random flow (§4.1): F = C tanh(R - R') per edge, R and R'
+ * standard normal draws of r for its two arcs (in edge order), 0 where a
+ * directed arc's would run backwards; flow[0..m). */
+struct rng;
+void algo_random_flow(struct rng *r, const struct graph *g, float *flow);
+
 /* T frames, every step a round of the algorithm (phase flags all 1). */
 void algo_all_rounds(struct dar_graph *dg, int T);
 
