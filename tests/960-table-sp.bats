@@ -63,6 +63,9 @@ table_sp() {
     assert_line --partial "clrs profile: CLRS-30's protocol"
     assert_line --regexp '^\| PGN-max \(dual\) after 2 iterations \| [0-9.]+% \(1\) \|'
     assert_line --regexp '^\| PGN-max \(dual\) \| [0-9.]+% \(1\) \|'
+    # the dual with triplet messages, to the shorter budgets only
+    assert_line --regexp '^\| Triplet-PGN-max \(dual\) after 2 iterations \| [0-9.]+% \(1\) \|'
+    refute_line --regexp '^\| Triplet-PGN-max \(dual\) \|'
     assert_line --partial "The same models on CLRS-30's test split for bellman_ford (32 graphs of 64 nodes"
     # the full run depends on the 2-iteration model and resumes it ...
     touch "$out/shortest-paths/models/dual-i2-s0.mp"
@@ -97,6 +100,11 @@ assert a["provenance"]["iterations"] == 4
 assert all(np.array_equal(a["params"][k], b["params"][k]) for k in b["params"]), "resumed != straight"
 print("ok")'
     assert_success
+    # the triplet configuration's model was trained with --triplets, the others without
+    run py_stream "$out/shortest-paths/models/dual-triplets-i2-s0.mp" 'print(recs[0]["triplets"])'
+    assert_output True
+    run py_stream "$out/shortest-paths/models/dual-i2-s0.mp" 'print(recs[0].get("triplets", False))'
+    assert_output False
     # CLRS-30's split: 32 graphs of 64 nodes scored per model
     run py_stream "$out/shortest-paths/scores-clrs30/dual-s0.mp" '
 r = [x for x in recs if x["name"] == "pointer_accuracy"][0]
