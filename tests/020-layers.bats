@@ -82,3 +82,21 @@ copy() {
     assert_failure
     assert_output --partial 'common/records: a circle: stream -> tensor -> stream'
 }
+
+# Issue 38's size rule (tests/tools/function_lengths.py): no function over
+# 120 lines, no main() over 60.
+@test "no function of the library, the tools or the mains is over 120 lines, no main() over 60" {
+    run "$PY" "$ROOT/tests/tools/function_lengths.py" "$ROOT"
+    assert_success
+    assert_output ""
+}
+
+@test "the size check finds a main() over 60 lines and a function over 120" {
+    copy
+    { printf 'int main(int argc, char **argv)\n{\n'; for i in $(seq 60); do printf '    (void)argc;\n'; done; printf '}\n'; } > "$T/tree/bin/long-main.c"
+    { printf 'static int long_one(void)\n{\n'; for i in $(seq 119); do printf '    ;\n'; done; printf '    return 0;\n}\n'; } >> "$T/tree/tools/metrics.c"
+    run "$PY" "$ROOT/tests/tools/function_lengths.py" "$T/tree"
+    assert_failure
+    assert_line "bin/long-main.c:1: main is 63 lines (limit 60)"
+    assert_line --regexp '^tools/metrics.c:[0-9]+: long_one is 123 lines \(limit 120\)$'
+}
