@@ -44,7 +44,7 @@ ifeq ($(SP_PROFILE),smoke)
   SP_SEEDS := 0
   SP_FIT_EXTRA := --hidden 8 --batch 4
 else ifeq ($(SP_PROFILE),clrs)
-  SP_NOTE := clrs profile: CLRS-30's protocol, 100000 training graphs of 4-16 nodes from CLRS's Bellman-Ford sampler, 10000 iterations of 32 (models kept at 500 and 2000), 3 seeds, hidden 128, the edge pointer head, layer norm, gate, soft hints, no teacher forcing, gradients clipped to 1, and the dual with Triplet-GMPNN's triplet messages to 500 and 2000; tests on 32 graphs of 64 nodes (dar's) and CLRS-30's test split
+  SP_NOTE := clrs profile: CLRS-30's protocol, 100000 training graphs of 4-16 nodes from CLRS's Bellman-Ford sampler, 10000 iterations of 32 (models kept at 500 and 2000), 3 seeds, hidden 128, the edge pointer head, layer norm, gate, soft hints, no teacher forcing, gradients clipped to 1, and the dual with Triplet-GMPNN's triplet messages too; tests on 32 graphs of 64 nodes (dar's) and CLRS-30's test split
   SP_TRAIN_NODES := 4-16
   SP_TRAIN_SHAPE := --sizes 4,7,11,13,16 --law clrs
   SP_VAL_SHAPE := --nodes 16 --law clrs
@@ -57,7 +57,7 @@ else ifeq ($(SP_PROFILE),clrs)
   SP_SEEDS := 0 1 2
   SP_FIT_EXTRA := -H 128 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 --clip-norm 1
   SP_BUDGETS := 500 2000
-  SP_BUDGET_ONLY := dual-triplets
+  SP_CONFIGS := dual primal noalgo dual-triplets
   SP_CLRS30 := pipelines/data/clrs30-bellman-ford-test.mp
 else ifeq ($(SP_PROFILE),paper)
   SP_NOTE := paper profile: 1000 training graphs of 16 nodes, 10000 iterations, 3 seeds; tests on 128 graphs of 64 nodes
@@ -97,17 +97,15 @@ SP_DATA := $(SP_OUT)/data
 # CLRS's optimiser (Adam, learning rate 1e-3, no weight decay), not the
 # max-flow reference's SGD: these rows are compared with CLRS's.
 SP_OPTIM := --optim adam --lr 0.001 --weight-decay 0
-SP_CONFIGS := dual primal noalgo
-# configurations trained only to the shorter budgets (the clrs profile's
-# dual-triplets: the dual with Triplet-GMPNN's triplet messages, set beside
-# the peer at the budgets it is run to)
-SP_BUDGET_ONLY ?=
+# the configurations trained; the clrs profile adds dual-triplets, the dual
+# with Triplet-GMPNN's triplet messages
+SP_CONFIGS ?= dual primal noalgo
 # a configuration is <variant>[-triplets]: the first word names dar-fit's
 # variant, -triplets adds --triplets and "Triplet-" to the label
 sp_variant = $(if $(filter noalgo,$(firstword $(subst -, ,$(1)))),no-algo,$(firstword $(subst -, ,$(1))))
 sp_flags = $(if $(findstring -triplets,$(1)),--triplets)
 sp_label = $(if $(filter random,$(1)),Random,$(if $(findstring -triplets,$(1)),Triplet-)PGN-max ($(call sp_variant,$(1)))$(if $(findstring -i,$(1)), after $(word 2,$(subst -i, ,$(1:%-last=%))) iterations)$(if $(filter %-last,$(1)), at its last iteration))
-SP_BUDGET_CONFIGS := $(foreach c,$(SP_CONFIGS) $(SP_BUDGET_ONLY),$(foreach b,$(SP_BUDGETS),$(c)-i$(b)))
+SP_BUDGET_CONFIGS := $(foreach c,$(SP_CONFIGS),$(foreach b,$(SP_BUDGETS),$(c)-i$(b)))
 # The clrs profile's full runs written again with their last iteration's
 # parameters (<config>-last: dar-fit --keep last, resumed from the full run's
 # record, no iteration run), beside the best validated that CLRS's run.py

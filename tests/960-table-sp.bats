@@ -63,9 +63,10 @@ table_sp() {
     assert_line --partial "clrs profile: CLRS-30's protocol"
     assert_line --regexp '^\| PGN-max \(dual\) after 2 iterations \| [0-9.]+% \(1\) \|'
     assert_line --regexp '^\| PGN-max \(dual\) \| [0-9.]+% \(1\) \|'
-    # the dual with triplet messages, to the shorter budgets only
+    # the dual with triplet messages, a configuration of the profile
     assert_line --regexp '^\| Triplet-PGN-max \(dual\) after 2 iterations \| [0-9.]+% \(1\) \|'
-    refute_line --regexp '^\| Triplet-PGN-max \(dual\) \|'
+    assert_line --regexp '^\| Triplet-PGN-max \(dual\) \| [0-9.]+% \(1\) \|'
+    assert_line --regexp '^\| Triplet-PGN-max \(dual\) at its last iteration \| [0-9.]+% \(1\) \|'
     assert_line --partial "The same models on CLRS-30's test split for bellman_ford (32 graphs of 64 nodes"
     # the full run depends on the 2-iteration model and resumes it ...
     touch "$out/shortest-paths/models/dual-i2-s0.mp"
