@@ -41,7 +41,8 @@ struct dar_inputs {
     float *grad[DAR_MAX_PROBES];
     /* config.soft_hints: a hint fed as the probabilities its head predicted
      * (CLRS's soft re-prediction), in place of probe[p]: a pointer's [n×n]
-     * rows (u's distribution over v), a node mask's [n]; with grad[p], for
+     * rows (u's distribution over v), a node mask's [n], an edge mask's
+     * [m] (dar_spec_steps.c computes them); with grad[p], for
      * a pointer, the [n×n] logits gradient of that head, which the
      * softmax's backward feeds */
     const float *soft[DAR_MAX_PROBES];
