@@ -237,18 +237,75 @@ PYEOF
     assert_output --partial "DIFFERS"
 }
 
+# match_batch FILE, vc_batch FILE: the twins' batches of matching and vertex
+# cover: graphs of several sizes and numbers of steps, one without edges.
+match_batch() {
+    local B="$ROOT/bin"
+    {
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 4,3 --p 0.5 --count 3 --seed 5
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,4 --p 0.3 --count 3 --seed 6
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,2 --p 0 --count 1 --seed 7
+    } | "$B/ff-trace" --algorithm matching > "$1"
+}
+
+vc_batch() {
+    local B="$ROOT/bin"
+    {
+        "$B/gen-graphs" --instance vertex-cover --family barabasi-albert --nodes 7 --count 3 --seed 5 --optimum 60
+        "$B/gen-graphs" --instance vertex-cover --family star --nodes 5 --count 2 --seed 6
+        "$B/gen-graphs" --instance vertex-cover --family erdos-renyi --nodes 4 --p 0 --count 1 --seed 7
+    } | "$B/ff-trace" --algorithm vertex-cover > "$1"
+}
+
+# soft_hints_twin ALGORITHM TWIN BATCH: models with --soft-hints against the
+# twin (teacher none, all and mixed: soft hints only where the model's own
+# are fed); the comparison sees the soft hints (the same parameters read as
+# a model without them differ); and dar-fit trains other parameters with the
+# flag than without it.
+soft_hints_twin() {
+    local alg="$1" twin="$2" batch="$3" i=0 c args=()
+    for c in "dual pgn max none" "dual pgn max $MIXED_TF" "primal mpnn sum none" "dual mpnn mean 0101" \
+             "primal pgn max all"; do
+        set -- $c
+        "$DAR_TOOLS/dar_dump" --init --algorithm "$alg" --variant $1 --processor $2 --agg $3 --hidden 8 \
+            --seed 3 --soft-hints > "$T/sm$i.mp"
+        "$DAR_TOOLS/dar_dump" --model "$T/sm$i.mp" --teacher $4 < "$batch" > "$T/sc$i.mp"
+        args+=("$T/sm$i.mp:$4:$T/sc$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$twin" check --batch "$batch" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "5 of 5 cases agree"
+    "$PY" - "$T/sm0.mp" "$T/hard.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn
+r = msgpack.unpackb(open(sys.argv[1], "rb").read(), object_hook=mn.decode, raw=False)
+del r["soft_hints"]
+open(sys.argv[2], "wb").write(msgpack.packb(r, default=mn.encode))
+PYEOF
+    run "$PY" "$twin" check --batch "$batch" "$T/hard.mp:none:$T/sc0.mp"
+    assert_failure
+    assert_output --partial "DIFFERS"
+    local fit=("$ROOT/bin/dar-fit" --no-cache -n 3 -b 4 -H 8 --tf-decay 0 -j 1 -i "$batch")
+    "${fit[@]}" -o "$T/hard-fit.mp"
+    "${fit[@]}" --soft-hints -o "$T/soft-fit.mp"
+    "$PY" - "$T/hard-fit.mp" "$T/soft-fit.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn, numpy as np
+hard, soft = (msgpack.unpackb(open(f, "rb").read(), object_hook=mn.decode, raw=False) for f in sys.argv[1:])
+assert soft["soft_hints"] and "soft_hints" not in hard
+assert sorted(hard["params"]) == sorted(soft["params"])
+assert any(not np.array_equal(hard["params"][k], soft["params"][k]) for k in hard["params"]), "the same parameters"
+PYEOF
+}
+
 # Matching (tests/twin/match_twin.py): the symmetric edge head (the matching
 # so far as a hint, the maximum matching as an output), the edge-mask input,
 # the node-mask heads (reached, the dual's cover hint and cover) and the
 # pointer head, h carried through the searches; graphs of several sizes and
 # numbers of searches in one batch, one without edges among them.
 @test "twin, matching: primal, dual and no-algo, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
-    local B="$ROOT/bin" i=0 c args=()
-    {
-        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 4,3 --p 0.5 --count 3 --seed 5
-        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,4 --p 0.3 --count 3 --seed 6
-        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,2 --p 0 --count 1 --seed 7
-    } | "$B/ff-trace" --algorithm matching > "$T/mt.mp"
+    local i=0 c args=()
+    match_batch "$T/mt.mp"
     py_stream "$T/mt.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["steps"]) for r in recs) >= 3'
     for c in "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual pgn mean none" \
              "dual mpnn sum 0101" "no-algo pgn max none" "primal mpnn max none" "no-algo mpnn mean none" \
@@ -271,12 +328,8 @@ PYEOF
 }
 
 @test "twin, vertex cover: primal, dual, no-algo and +opt, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
-    local B="$ROOT/bin" i=0 c args=()
-    {
-        "$B/gen-graphs" --instance vertex-cover --family barabasi-albert --nodes 7 --count 3 --seed 5 --optimum 60
-        "$B/gen-graphs" --instance vertex-cover --family star --nodes 5 --count 2 --seed 6
-        "$B/gen-graphs" --instance vertex-cover --family erdos-renyi --nodes 4 --p 0 --count 1 --seed 7
-    } | "$B/ff-trace" --algorithm vertex-cover > "$T/vc.mp"
+    local i=0 c args=()
+    vc_batch "$T/vc.mp"
     # a graph without edges (one frame, no step), the +opt target on some graphs only
     py_stream "$T/vc.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["steps"]) for r in recs) >= 3
 assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
@@ -298,6 +351,20 @@ assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
     run "$PY" "$ROOT/tests/twin/vc_twin.py" check --batch "$T/vc.mp" "$T/vm1.mp:none:$T/vcg1.mp"
     assert_failure
     assert_output --partial "DIFFERS"
+}
+
+# Soft hints on matching and vertex cover (dar_spec_steps.c, for every
+# entry its steps run): matching's pointer softmax fed back with its
+# gradient, sigmoid of reached, the matching so far (an edge mask) and the
+# dual's cover as constants; vertex cover's in-cover flags.
+@test "twin, matching with --soft-hints: the same loss and every gradient; dar-fit's parameters differ from a run without it" {
+    match_batch "$T/mt.mp"
+    soft_hints_twin matching "$ROOT/tests/twin/match_twin.py" "$T/mt.mp"
+}
+
+@test "twin, vertex cover with --soft-hints: the same loss and every gradient; dar-fit's parameters differ from a run without it" {
+    vc_batch "$T/vc.mp"
+    soft_hints_twin vertex-cover "$ROOT/tests/twin/vc_twin.py" "$T/vc.mp"
 }
 
 # Min-cost flow (tests/twin/mcf_twin.py): max-flow's two networks a step
