@@ -150,7 +150,9 @@ void dar_run_set_inputs(struct dar_group *c, struct dar_run *r, int k, const str
                 break;
             case DAR_TYPE_CATEGORICAL:
                 for (int j = 0; j < probe->width; j++)
-                    f[j] = values ? (((const uint8_t *)values)[v] == j) : 0.0f;
+                    f[j] = in->soft[p] ? in->soft[p][(int64_t)v * probe->width + j]
+                           : values    ? (((const uint8_t *)values)[v] == j)
+                                       : 0.0f;
                 break;
             default:    /* mask, mask_one */
                 if (in->soft[p])
