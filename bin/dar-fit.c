@@ -36,8 +36,7 @@ static const struct cli_option options[] = {
     CLI_FLAG_KEY_IF_SET("layer-norm", 0, layer_norm, "layer-normalise the processor's node update (CLRS's use_ln)"),
     CLI_FLAG_KEY_IF_SET("gate", 0, gated, "gate the node update against the carried state (CLRS's gated processors)"),
     CLI_FLAG_KEY_IF_SET("soft-hints", 0, soft_hints, "feed predicted hints back as probabilities, pointers with "
-     "their gradient (CLRS's soft re-prediction; the entries with one network a step: shortest paths, matching, "
-     "vertex cover; refused for the others)"),
+     "their gradient (CLRS's soft re-prediction)"),
     CLI_FLAG_KEY_IF_SET("triplets", 0, triplets, "add Triplet-GMPNN's triplet messages to each arc's: 8 features of "
      "the arc's ends and every node of its graph, maxed over that node (O(n^3) per graph and step)"),
     CLI_DOUBLE_KEY_IF_SET("clip-norm", 0, clip_norm, "C", "clip the gradients' global L2 norm to C (0: no clipping)", 0, 1e9),

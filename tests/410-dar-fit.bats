@@ -245,37 +245,6 @@ sys.stdout.buffer.write(msgpack.packb(r, default=msgpack_numpy.encode))' > "$T/b
     assert_output --partial "'pointer_head' is 'dotty', expected dot or edge"
 }
 
-# Soft hints are fed by the entries with one network a step (dar_spec_steps.c);
-# the others refuse them rather than train a model without them.
-@test "--soft-hints on max-flow or min-cost flow: refused (exit 64, one line) before any training or cache entry; dar-step refuses such a model" {
-    gen-graphs --instance min-cost-flow --family erdos-renyi --nodes 6 --count 4 --seed 5 |
-        ff-trace --algorithm min-cost-flow > "$T/mcf.mp"
-    entries=$(find "$DAR_CACHE" -name '*.mp' | wc -l)     # ff-trace's
-    run --separate-stderr dar-fit --iters 2 -H 8 --soft-hints < "$T/train.mp"
-    [ "$status" -eq 64 ]
-    assert_one_line_error dar-fit
-    [ "$stderr" = "dar-fit: the max-flow model cannot feed its predicted hints back as probabilities (soft hints)" ] ||
-        fail "$stderr"
-    run --separate-stderr dar-fit --iters 2 -H 8 --variant primal --soft-hints < "$T/mcf.mp"
-    [ "$status" -eq 64 ]
-    assert_one_line_error dar-fit
-    [[ "$stderr" == "dar-fit: the min-cost-flow model cannot"*"(soft hints)" ]] || fail "$stderr"
-    [ "$(find "$DAR_CACHE" -name '*.mp' | wc -l)" -eq "$entries" ]
-    # without the flag the same runs train
-    dar-fit --iters 2 -H 8 --variant primal --no-cache < "$T/mcf.mp" > "$T/mcf-model.mp"
-    fit --iters 1 --no-cache > "$T/m.mp"
-    "$PY" - "$T/m.mp" "$T/soft.mp" <<'PYEOF'
-import sys, msgpack, msgpack_numpy as mn
-r = msgpack.unpackb(open(sys.argv[1], "rb").read(), object_hook=mn.decode, raw=False)
-r["soft_hints"] = True
-open(sys.argv[2], "wb").write(msgpack.packb(r, default=mn.encode))
-PYEOF
-    run --separate-stderr dar-step --model "$T/soft.mp" < "$T/val.mp"
-    [ "$status" -eq 64 ]
-    assert_one_line_error dar-step
-    [[ "$stderr" == "dar-step: the max-flow model cannot"* ]] || fail "$stderr"
-}
-
 @test "--keep last: the last iteration's parameters (train_state's), also from a finished run resumed; --keep best writes the bytes of no --keep" {
     fit --iters 30 --lr 0.5 --no-cache > "$T/best.mp"
     fit --iters 30 --lr 0.5 --no-cache --keep last > "$T/last.mp"

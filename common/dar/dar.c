@@ -409,13 +409,11 @@ int dar_batch_steps(struct dar_graph *const *graphs, int B)
     return steps;
 }
 
-/* Soft hints: only dar_spec_steps.c, which runs an entry with a schedule,
- * feeds them. */
 void dar_config_check(const struct dar_config *config, const struct dar_algorithm *alg)
 {
     if (config->leak_dual && !alg->leakable_dual)
         die(EX_USAGE, "the %s model's dual cannot be fed its true output (a leaked dual)", alg->name);
-    if (config->soft_hints && !alg->schedule)
+    if (config->soft_hints && !alg->soft_hints)
         die(EX_USAGE, "the %s model cannot feed its predicted hints back as probabilities (soft hints)",
             alg->name);
 }

@@ -34,10 +34,9 @@ ff-trace --algorithm shortest-paths < "$tmp/sp-instance.mp" > "$tmp/sp-traced.mp
 ff-trace --algorithm shortest-paths --no-hints < "$tmp/sp-instance.mp" > "$tmp/sp-solved.mp"
 ff-trace < "$tmp/two-community.mp" > "$F/traced.mp"
 dar-fit --variant dual --hidden 4 --iters 2 --batch 1 --optim adam --seed 1 -q < "$F/traced.mp" > "$tmp/model-dual.mp"
-# the field's parts (issue 37): the edge pointer head, layer norm, gate (max-flow
-# refuses soft hints: dar_config_check)
+# the field's parts (issue 37): the edge pointer head, layer norm, gate, soft hints
 dar-fit --variant dual --hidden 4 --iters 2 --batch 1 --optim adam --seed 1 -q --pointer-head edge --layer-norm --gate \
-    --clip-norm 1 < "$F/traced.mp" > "$tmp/model-recipe.mp"
+    --soft-hints --clip-norm 1 < "$F/traced.mp" > "$tmp/model-recipe.mp"
 dar-fit --variant dual --hidden 4 --iters 2 --batch 1 --optim sgd --seed 1 -q < "$F/traced.mp" > "$tmp/model-dual-sgd.mp"
 dar-fit --variant primal --hidden 3 --iters 1 --batch 1 --processor mpnn --agg mean -q < "$F/traced.mp" > "$tmp/model-primal.mp"
 dar-fit --variant pipeline --hidden 3 --iters 1 --batch 1 -q < "$F/traced.mp" > "$tmp/model-pipeline.mp"
