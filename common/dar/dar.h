@@ -85,10 +85,10 @@ struct dar_config {
     bool soft_hints;            /* the hints a step predicts are fed to the next as
                                    probabilities (pointers: softmax, with their gradient;
                                    masks, node or edge: sigmoid; categoricals: softmax;
-                                   scalars and flows are values already), not argmax and
-                                   threshold, wherever the model's own hints are fed:
-                                   CLRS's soft re-prediction (dar_soft.c); refused for an
-                                   entry whose row's soft_hints is false */
+                                   scalars and antisymmetric edges are values already),
+                                   not argmax and threshold, wherever the model's own
+                                   hints are fed: CLRS's soft re-prediction (dar_soft.c);
+                                   refused for an entry whose row's soft_hints is false */
     bool edge_pointer;          /* pointer heads see the arc to the candidate and choose
                                    among the node's neighbours and itself (CLRS's decoder,
                                    masked); false: p1(u)·p2(v) over every node */
