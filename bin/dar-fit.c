@@ -36,7 +36,7 @@ static const struct cli_option options[] = {
     CLI_FLAG_KEY_IF_SET("layer-norm", 0, layer_norm, "layer-normalise the processor's node update (CLRS's use_ln)"),
     CLI_FLAG_KEY_IF_SET("gate", 0, gated, "gate the node update against the carried state (CLRS's gated processors)"),
     CLI_FLAG_KEY_IF_SET("soft-hints", 0, soft_hints, "feed predicted hints back as probabilities, pointers with "
-     "their gradient (CLRS's soft re-prediction; shortest paths)"),
+     "their gradient (CLRS's soft re-prediction)"),
     CLI_FLAG_KEY_IF_SET("triplets", 0, triplets, "add Triplet-GMPNN's triplet messages to each arc's: 8 features of "
      "the arc's ends and every node of its graph, maxed over that node (O(n^3) per graph and step)"),
     CLI_DOUBLE_KEY_IF_SET("clip-norm", 0, clip_norm, "C", "clip the gradients' global L2 norm to C (0: no clipping)", 0, 1e9),
@@ -99,10 +99,13 @@ static struct dar_fit_options training_options(void)
 
 /* The hyperparameters the flags left at 0 or -1 from the entry the
  * training records are for: into the flags too, as the cache key holds
- * the values trained with. */
+ * the values trained with.  The options the entry does not offer are
+ * refused first, before a cached model could answer them. */
 static void entry_hyperparameters(struct dar_fit_options *o, const struct input_bytes *train)
 {
-    dar_algorithm_hyperparameters(dar_fit_records_entry(train), o->config.variant, &hidden, &lr, &weight_decay);
+    const struct dar_algorithm *alg = dar_fit_records_entry(train);
+    dar_config_check(&o->config, alg);
+    dar_algorithm_hyperparameters(alg, o->config.variant, &hidden, &lr, &weight_decay);
     o->config.hidden = (int)hidden;
     o->lr = lr;
     o->weight_decay = weight_decay;

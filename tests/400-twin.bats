@@ -237,18 +237,97 @@ PYEOF
     assert_output --partial "DIFFERS"
 }
 
+# match_batch FILE, vc_batch FILE: the twins' batches of matching and vertex
+# cover: graphs of several sizes and numbers of steps, one without edges.
+match_batch() {
+    local B="$ROOT/bin"
+    {
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 4,3 --p 0.5 --count 3 --seed 5
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,4 --p 0.3 --count 3 --seed 6
+        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,2 --p 0 --count 1 --seed 7
+    } | "$B/ff-trace" --algorithm matching > "$1"
+}
+
+vc_batch() {
+    local B="$ROOT/bin"
+    {
+        "$B/gen-graphs" --instance vertex-cover --family barabasi-albert --nodes 7 --count 3 --seed 5 --optimum 60
+        "$B/gen-graphs" --instance vertex-cover --family star --nodes 5 --count 2 --seed 6
+        "$B/gen-graphs" --instance vertex-cover --family erdos-renyi --nodes 4 --p 0 --count 1 --seed 7
+    } | "$B/ff-trace" --algorithm vertex-cover > "$1"
+}
+
+# mcf_batch FILE: min-cost flow's: undirected graphs and DAGs with negative
+# costs, of different sizes and numbers of rounds.
+mcf_batch() {
+    local B="$ROOT/bin"
+    {
+        "$B/gen-graphs" --instance min-cost-flow --family erdos-renyi --nodes 6 --count 3 --seed 5
+        "$B/gen-graphs" --instance min-cost-flow --family erdos-renyi --directed --nodes 7 --count 3 --seed 6
+    } | "$B/ff-trace" --algorithm min-cost-flow > "$1"
+}
+
+# without_soft_hints IN OUT: model record IN read as a model without soft
+# hints (the same parameters).
+without_soft_hints() {
+    "$PY" - "$1" "$2" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn
+r = msgpack.unpackb(open(sys.argv[1], "rb").read(), object_hook=mn.decode, raw=False)
+del r["soft_hints"]
+open(sys.argv[2], "wb").write(msgpack.packb(r, default=mn.encode))
+PYEOF
+}
+
+# soft_hints_fit BATCH: dar-fit trains other parameters with --soft-hints
+# than without it.
+soft_hints_fit() {
+    local fit=("$ROOT/bin/dar-fit" --no-cache -n 3 -b 4 -H 8 --tf-decay 0 -j 1 -i "$1")
+    "${fit[@]}" -o "$T/hard-fit.mp"
+    "${fit[@]}" --soft-hints -o "$T/soft-fit.mp"
+    "$PY" - "$T/hard-fit.mp" "$T/soft-fit.mp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn, numpy as np
+hard, soft = (msgpack.unpackb(open(f, "rb").read(), object_hook=mn.decode, raw=False) for f in sys.argv[1:])
+assert soft["soft_hints"] and "soft_hints" not in hard
+assert sorted(hard["params"]) == sorted(soft["params"])
+assert any(not np.array_equal(hard["params"][k], soft["params"][k]) for k in hard["params"]), "the same parameters"
+PYEOF
+}
+
+# soft_hints_twin ALGORITHM TWIN BATCH: models with --soft-hints against an
+# entry twin (teacher none, all and mixed: soft hints only where the model's
+# own are fed); the comparison sees the soft hints (the same parameters read
+# as a model without them differ); and dar-fit trains other parameters with
+# the flag than without it.
+soft_hints_twin() {
+    local alg="$1" twin="$2" batch="$3" i=0 c args=()
+    for c in "dual pgn max none" "dual pgn max $MIXED_TF" "primal mpnn sum none" "dual mpnn mean 0101" \
+             "primal pgn max all"; do
+        set -- $c
+        "$DAR_TOOLS/dar_dump" --init --algorithm "$alg" --variant $1 --processor $2 --agg $3 --hidden 8 \
+            --seed 3 --soft-hints > "$T/sm$i.mp"
+        "$DAR_TOOLS/dar_dump" --model "$T/sm$i.mp" --teacher $4 < "$batch" > "$T/sc$i.mp"
+        args+=("$T/sm$i.mp:$4:$T/sc$i.mp")
+        i=$((i + 1))
+    done
+    run "$PY" "$twin" check --batch "$batch" "${args[@]}"
+    echo "$output"
+    assert_success
+    assert_output --partial "5 of 5 cases agree"
+    without_soft_hints "$T/sm0.mp" "$T/hard.mp"
+    run "$PY" "$twin" check --batch "$batch" "$T/hard.mp:none:$T/sc0.mp"
+    assert_failure
+    assert_output --partial "DIFFERS"
+    soft_hints_fit "$batch"
+}
+
 # Matching (tests/twin/match_twin.py): the symmetric edge head (the matching
 # so far as a hint, the maximum matching as an output), the edge-mask input,
 # the node-mask heads (reached, the dual's cover hint and cover) and the
 # pointer head, h carried through the searches; graphs of several sizes and
 # numbers of searches in one batch, one without edges among them.
 @test "twin, matching: primal, dual and no-algo, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
-    local B="$ROOT/bin" i=0 c args=()
-    {
-        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 4,3 --p 0.5 --count 3 --seed 5
-        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,4 --p 0.3 --count 3 --seed 6
-        "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,2 --p 0 --count 1 --seed 7
-    } | "$B/ff-trace" --algorithm matching > "$T/mt.mp"
+    local i=0 c args=()
+    match_batch "$T/mt.mp"
     py_stream "$T/mt.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["steps"]) for r in recs) >= 3'
     for c in "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual pgn mean none" \
              "dual mpnn sum 0101" "no-algo pgn max none" "primal mpnn max none" "no-algo mpnn mean none" \
@@ -271,12 +350,8 @@ PYEOF
 }
 
 @test "twin, vertex cover: primal, dual, no-algo and +opt, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
-    local B="$ROOT/bin" i=0 c args=()
-    {
-        "$B/gen-graphs" --instance vertex-cover --family barabasi-albert --nodes 7 --count 3 --seed 5 --optimum 60
-        "$B/gen-graphs" --instance vertex-cover --family star --nodes 5 --count 2 --seed 6
-        "$B/gen-graphs" --instance vertex-cover --family erdos-renyi --nodes 4 --p 0 --count 1 --seed 7
-    } | "$B/ff-trace" --algorithm vertex-cover > "$T/vc.mp"
+    local i=0 c args=()
+    vc_batch "$T/vc.mp"
     # a graph without edges (one frame, no step), the +opt target on some graphs only
     py_stream "$T/vc.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["steps"]) for r in recs) >= 3
 assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
@@ -300,6 +375,20 @@ assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
     assert_output --partial "DIFFERS"
 }
 
+# Soft hints on matching and vertex cover (dar_spec_steps.c, for every
+# entry its steps run): matching's pointer softmax fed back with its
+# gradient, sigmoid of reached, the matching so far (an edge mask) and the
+# dual's cover as constants; vertex cover's in-cover flags.
+@test "twin, matching with --soft-hints: the same loss and every gradient; dar-fit's parameters differ from a run without it" {
+    match_batch "$T/mt.mp"
+    soft_hints_twin matching "$ROOT/tests/twin/match_twin.py" "$T/mt.mp"
+}
+
+@test "twin, vertex cover with --soft-hints: the same loss and every gradient; dar-fit's parameters differ from a run without it" {
+    vc_batch "$T/vc.mp"
+    soft_hints_twin vertex-cover "$ROOT/tests/twin/vc_twin.py" "$T/vc.mp"
+}
+
 # Min-cost flow (tests/twin/mcf_twin.py): max-flow's two networks a step
 # (the search network, then the flow network with h_prev = stopgrad(the
 # search's h)), the bounded antisymmetric flow heads fed back with their
@@ -307,11 +396,8 @@ assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
 # mask and pointer heads; undirected graphs and DAGs with negative costs,
 # of different sizes and numbers of rounds, in one batch.
 @test "twin, min-cost flow: primal, dual and no-algo, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
-    local B="$ROOT/bin" i=0 c args=()
-    {
-        "$B/gen-graphs" --instance min-cost-flow --family erdos-renyi --nodes 6 --count 3 --seed 5
-        "$B/gen-graphs" --instance min-cost-flow --family erdos-renyi --directed --nodes 7 --count 3 --seed 6
-    } | "$B/ff-trace" --algorithm min-cost-flow > "$T/mcf.mp"
+    local i=0 c args=()
+    mcf_batch "$T/mcf.mp"
     py_stream "$T/mcf.mp" 'assert len({int(r["steps"]) for r in recs}) > 2 and any((r["cost"] < 0).any() for r in recs)'
     for c in "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual pgn mean none" \
              "dual mpnn sum 0101" "no-algo pgn max none" "primal mpnn max none" "no-algo mpnn mean none" \
@@ -331,4 +417,30 @@ assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
     run "$PY" "$ROOT/tests/twin/mcf_twin.py" check --batch "$T/mcf.mp" "$T/fm1.mp:none:$T/fc1.mp"
     assert_failure
     assert_output --partial "DIFFERS"
+}
+
+# Soft hints on min-cost flow (dar_soft.c from its search network): the
+# pointer softmax fed to both networks of the next step, its gradient back
+# into the search's pointer logits, sigmoid of reached as a constant.
+@test "twin, min-cost flow with --soft-hints: the same loss and every gradient; dar-fit's parameters differ from a run without it" {
+    mcf_batch "$T/mcf.mp"
+    soft_hints_twin min-cost-flow "$ROOT/tests/twin/mcf_twin.py" "$T/mcf.mp"
+}
+
+# Soft hints on max-flow (dar_soft.c from the network of the step's phase):
+# the mask's sigmoid, the pointers' softmax after a Bellman-Ford step (its
+# gradient into P_BF's pointer logits through both networks of the next
+# step; after a flow step the identity), the dual's cut hint's softmax (the
+# leaked dual's true cut where it is fed); the pipeline's cut stays its
+# mincut network's argmax.
+@test "twin, max-flow with --soft-hints: every variant, the leaked dual, teacher all/none/mixed; dar-fit's parameters differ from a run without it" {
+    local b="$BATS_FILE_TMPDIR/edge.mp"
+    check "$b" "dual pgn max none --soft-hints" "dual pgn max $MIXED_TF --soft-hints" "primal mpnn sum none --soft-hints" \
+          "pipeline pgn mean 0101 --soft-hints" "primal pgn max all --soft-hints" \
+          "dual mpnn max none --leak-cut --soft-hints" "dual pgn sum $MIXED_TF --leak-cut --soft-hints"
+    without_soft_hints "$T/m0.mp" "$T/hard.mp"
+    run "$PY" "$TWIN" check --batch "$b" "$T/hard.mp:none:$T/c0.mp"
+    assert_failure
+    assert_output --partial "BAD"
+    soft_hints_fit "$BATS_FILE_TMPDIR/b.mp"
 }

@@ -357,4 +357,5 @@ const struct dar_algorithm dar_algorithm_matching = {
     .nets_per_step = 1,
     .defaults = DAR_REFERENCE_DEFAULTS,
     .schedule = &match_schedule,
+    .soft_hints = true,
 };

@@ -423,4 +423,5 @@ const struct dar_algorithm dar_algorithm_maxflow = {
     .defaults = DAR_REFERENCE_DEFAULTS,
     .loss_terms = loss_terms,
     .phase_nets = {"bf", "flow"},
+    .soft_hints = true,
 };

@@ -3,8 +3,9 @@
  * P_F on those at a flow step with h_prev = stopgrad(P_BF's h); the
  * pipeline's mincut network first; no-algo's one recurrent network; the
  * losses from the row's loss terms (dar_loss.c; the pipeline's held mincut
- * logits scored here); predictions.  algo_maxflow.c holds the
- * entry's tables and its tools' operations. */
+ * logits scored here); predictions; with soft hints the mask's, the
+ * pointers' and the dual's cut's probabilities fed back (dar_soft.c).
+ * algo_maxflow.c holds the entry's tables and its tools' operations. */
 #include "algo_maxflow.h"
 #include "dar_loss.h"
 #include "die.h"
@@ -28,6 +29,8 @@ struct graph_state {
     float *mincut_dlogit;       /* [n*2] their gradient (inside its run) */
     uint8_t *mincut_cut;        /* [n] argmax */
     bool final_seen;            /* no-algo/prediction: F_out written */
+    struct dar_soft_hints soft; /* config.soft_hints: the mask, the pointers after a
+                                   Bellman-Ford step, the dual's cut hint */
 };
 
 /* The group as max-flow sees it. */
@@ -153,8 +156,9 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
 
 /* ---- one step of the algorithm: P_BF, then P_F at a flow step ----------------- */
 
-/* Graph k's hint inputs at step i: the last predictions, or the trace's
- * frame under teacher forcing. */
+/* Graph k's hint inputs at step i: the last predictions (with soft hints
+ * the mask's, the pointers' and the dual's cut's probabilities), or the
+ * trace's frame under teacher forcing (the cut is never the trace's). */
 static void step_hint_inputs(struct dar_group *c, const struct dar_phase_step *s, int k, struct dar_inputs *in,
                              void *ctx)
 {
@@ -167,6 +171,10 @@ static void step_hint_inputs(struct dar_group *c, const struct dar_phase_step *s
     constant_inputs(st, in);
     in->probe[MAXFLOW_MASK] = forced ? maxflow_hint_mask(dg) + (int64_t)i * n : st->mask;
     in->probe[MAXFLOW_PTR] = forced ? maxflow_hint_pi(dg) + (int64_t)i * n : st->pi;
+    if (!forced) {
+        dar_soft_hints_feed(&st->soft, MAXFLOW_MASK, in);
+        dar_soft_hints_feed(&st->soft, MAXFLOW_PTR, in);
+    }
     const float *flow = forced ? maxflow_hint_flow(dg) + (int64_t)i * m : st->flow;
     in->probe[MAXFLOW_FLOW] = flow;
     in->grad[MAXFLOW_FLOW] = forced ? NULL : st->flow_grad;
@@ -180,6 +188,7 @@ static void step_hint_inputs(struct dar_group *c, const struct dar_phase_step *s
             in->probe[MAXFLOW_CUT] = zero ? maxflow_cut(dg) : NULL;
         } else {
             in->probe[MAXFLOW_CUT] = st->has_cut ? st->cut : NULL;
+            dar_soft_hints_feed(&st->soft, MAXFLOW_CUT, in);
         }
     }
 }
@@ -237,6 +246,11 @@ static void step_update_state(struct dar_group *c, const struct dar_phase_step *
         const float *mask_logit = head_of(r, MAXFLOW_MASK)->value + r->node_offset[index_in_run];
         for (int v = 0; v < n; v++)
             st->mask[v] = mask_logit[v] > 0.0f;
+        if (c->model->config.soft_hints) {
+            dar_soft_hints_update(c, r, index_in_run, &st->soft);
+            if (!gd->phase[s->i])   /* the pointers the flow step leaves are the identity's */
+                st->soft.value[MAXFLOW_PTR] = st->soft.grad[MAXFLOW_PTR] = NULL;
+        }
         if (gd->phase[s->i]) {
             const float *logit = head_of(s->run, MAXFLOW_PTR)->value + s->run->pointer_offset[k];
             for (int u = 0; u < n; u++)

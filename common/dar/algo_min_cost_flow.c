@@ -533,4 +533,5 @@ const struct dar_algorithm dar_algorithm_min_cost_flow = {
     .loss_terms = loss_terms,
     .nets_per_step = 2,         /* the search network and the flow network */
     .defaults = DAR_REFERENCE_DEFAULTS,
+    .soft_hints = true,
 };

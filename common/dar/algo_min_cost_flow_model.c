@@ -6,9 +6,10 @@
  * augmentation, the dual's potentials, and at a graph's last step the
  * outputs); sp's h is carried to the next step.  The decoded hints are fed
  * to the next step (binarised reached set, argmax pointers, the values of
- * the others; the flow with its gradient, as max-flow's).  The losses are
- * the row's loss terms (dar_run_losses) on each run.  No-algo is one
- * recurrent network on the inputs.  algo_min_cost_flow.c holds the entry's
+ * the others; the flow with its gradient, as max-flow's; with soft hints
+ * the reached probabilities and the pointers' softmax, dar_soft.c).  The
+ * losses are the row's loss terms (dar_run_losses) on each run.  No-algo
+ * is one recurrent network on the inputs.  algo_min_cost_flow.c holds the entry's
  * tables and its tools' operations. */
 #include "algo_min_cost_flow.h"
 #include "dar_loss.h"
@@ -27,6 +28,7 @@ struct graph_state {
     float *potential;           /* [n] the last potentials (dual) */
     float *flow;                /* [m] the last flow_hint prediction (frame 0 before) */
     float *flow_grad;           /* its gradient accumulator, NULL if constant */
+    struct dar_soft_hints soft; /* config.soft_hints: the search's reached set and pointers */
 };
 
 /* The group as min-cost flow sees it. */
@@ -105,8 +107,8 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
 
 /* ---- the rounds: search, then augmentation ---------------------------------------- */
 
-/* Graph k's inputs at step i: the last predictions, or the trace's frame i
- * under teacher forcing. */
+/* Graph k's inputs at step i: the last predictions (with soft hints the
+ * search's probabilities), or the trace's frame i under teacher forcing. */
 static void step_inputs(struct dar_group *c, const struct dar_phase_step *s, int k, struct dar_inputs *in, void *ctx)
 {
     const struct mcf *f = ctx;
@@ -122,6 +124,8 @@ static void step_inputs(struct dar_group *c, const struct dar_phase_step *s, int
     in->grad[MCF_FLOW] = forced ? NULL : st->flow_grad;
     if (f->dual)
         in->probe[MCF_POTENTIAL] = forced ? frame(dg, MCF_POTENTIAL, i, sizeof(float)) : st->potential;
+    for (int q = 0; q < c->alg->nprobes && !forced; q++)
+        dar_soft_hints_feed(&st->soft, q, in);
 }
 
 /* The hints of frame i + 1 on both runs and, at a graph's last step, the
@@ -154,6 +158,8 @@ static void step_update(struct dar_group *c, const struct dar_phase_step *s, voi
             st->pi[v] = dar_argmax_row(pi + (int64_t)v * n, n);
         }
         memcpy(st->distance, head_of(sp, MCF_DISTANCE)->value + nodes, sizeof(float) * (size_t)n);
+        if (c->model->config.soft_hints)
+            dar_soft_hints_update(c, sp, k, &st->soft);
         const struct dar_head_out *flow_hint = head_of(flow, MCF_FLOW);
         int64_t edges = flow->edge_offset[j];
         if (m)

@@ -313,4 +313,5 @@ const struct dar_algorithm dar_algorithm_shortest_paths = {
     .nets_per_step = 1,
     .defaults = DAR_REFERENCE_DEFAULTS,
     .schedule = &sp_schedule,
+    .soft_hints = true,
 };

@@ -3,22 +3,17 @@
  * per Bellman-Ford round, no-algo's one recurrent network on the inputs):
  * the state before the first round, the decoded hints fed to the next
  * round (the binarised reached set, the argmax pointers, the dual's
- * potentials as values; with soft hints the probabilities), the tree and
+ * potentials as values; soft hints are dar_spec_steps.c's), the tree and
  * the potentials decoded at a graph's last round.  algo_shortest_paths.c
  * holds the entry's tables and its tools' operations. */
 #include "algo_shortest_paths.h"
 #include "dar_loss.h"
-#include <math.h>
 #include <string.h>
 
-/* Per-graph state carried across rounds, after the fed inputs and hints
- * (pos, s; reached, pi, the dual's potentials d). */
+/* Per-graph state carried across rounds: the fed inputs and hints (pos,
+ * s; reached, pi, the dual's potentials d). */
 struct graph_state {
     struct dar_spec_state base;
-    /* config.soft_hints: the last step's reached probabilities [n], pointer
-     * distributions [n×n] (fresh each step: the next step's backward reads
-     * them) and its pointer head's logits gradient, NULL before the first */
-    float *reached_soft, *pi_soft, *pi_grad;
 };
 
 static struct dar_head_out *head_of(const struct dar_run *r, int probe)
@@ -47,18 +42,6 @@ static void state_init(struct dar_group *c, int b, void *state)
     st->base.hint[SP_D] = arena_zero_floats(c->arena, n);
 }
 
-/* The soft hints of the last round, unless the hints are the trace's. */
-static void soft_inputs(struct dar_group *c, int b, const void *state, bool forced, struct dar_inputs *in)
-{
-    (void)c, (void)b;
-    const struct graph_state *st = state;
-    if (!forced && st->pi_soft) {
-        in->soft[SP_REACHED] = st->reached_soft;
-        in->soft[SP_PI] = st->pi_soft;
-        in->grad[SP_PI] = st->pi_grad;
-    }
-}
-
 /* The tree's prediction (and the dual's potentials) at graph k's last
  * step of run r. */
 static void outputs(struct dar_group *c, const struct dar_run *r, int k, bool dual)
@@ -76,29 +59,6 @@ static void outputs(struct dar_group *c, const struct dar_run *r, int k, bool du
         memcpy(p->probe[SP_D_OUT], head_of(r, SP_D_OUT)->value + r->node_offset[k], sizeof(float) * (size_t)n);
 }
 
-/* The soft hints the next round reads: σ(reached logits), softmax of each
- * pointer row (its masked entries get 0), and where their gradient goes. */
-static void soft_state(struct dar_group *c, struct graph_state *st, const float *reached, const float *pi,
-                       float *pi_grad, int n)
-{
-    st->reached_soft = arena_floats(c->arena, n);
-    st->pi_soft = arena_floats(c->arena, (int64_t)n * n);
-    st->pi_grad = pi_grad;
-    for (int v = 0; v < n; v++)
-        st->reached_soft[v] = 1.0f / (1.0f + expf(-reached[v]));
-    for (int u = 0; u < n; u++) {
-        const float *row = pi + (int64_t)u * n;
-        float *p = st->pi_soft + (int64_t)u * n;
-        float top = row[0], sum = 0.0f;
-        for (int v = 1; v < n; v++)
-            top = row[v] > top ? row[v] : top;
-        for (int v = 0; v < n; v++)
-            sum += p[v] = expf(row[v] - top);
-        for (int v = 0; v < n; v++)
-            p[v] /= sum;
-    }
-}
-
 /* What the next round reads: the binarised reached set, the argmax
  * pointers, the dual's potentials as values. */
 static void update(struct dar_group *c, const struct dar_run *r, int k, void *state, bool dual)
@@ -114,8 +74,6 @@ static void update(struct dar_group *c, const struct dar_run *r, int k, void *st
         reached_state[v] = reached[v] > 0.0f;
         pi_state[v] = dar_argmax_row(pi + (int64_t)v * n, n);
     }
-    if (c->model->config.soft_hints)
-        soft_state(c, st, reached, pi, c->backward ? head_of(r, SP_PI)->grad + logits : NULL, n);
     if (dual)
         memcpy(st->base.hint[SP_D], head_of(r, SP_D)->value + nodes, sizeof(float) * (size_t)n);
 }
@@ -125,7 +83,6 @@ const struct dar_spec_schedule sp_schedule = {
     .dual_probe = SP_D,
     .forced_by = SP_PI,
     .init = state_init,
-    .inputs = soft_inputs,
     .update = update,
     .outputs = outputs,
 };

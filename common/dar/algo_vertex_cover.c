@@ -348,4 +348,5 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .nets_per_step = 1,
     .defaults = DAR_REFERENCE_DEFAULTS,
     .schedule = &vc_schedule,
+    .soft_hints = true,
 };

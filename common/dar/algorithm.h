@@ -259,6 +259,11 @@ struct dar_algorithm {
     /* The schedule of an entry with one network a step whose run_group is
      * dar_loss.h's dar_spec_run_group: its state and ops; NULL otherwise. */
     const struct dar_spec_schedule *schedule;
+    /* ---- soft hints (issue 37) ---- */
+    /* Its schedule feeds config.soft_hints (dar_soft.c's probabilities
+     * where it feeds its own hints); false: such a model is refused
+     * (dar.h dar_config_check) rather than trained without them. */
+    bool soft_hints;
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */

@@ -409,16 +409,24 @@ int dar_batch_steps(struct dar_graph *const *graphs, int B)
     return steps;
 }
 
-/* Refuses what the row's flags do not offer (a first-step embedding, a
- * leaked dual), in words that fit every entry, then the entry's check. */
+void dar_config_check(const struct dar_config *config, const struct dar_algorithm *alg)
+{
+    if (config->leak_dual && !alg->leakable_dual)
+        die(EX_USAGE, "the %s model's dual cannot be fed its true output (a leaked dual)", alg->name);
+    if (config->soft_hints && !alg->soft_hints)
+        die(EX_USAGE, "the %s model cannot feed its predicted hints back as probabilities (soft hints)",
+            alg->name);
+}
+
+/* Refuses what the row's flags do not offer (a first-step embedding, the
+ * configuration's), in words that fit every entry, then the entry's check. */
 static void check_call(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training,
                        int embed)
 {
     const struct dar_algorithm *alg = model->config.algorithm;
     if (embed == DAR_EMBED_FIRST && !alg->embeds_first_step)
         die(EX_USAGE, "the %s model has no first-step embedding", alg->name);
-    if (model->config.leak_dual && !alg->leakable_dual)
-        die(EX_USAGE, "the %s model's dual cannot be fed its true output (a leaked dual)", alg->name);
+    dar_config_check(&model->config, alg);
     alg->check(model, graphs, B, training, embed);
 }
 

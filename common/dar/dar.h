@@ -84,8 +84,11 @@ struct dar_config {
                                    G3's bias starting at −3: CLRS's gated processors */
     bool soft_hints;            /* the hints a step predicts are fed to the next as
                                    probabilities (pointers: softmax, with their gradient;
-                                   masks: sigmoid), not argmax and threshold: CLRS's soft
-                                   re-prediction */
+                                   masks, node or edge: sigmoid; categoricals: softmax;
+                                   scalars and antisymmetric edges are values already),
+                                   not argmax and threshold, wherever the model's own
+                                   hints are fed: CLRS's soft re-prediction (dar_soft.c);
+                                   refused for an entry whose row's soft_hints is false */
     bool edge_pointer;          /* pointer heads see the arc to the candidate and choose
                                    among the node's neighbours and itself (CLRS's decoder,
                                    masked); false: p1(u)·p2(v) over every node */
@@ -106,6 +109,11 @@ const char *dar_agg_name(enum dar_agg a);
 bool dar_variant_parse(const char *s, enum dar_variant *v);
 bool dar_processor_parse(const char *s, enum dar_processor *p);
 bool dar_agg_parse(const char *s, enum dar_agg *a);
+
+/* Dies (exit 64, naming alg) on what config asks that alg's row does not
+ * offer: a leaked dual, soft hints.  Every call checks it; a tool checks
+ * it first to refuse before any work. */
+void dar_config_check(const struct dar_config *config, const struct dar_algorithm *alg);
 
 /* ---- the model ------------------------------------------------------------- */
 

@@ -150,7 +150,9 @@ void dar_run_set_inputs(struct dar_group *c, struct dar_run *r, int k, const str
                 break;
             case DAR_TYPE_CATEGORICAL:
                 for (int j = 0; j < probe->width; j++)
-                    f[j] = values ? (((const uint8_t *)values)[v] == j) : 0.0f;
+                    f[j] = in->soft[p] ? in->soft[p][(int64_t)v * probe->width + j]
+                           : values    ? (((const uint8_t *)values)[v] == j)
+                                       : 0.0f;
                 break;
             default:    /* mask, mask_one */
                 if (in->soft[p])
@@ -185,11 +187,12 @@ void dar_run_set_inputs(struct dar_group *c, struct dar_run *r, int k, const str
         }
     }
     /* edge hints: on both arcs of their edge, negated on the backward one
-     * for an antisymmetric probe */
+     * for an antisymmetric probe; a soft mask its probabilities */
     for (int col = 0; col < narc; col++) {
         int p = model->arc_probe[col];
         const struct dar_probe *probe = &alg->probes[p];
-        if (probe->location != DAR_LOCATION_EDGE || probe->stage == DAR_STAGE_INPUT || !in->probe[p])
+        if (probe->location != DAR_LOCATION_EDGE || probe->stage == DAR_STAGE_INPUT ||
+            (!in->probe[p] && !in->soft[p]))
             continue;
         if (probe->type == DAR_TYPE_BOUNDED_ANTISYMMETRIC) {
             const float *F = in->probe[p];
@@ -201,8 +204,9 @@ void dar_run_set_inputs(struct dar_group *c, struct dar_run *r, int k, const str
             continue;
         }
         for (int e = 0; e < gd->m; e++) {
-            float x = probe->type == DAR_TYPE_SCALAR ? ((const float *)in->probe[p])[e]
-                                                     : ((const uint8_t *)in->probe[p])[e];
+            float x = in->soft[p]                     ? in->soft[p][e]
+                      : probe->type == DAR_TYPE_SCALAR ? ((const float *)in->probe[p])[e]
+                                                       : ((const uint8_t *)in->probe[p])[e];
             arc[(int64_t)gd->arc_fwd[e] * narc + col] += x;
             arc[(int64_t)gd->arc_bwd[e] * narc + col] += x;
         }

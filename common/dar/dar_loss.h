@@ -54,9 +54,6 @@ struct dar_spec_schedule {
     int forced_by;              /* the trace key teacher forcing needs loaded */
     /* graph b's state before the first step (zeroed) */
     void (*init)(struct dar_group *c, int b, void *state);
-    /* inputs besides the constant and hint ones, or NULL (forced: the
-     * hints are the trace's frame) */
-    void (*inputs)(struct dar_group *c, int b, const void *state, bool forced, struct dar_inputs *in);
     /* the state from graph k's decoded heads of run r */
     void (*update)(struct dar_group *c, const struct dar_run *r, int k, void *state, bool dual);
     /* the predicted outputs at graph k's last step of run r (c->pred set) */

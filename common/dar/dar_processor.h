@@ -41,7 +41,8 @@ struct dar_inputs {
     float *grad[DAR_MAX_PROBES];
     /* config.soft_hints: a hint fed as the probabilities its head predicted
      * (CLRS's soft re-prediction), in place of probe[p]: a pointer's [n×n]
-     * rows (u's distribution over v), a node mask's [n]; with grad[p], for
+     * rows (u's distribution over v), a node mask's [n], an edge mask's
+     * [m], a categorical's [n×width] (dar_soft.c); with grad[p], for
      * a pointer, the [n×n] logits gradient of that head, which the
      * softmax's backward feeds */
     const float *soft[DAR_MAX_PROBES];
@@ -143,6 +144,22 @@ void dar_run_forward(struct dar_group *c, struct dar_run *r, const float *hprev)
  * produce_carry: leave d(h_prev) for the run before, for graphs with
  * carry_in. */
 void dar_run_backward(struct dar_group *c, struct dar_run *r, bool consume_carry, bool produce_carry);
+
+/* config.soft_hints (dar_soft.c): one graph's hints as the last run that
+ * decoded them predicted them, NULL before it or for a probe never fed
+ * so: a mask's σ(logit) [n or m], a categorical's softmax [n×width], a
+ * pointer's softmax rows [n×n] (fresh each step: the next step's backward
+ * reads them) and its head's logits gradient, which that backward feeds
+ * (with backward only).  A scalar is fed as its value already. */
+struct dar_soft_hints {
+    float *value[DAR_MAX_PROBES];
+    float *grad[DAR_MAX_PROBES];
+};
+/* The soft hints of graph k of run r: each hint its network decodes and
+ * encodes (the entry feeds them as its own prediction of the hint). */
+void dar_soft_hints_update(struct dar_group *c, const struct dar_run *r, int k, struct dar_soft_hints *soft);
+/* Hint probe's soft values (and gradient) into in, if soft holds them. */
+void dar_soft_hints_feed(const struct dar_soft_hints *soft, int probe, struct dar_inputs *in);
 
 /* Graph k's rows of the run's h into its carry (h_valid set). */
 void dar_carry_from_run(struct dar_group *c, const struct dar_run *r, int k);

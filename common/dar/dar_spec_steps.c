@@ -4,7 +4,9 @@
  * inputs, the steps (dar_run_steps) with the trace's frame under teacher
  * forcing, the losses from the row's loss terms, the predicted hints'
  * frames and, at a graph's last step, its outputs.  The entry gives the
- * state's first values, how the decoded heads update it and the outputs. */
+ * state's first values, how the decoded heads update it and the outputs.
+ * With config.soft_hints the hints a step decodes are fed to the next as
+ * probabilities (dar_soft.c) wherever the state's are. */
 #include "dar_loss.h"
 #include "arena.h"
 #include <string.h>
@@ -14,6 +16,7 @@ struct spec_group {
     const struct dar_spec_schedule *sch;
     char *states;               /* [B] of sch->state_size bytes */
     bool dual;                  /* the variant decodes the row's dual probe */
+    struct dar_soft_hints *soft;    /* [B] config.soft_hints, else NULL */
 };
 
 static struct dar_spec_state *state_of(const struct spec_group *g, int b)
@@ -73,7 +76,8 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
 /* ---- the steps ------------------------------------------------------------------- */
 
 /* Step i's inputs: the constant ones, and each hint the network encodes
- * from the state, or the trace's frame i under teacher forcing. */
+ * from the state (with soft hints, the probabilities it was decoded from),
+ * or the trace's frame i under teacher forcing. */
 static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, struct dar_inputs *in, void *ctx)
 {
     const struct spec_group *g = ctx;
@@ -87,13 +91,15 @@ static void step_inputs(struct dar_group *c, const struct dar_step *s, int k, st
         const struct dar_probe *probe = &c->alg->probes[q];
         if (probe->stage != DAR_STAGE_HINT || !encodes[q])
             continue;
-        in->probe[q] = forced && dg->probe[q]
-                           ? (const char *)dg->probe[q] + (size_t)i * (size_t)probe_count(probe, dg) *
-                                                              value_size(probe->type)
-                           : st->hint[q];
+        if (forced && dg->probe[q]) {
+            in->probe[q] = (const char *)dg->probe[q] + (size_t)i * (size_t)probe_count(probe, dg) *
+                                                             value_size(probe->type);
+            continue;
+        }
+        in->probe[q] = st->hint[q];
+        if (g->soft)
+            dar_soft_hints_feed(&g->soft[b], q, in);
     }
-    if (g->sch->inputs)
-        g->sch->inputs(c, b, st, forced, in);
 }
 
 static void step_losses(struct dar_group *c, const struct dar_step *s, int k, void *ctx)
@@ -109,6 +115,8 @@ static void step_update(struct dar_group *c, const struct dar_step *s, int k, vo
     const struct spec_group *g = ctx;
     int b = s->list[k];
     g->sch->update(c, s->run, k, state_of(g, b), g->dual);
+    if (g->soft)
+        dar_soft_hints_update(c, s->run, k, &g->soft[b]);
     if (!c->pred)
         return;
     record_frame(c, g, b, s->i + 1);
@@ -123,6 +131,8 @@ void dar_spec_run_group(struct dar_group *c)
     struct spec_group g = {.sch = c->alg->schedule};
     g.dual = dar_variant_decodes(c->model, g.sch->dual_probe);
     g.states = arena_zero(c->arena, g.sch->state_size * (size_t)(c->B ? c->B : 1));
+    if (c->model->config.soft_hints)
+        g.soft = arena_zero(c->arena, sizeof(struct dar_soft_hints) * (size_t)(c->B ? c->B : 1));
     for (int b = 0; b < c->B; b++)
         g.sch->init(c, b, state_of(&g, b));
     if (c->variant == DAR_NO_ALGO) {

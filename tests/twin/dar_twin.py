@@ -4,7 +4,11 @@
 Written the way the authors' code computes it: dense n x n tensors per graph,
 a batch padded to its largest n and its longest trajectory, padded nodes and
 steps masked out.  It computes exactly what formats/model.md says (where the
-authors' code differs, model.md wins).
+authors' code differs, model.md wins).  With the model's soft_hints an
+unforced step after the first reads the last mask probabilities and
+pointer softmax rows (differentiated back into P_BF's pointer logits; the
+identity after a flow step), and the dual's cut hint as its softmax once
+a flow step predicted it (under teacher forcing too, as its argmax is).
 
     dar_twin.py grads --model model.mp --batch batch.mp [--teacher all|none|0101..] > out.mp
     dar_twin.py bench --hidden 65 --batch-size 32 --iters 3 < train.mp
@@ -216,7 +220,9 @@ class Net:
     def lin(self, k, x):
         return torch.nn.functional.linear(x, self.w(k + ".weight"), self.w(k + ".bias"))
 
-    def encode(self, g, mask=None, cut1=None, flow=None, pi=None):
+    def encode(self, g, mask=None, cut1=None, flow=None, pi=None, ptr=None):
+        """ptr: the pointer column [B,u,v] when soft (the probabilities),
+        else the one-hot of the pointers pi."""
         x = 0
         for f in self.nodef:
             if f == "cut":
@@ -227,7 +233,8 @@ class Net:
         e = 0
         for f in self.arcf:
             if f == "ptr":
-                v = torch.nn.functional.one_hot(pi, g.N).to(g.dtype)  # [b,u,v] = 1[pi(u)=v]
+                v = ptr if ptr is not None else \
+                    torch.nn.functional.one_hot(pi, g.N).to(g.dtype)  # [b,u,v] = 1[pi(u)=v]
             else:
                 v = {"cap": g.C, "w": g.W, "flow": flow}[f]
             e = e + v[..., None] * self.w("enc." + f)[:, 0]
@@ -333,6 +340,7 @@ def forward_loss(P, model, g, teacher, stopgrad=True, checkpoint=False):
         ckpt = lambda fn, *args: fn(*args)
     variant, H, agg = model["variant"], int(model["hidden"]), model["agg"]
     leak = bool(model.get("leak_cut", False))
+    soft = bool(model.get("soft_hints", False))
     nets = {name: Net(P, name, nf, af, d, H, agg) for name, nf, af, d in network_specs(variant)}
     B, N, T, dt = g.B, g.N, g.T, g.dtype
     nsteps = T - 1
@@ -387,13 +395,13 @@ def forward_loss(P, model, g, teacher, stopgrad=True, checkpoint=False):
     bf, fl = nets["bf"], nets["flow"]
     dual = variant == "dual"
 
-    def run_bf(mask, cut1, flow, pi, hprev):
-        x, e = bf.encode(g, mask=mask, cut1=cut1, flow=flow, pi=pi)
+    def run_bf(mask, cut1, flow, pi, ptr, hprev):
+        x, e = bf.encode(g, mask=mask, cut1=cut1, flow=flow, pi=pi, ptr=ptr)
         h, hd = bf.process(g, x, e, hprev)
         return h, bf.dec_mask(hd), bf.dec_pi(g, hd)
 
-    def run_fl(mask, cut1, flow, pi, hprev):
-        x, e = fl.encode(g, mask=mask, cut1=cut1, flow=flow, pi=pi)
+    def run_fl(mask, cut1, flow, pi, ptr, hprev):
+        x, e = fl.encode(g, mask=mask, cut1=cut1, flow=flow, pi=pi, ptr=ptr)
         _, hd = fl.process(g, x, e, hprev)
         out = (fl.dec_mask(hd), fl.dec_flow(g, "flow_hint", hd, e), fl.dec_flow(g, "flow", hd, e))
         if dual:
@@ -406,24 +414,33 @@ def forward_loss(P, model, g, teacher, stopgrad=True, checkpoint=False):
     last_cut = g.cut1 if leak else torch.zeros(B, N, 2, dtype=dt)
     c_out = torch.zeros(B, N, 2, dtype=dt)
     h_bf = zeros_h
+    # soft hints: the last step's mask probabilities and pointer rows (one-hot
+    # identity after a flow step), and the cut fed as the model's own: its
+    # probabilities once a flow step predicted them
+    soft_mask = soft_pi = None
+    soft_cut = last_cut
     for i in range(nsteps):
+        ptr = None
+        own_cut = soft_cut if soft else last_cut
         if tf[i]:
             mask, pi, flow = g.hmask[:, i], g.hpi[:, i], g.hflow[:, i]
             if dual and leak:
                 cut1 = torch.where(g.hflow_zero[:, i, None, None], g.cut1, torch.zeros_like(g.cut1))
             else:
-                cut1 = last_cut
+                cut1 = own_cut
         else:
-            mask, pi, flow, cut1 = last_mask, last_pi, last_flow, last_cut
+            mask, pi, flow, cut1 = last_mask, last_pi, last_flow, own_cut
+            if soft and soft_pi is not None:
+                mask, ptr = soft_mask, soft_pi
         if variant == "pipeline":
             cut1 = cut_pipe
         valid = (i + 1 < g.Ts)
         isbf = (g.phase[:, i] == 1)
         isfl = ~isbf
         # P_BF
-        hbf_new, mlog_b, pil = ckpt(run_bf, mask, cut1, flow, pi, h_bf)
+        hbf_new, mlog_b, pil = ckpt(run_bf, mask, cut1, flow, pi, ptr, h_bf)
         # P_F with h_prev = stopgrad(hbf')
-        outs = ckpt(run_fl, mask, cut1, flow, pi, hbf_new.detach() if stopgrad else hbf_new)
+        outs = ckpt(run_fl, mask, cut1, flow, pi, ptr, hbf_new.detach() if stopgrad else hbf_new)
         mlog_f, F_h, F_o = outs[:3]
         if dual:
             ch, co = outs[3:]
@@ -452,6 +469,13 @@ def forward_loss(P, model, g, teacher, stopgrad=True, checkpoint=False):
             pc = torch.nn.functional.one_hot(argmax_low(ch), 2).to(dt) * nm[..., None]
             last_cut = torch.where(isfl[:, None, None], pc, last_cut)
         h_bf = torch.where(isbf[:, None, None], zeros_h, hbf_new)
+        if soft:
+            # a finished graph's later steps count in no loss: no where needed
+            soft_mask = torch.sigmoid(mlog).detach()
+            soft_pi = torch.where(isbf[:, None, None], torch.softmax(pil, -1),
+                                  torch.nn.functional.one_hot(g.ident, N).to(dt))
+            if dual:
+                soft_cut = torch.where(isfl[:, None, None], torch.softmax(ch, -1).detach(), soft_cut)
 
     losses = {}
     for k in ("mask", "pi", "flow_hint", "cut_hint"):
@@ -524,8 +548,9 @@ def cmd_check(a):
         loss, lv, grads = compute_grads(model, graphs, teacher)
         mine = {"kind": "gradients", "loss": loss, "losses": lv, "grads": grads}
         ok, out, worst = compare.compare(compare.load(cpath), mine, a.loss_rtol, a.grad_rtol, a.abs)
-        tag = "%s %s %s leak_cut=%s teacher=%s" % (model["variant"], model["processor"], model["agg"],
-                                                 bool(model.get("leak_cut")), teacher)
+        tag = "%s %s %s leak_cut=%s soft_hints=%s teacher=%s" % (
+            model["variant"], model["processor"], model["agg"], bool(model.get("leak_cut")),
+            bool(model.get("soft_hints")), teacher)
         print("%s %s: %s" % ("ok " if ok else "BAD", tag, worst))
         for line in out:
             print("    " + line)

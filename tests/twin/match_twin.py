@@ -12,7 +12,10 @@ to themselves, nothing matched), frame k + 1 the trace's frame k; a graph of
 T searches runs T steps.  One network steps through them with h carried
 (and differentiated); the decoded hints feed the next step as constants
 (reached, matching and the dual's cover binarised, pointers by argmax with
-the lowest index on ties); the cover hint is never teacher-forced (the
+the lowest index on ties; with the model's soft_hints, after the first step,
+the probabilities: the pointer softmax rows differentiated back into the
+previous step's pointer logits, sigmoid(logits) of reached, the matching
+and the cover as constants); the cover hint is never teacher-forced (the
 model's own, zero at step 0) and its target is the final cover.  The edge
 head: V_uv = q1(hd_u) + q1(hd_v) + q3(e_uv + e_vu).  Losses: per (graph,
 step) the node (edge) means of the hint terms, pooled over the batch's
@@ -111,7 +114,9 @@ class Batch:
         self.bidx = torch.arange(B)[:, None].expand(B, M)
 
 
-def encode(net, g, nodef, arcf, reached=None, covered=None, pi=None, matched=None):
+def encode(net, g, nodef, arcf, reached=None, covered=None, pi=None, matched=None, ptr=None):
+    """ptr: the pointer column [B, u, v] on the arc u->v when soft (the
+    probabilities), else the one-hot of the pointers pi."""
     vals = {"pos": g.pos, "side": g.side, "reached": reached, "covered": covered}
     x = 0
     for f in nodef:
@@ -119,7 +124,10 @@ def encode(net, g, nodef, arcf, reached=None, covered=None, pi=None, matched=Non
             x = x + vals[f][..., None] * net.w("enc." + f)[:, 0]
     e = torch.zeros(g.B, g.N, g.N, net.H, dtype=g.dtype)
     for f in arcf:
-        v = torch.nn.functional.one_hot(pi, g.N).to(g.dtype) if f == "ptr" else entry_twin.edge_arcs(g, matched)
+        if f == "ptr":
+            v = ptr if ptr is not None else torch.nn.functional.one_hot(pi, g.N).to(g.dtype)
+        else:
+            v = entry_twin.edge_arcs(g, matched)
         e = e + v[..., None] * net.w("enc." + f)[:, 0]
     return x, e
 
@@ -143,6 +151,7 @@ def dec_edge(net, g, which, hd, e):
 
 def forward_loss(P, model, g, teacher):
     variant, H, agg = model["variant"], int(model["hidden"]), model["agg"]
+    opts = entry_twin.options(model)
     name, nodef, arcf, decs = network(variant)
     net = Net(P, name, nodef, arcf, decs, H, agg)
     B, N, M, dt = g.B, g.N, g.M, g.dtype
@@ -180,13 +189,18 @@ def forward_loss(P, model, g, teacher):
     idx = torch.arange(N).expand(B, N)
     last_r, last_pi, last_m = g.hr[:, 0].clone(), idx.clone(), torch.zeros(B, M, dtype=dt)
     last_c = None
+    soft_r = soft_pi = soft_m = soft_c = None     # soft hints: the last step's probabilities
     safe_m = torch.where(g.mf > 0, g.mf, torch.ones_like(g.mf))
     for i in range(nsteps):
+        ptr = None
         if tf[i]:
             r, pi, mt = g.hr[:, i], g.hpi[:, i], g.hm[:, i]
+        elif soft_pi is not None:
+            r, pi, mt, ptr = soft_r, None, soft_m, soft_pi
         else:
             r, pi, mt = last_r, last_pi, last_m
-        x, e = encode(net, g, nodef, arcf, reached=r, covered=last_c if dual else None, pi=pi, matched=mt)
+        c = soft_c if soft_c is not None else last_c
+        x, e = encode(net, g, nodef, arcf, reached=r, covered=c if dual else None, pi=pi, matched=mt, ptr=ptr)
         h, hd = net.process(g, x, e, h)
         valid = (i + 1 < g.Ts)
         last = (i + 2 == g.Ts)
@@ -210,6 +224,11 @@ def forward_loss(P, model, g, teacher):
         last_r = torch.where(valid[:, None], (rl > 0).to(dt) * nm, last_r)
         last_pi = torch.where(valid[:, None], argmax_low(pl), last_pi)
         last_m = torch.where(valid[:, None], (ml > 0).to(dt), last_m)
+        if opts.soft_hints:
+            # a finished graph's later steps count in no loss: no where needed
+            soft_r, soft_pi, soft_m = torch.sigmoid(rl).detach(), torch.softmax(pl, -1), torch.sigmoid(ml).detach()
+            if dual:
+                soft_c = torch.sigmoid(cl).detach()
     hints = ("reached", "pi_hint", "match_hint", "cover_hint") if dual else ("reached", "pi_hint", "match_hint")
     for k in hints:
         losses[k] = sums[k] / count
@@ -221,7 +240,7 @@ def forward_loss(P, model, g, teacher):
     return total, losses
 
 
-ENTRY = entry_twin.Entry("match_twin", LOSS_KEYS, param_names, Batch, forward_loss)
+ENTRY = entry_twin.Entry("match_twin", LOSS_KEYS, param_names, Batch, forward_loss, ("soft_hints",))
 
 if __name__ == "__main__":
     sys.exit(entry_twin.main(ENTRY, __doc__))

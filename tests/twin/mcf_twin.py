@@ -19,8 +19,11 @@ antisymmetric probe), pooled over the batch's steps and averaged
 over the hint terms the variant decodes (4, the dual 5); the outputs at a
 graph's last step summed over edges (nodes) over the batch's edges (nodes).
 No-algo: one network on the inputs for T - 1 steps, the flow from the last.
-Only the plain model (no options) is computed; a model with options is
-refused, not compared.
+Of the model options only soft hints are computed (an unforced step after
+the first reads the search's pointer softmax rows in the pointer column,
+differentiated back into that step's pointer logits, and sigmoid(reached
+logits) as a constant; the others as without); a model with another option
+is refused, not compared.
 
 Use /usr/bin/python3 (Debian's, with python3-torch).
 """
@@ -133,8 +136,9 @@ def encode(net, g, encs, state=None):
     for f in encs:
         if f in ARC_FEATURES:
             v = {"cap": g.C, "cost": g.K}.get(f)
-            if f == "ptr":
-                v = torch.nn.functional.one_hot(vals["ptr"], g.N).to(g.dtype)
+            if f == "ptr":      # node indices, or soft hints' rows [B,u,v]
+                v = vals["ptr"] if vals["ptr"].is_floating_point() else \
+                    torch.nn.functional.one_hot(vals["ptr"], g.N).to(g.dtype)
             elif f == "flow":
                 v = vals["flow"]
             e = e + v[..., None] * net.w("enc." + f)[:, 0]
@@ -186,12 +190,16 @@ def forward_loss(P, model, g, teacher):
     hints = ["reached", "distance_hint", "pi", "flow_hint"] + (["potential_hint"] if dual else [])
     sums = {k: torch.zeros((), dtype=dt) for k in LOSS_KEYS}
     last = None
+    soft_r = soft_pi = None             # soft hints: the last step's probabilities
     for i in range(nsteps):
         if tf[i] or last is None:
             state = {"reached": g.hr[:, i], "distance": g.hd[:, i], "ptr": g.hpi[:, i], "flow": g.hflow[:, i],
                      "potential": g.hpot[:, i]}
         else:
             state = last
+        hard = state                    # what a finished graph keeps
+        if opts.soft_hints and not tf[i] and soft_pi is not None:
+            state = dict(last, reached=soft_r, ptr=soft_pi)
         valid, final = (i + 1 < g.Ts), (i + 2 == g.Ts)
         sel = lambda v: torch.where(valid, v, torch.zeros_like(v)).sum()
         at_end = lambda v: torch.where(final, v, torch.zeros_like(v)).sum()
@@ -217,12 +225,15 @@ def forward_loss(P, model, g, teacher):
             sums["potential"] = sums["potential"] + at_end(masked.sum(1))
             pot = torch.where(valid[:, None], ph.detach(), pot)
         v1, v2 = valid[:, None], valid[:, None, None]
-        last = {"reached": torch.where(v1, (rl > 0).to(dt) * nm, state["reached"]),
-                "distance": torch.where(v1, dl.detach(), state["distance"]),
-                "ptr": torch.where(v1, argmax_low(pl), state["ptr"]),
-                "flow": torch.where(v2, F_h, state["flow"]),
+        last = {"reached": torch.where(v1, (rl > 0).to(dt) * nm, hard["reached"]),
+                "distance": torch.where(v1, dl.detach(), hard["distance"]),
+                "ptr": torch.where(v1, argmax_low(pl), hard["ptr"]),
+                "flow": torch.where(v2, F_h, hard["flow"]),
                 "potential": pot}
         h = torch.where(v2, h_new, h)
+        if opts.soft_hints:
+            # a finished graph's later steps count in no loss: no where needed
+            soft_r, soft_pi = torch.sigmoid(rl).detach(), torch.softmax(pl, -1)
     for k in hints:
         losses[k] = sums[k] / count
     losses["flow"] = sums["flow"] / g.bf.sum()
@@ -233,7 +244,7 @@ def forward_loss(P, model, g, teacher):
     return total, losses
 
 
-ENTRY = entry_twin.Entry("mcf_twin", LOSS_KEYS, param_names, Batch, forward_loss)
+ENTRY = entry_twin.Entry("mcf_twin", LOSS_KEYS, param_names, Batch, forward_loss, ("soft_hints",))
 
 if __name__ == "__main__":
     sys.exit(entry_twin.main(ENTRY, __doc__))

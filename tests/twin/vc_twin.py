@@ -12,7 +12,10 @@ Frames: the trace's, frame 0 the start (r = w, nothing in the cover, every
 edge live, increments 0); a graph of T frames runs T - 1 steps.  One network
 steps through them with h carried (and differentiated); the decoded hints
 feed the next step as constants: the residuals and the dual's increments as
-values, in-cover binarised, live = neither end in the cover.  Losses: per
+values, in-cover binarised, live = neither end in the cover.  With the
+model's soft_hints an unforced step after the first reads sigmoid(in-cover
+logits) in the in-cover column, as a constant (live still from the
+binarised flags; the values as without).  Losses: per
 (graph, step) the node means of the residual (squared error) and in-cover
 (BCE) terms, pooled over the batch's steps and averaged over the two; the
 dual's increments summed over edges over the batch's edge-steps; the cover
@@ -134,6 +137,7 @@ def dec_edge(net, g, which, hd, e):
 
 def forward_loss(P, model, g, teacher):
     variant, H, agg = model["variant"], int(model["hidden"]), model["agg"]
+    opts = entry_twin.options(model)
     name, nodef, arcf, decs = network(variant)
     net = Net(P, name, nodef, arcf, decs, H, agg)
     B, N, M, dt = g.B, g.N, g.M, g.dtype
@@ -167,12 +171,15 @@ def forward_loss(P, model, g, teacher):
         edge_count = (g.mf * (g.Ts - 1).to(dt)).sum()
         last_r, last_c = g.w.clone(), torch.zeros(B, N, dtype=dt)
         last_l, last_d = g.emask.to(dt), torch.zeros(B, M, dtype=dt)
+        soft_c = None                   # soft hints: the last step's P(in the cover)
         for i in range(nsteps):
             if tf[i] and i > 0:
                 vals = {"w": g.w, "residual": g.hr[:, i], "in_cover": g.hc[:, i], "live": g.hl[:, i],
                         "delta": g.hd[:, i]}
             else:
                 vals = {"w": g.w, "residual": last_r, "in_cover": last_c, "live": last_l, "delta": last_d}
+                if soft_c is not None:
+                    vals["in_cover"] = soft_c
             x, e = encode(net, g, nodef, arcf, vals)
             h, hd = net.process(g, x, e, h)
             valid = i + 1 < g.Ts
@@ -191,6 +198,9 @@ def forward_loss(P, model, g, teacher):
             last_c = torch.where(valid[:, None], cbin, last_c)
             lb = ((1 - cbin.gather(1, g.src)) * (1 - cbin.gather(1, g.dst))) * g.emask.to(dt)
             last_l = torch.where(valid[:, None], lb, last_l)
+            if opts.soft_hints:
+                # a finished graph's later steps count in no loss: no where needed
+                soft_c = torch.sigmoid(cl).detach()
         sums["residual"] = sums["residual"] / count / 2
         sums["in_cover"] = sums["in_cover"] / count / 2
         if dual:
@@ -203,7 +213,7 @@ def forward_loss(P, model, g, teacher):
     return total, losses
 
 
-ENTRY = entry_twin.Entry("vc_twin", LOSS_KEYS, param_names, Batch, forward_loss)
+ENTRY = entry_twin.Entry("vc_twin", LOSS_KEYS, param_names, Batch, forward_loss, ("soft_hints",))
 
 if __name__ == "__main__":
     sys.exit(entry_twin.main(ENTRY, __doc__))
