@@ -65,8 +65,8 @@ endif
 # field's recipe (issue 37: results/clrs/README.md), PGN only: MPNN at H 128
 # on the 1024-node sets is hours of a core
 ifeq ($(VC_PROFILE),recipe)
-  VC_NOTE := recipe profile: the quick profile's data and budget (1000 training graphs of 16 nodes, 300 iterations, 1 seed; 32 test graphs a set, 8 at 512 and 1024 nodes) with the field's recipe (H 128, layer norm, gate, no teacher forcing, clipping at 1), PGN only
-  VC_FIT_EXTRA := -H 128 --layer-norm --gate --tf-decay 0 --clip-norm 1
+  VC_NOTE := recipe profile: the quick profile's data and budget (1000 training graphs of 16 nodes, 300 iterations, 1 seed; 32 test graphs a set, 8 at 512 and 1024 nodes) with the field's recipe (H 128, layer norm, gate, soft hints, no teacher forcing, clipping at 1), PGN only
+  VC_FIT_EXTRA := -H 128 --layer-norm --gate --soft-hints --tf-decay 0 --clip-norm 1
   VC_PROCESSORS := pgn
 endif
 VC_SEEDS := 0
