@@ -30,6 +30,6 @@ double vertex_cover_min_cut(int n, int m, const int32_t *src, const int32_t *dst
  * "feasible" in one run and "optimal" in another: the status says which, and
  * an "optimal" cover is the same in every run (GLPK is deterministic). */
 enum vertex_cover_status vertex_cover_ilp(int n, int m, const int32_t *src, const int32_t *dst,
-                                          const float *node_w, double time_limit, uint8_t *cover, double *weight);
+                                          const float *node_w, int64_t node_limit, uint8_t *cover, double *weight);
 
 #endif

@@ -102,7 +102,7 @@ for n in 16 32 64 128 256 512 1024; do
     count=$(( n <= 64 ? 20 : 6 ))
     gen-graphs --instance vertex-cover --family barabasi-albert --nodes $n --count $count --seed 2 > "$w/ba.mp"
     s=${EPOCHREALTIME/[.,]/}
-    "$ALGO" -a vertex-cover --exact --time-limit 5 --no-hints -i "$w/ba.mp" > "$w/ba-out.mp"
+    "$ALGO" -a vertex-cover --exact --node-limit 2000 --no-hints -i "$w/ba.mp" > "$w/ba-out.mp"
     t=$(( 10#${EPOCHREALTIME/[.,]/} - 10#$s ))
     statuses=$(mpcat "$w/ba-out.mp" | jq -r .opt_status | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
     gen-graphs --instance vertex-cover --family bipartite-sides --nodes $n --count $count --seed 2 > "$w/bip.mp"
