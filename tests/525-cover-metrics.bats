@@ -51,7 +51,7 @@ print("ok")' | grep -qx ok
     "$PY" -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); assert a.keys()==b.keys() and all(abs(a[k]-b[k])<=1e-12*max(1,abs(b[k])) for k in a), (a,b)' "$T/pooled.json" "$T/direct.json"
 }
 
-@test "an optimum the time limit did not prove is left out of cover_opt_ratio and counted by opt_unproven" {
+@test "an optimum the node budget did not prove is left out of cover_opt_ratio and counted by opt_unproven" {
     cover-fix --key cover --dual-key packing < "$T/t.mp" | mpcat \
         | jq -c 'if .id % 4 == 0 then .opt_status = "feasible" else . end' | mpcat --to-msgpack \
         | metrics --quantity cover_opt_ratio,opt_unproven > "$T/m.mp"
