@@ -13,10 +13,10 @@
 static const char *family = "two-community", *capacity = "max-of-two", *output = "-";
 static const char *from_vesselgraph = "", *instance, *probability = "", *sides = "";
 static const char *node_weights = "uniform", *sizes_list = "", *law = "dar";
-static int64_t nodes = 16, count = 1, seed = 0, edges = 0;
-static double density = 0.75, inter_density = 0.05, optimum;
+static int64_t nodes = 16, count = 1, seed = 0, edges = 0, optimum_nodes;
+static double density = 0.75, inter_density = 0.05, optimum_seconds;
 static bool directed, force, no_cache, verbose, quiet, progress;
-/* --instance's choices and help and --optimum's help, from the registry's
+/* --instance's choices and help and --optimum-nodes' help, from the registry's
  * rows (describe_instances) */
 static char instance_choices[256], instance_help[512], optimum_help[512];
 
@@ -39,7 +39,11 @@ static const struct cli_option options[] = {
      "half; --sides sets the node count)"),
     CLI_CHOICE_KEY("node-weights", 0, node_weights, "LAW", "instances with node_w: U(0,1] per node (uniform) or 1 (unit)",
      GRAPHGEN_NODE_WEIGHT_CHOICES),
-    CLI_DOUBLE_KEY("optimum", 0, optimum, "S", optimum_help, 0, 1e6),
+    CLI_INT_KEY("optimum-nodes", 0, optimum_nodes, "N", optimum_help, 0, 2147483647),
+    /* kept only to refuse it with a pointer: it was GLPK's wall clock, so
+     * the same command wrote different optima on a loaded machine */
+    CLI_DOUBLE("optimum", 0, optimum_seconds, "S", "refused: seconds of wall clock made the optima depend on the "
+     "machine's load; use --optimum-nodes", 0, 1e6),
     CLI_DOUBLE_KEY("inter-density", 0, inter_density, "P", "two-community: probability of each C1-C2 pair (+0.01 per redraw until one)", 0, 1),
     CLI_FLAG_KEY("directed", 0, directed, "directed arcs, ordered pairs drawn independently (else undirected, src<dst)"),
     CLI_CHOICE_KEY("capacity", 0, capacity, "LAW", "max-of-two: larger of two draws in 1..9, /10 (authors' code); uniform-minmax: U{0..10} "
@@ -122,7 +126,7 @@ int main(int argc, char **argv)
     struct gen_graphs_options o = {
         .graph = {.family = family, .nodes = (int)nodes, .edges = edges, .density = density,
                   .inter_density = inter_density, .directed = directed, .seed = (uint64_t)seed},
-        .count = count, .from_vesselgraph = from_vesselgraph, .optimum = optimum, .no_cache = no_cache, .verbose = verbose,
+        .count = count, .from_vesselgraph = from_vesselgraph, .optimum_nodes = optimum_nodes, .no_cache = no_cache, .verbose = verbose,
         .quiet = quiet, .progress = progress, .spec = &spec,
     };
     char err[256], names[256];
@@ -148,8 +152,11 @@ int main(int argc, char **argv)
         cli_usage_error(&spec, "unknown capacity law '%s'", capacity);
     if (!from_vesselgraph[0] && !graphgen_check(&o.graph, err, sizeof err))
         cli_usage_error(&spec, "%s", err);
-    if (optimum > 0 && !has_optimum(o.algorithm))
-        cli_usage_error(&spec, "'--optimum' is for %s", names_with(has_optimum, names, sizeof names));
+    if (optimum_seconds > 0)
+        cli_usage_error(&spec, "'--optimum S' (seconds of GLPK's wall clock) wrote different optima on a loaded and a "
+                        "quiet machine; use '--optimum-nodes N', a budget of branch-and-bound nodes per graph");
+    if (optimum_nodes > 0 && !has_optimum(o.algorithm))
+        cli_usage_error(&spec, "'--optimum-nodes' is for %s", names_with(has_optimum, names, sizeof names));
     bool vessel = strcmp(family, "vessel") == 0 || from_vesselgraph[0];
     if (vessel && count != 1)
         cli_usage_error(&spec, "a vessel graph is one record: '--count' must be 1, got %lld", (long long)count);

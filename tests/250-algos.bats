@@ -130,8 +130,8 @@ ORACLE="$ROOT/tests/tools/algos_oracle.py"
     for n in 24 48 96; do
         gen-graphs --instance vertex-cover --family bipartite-sides --nodes $n --p 0.05:0.5 --count 10 --seed 3
     done > "$T/large.mp"
-    "$ALGO" --algorithm vertex-cover --exact --time-limit 60 < "$T/small.mp" | "$DAR_TOOLS/vc_brute" > "$T/t.mp"
-    "$ALGO" --algorithm vertex-cover --exact --time-limit 60 < "$T/large.mp" >> "$T/t.mp"
+    "$ALGO" --algorithm vertex-cover --exact < "$T/small.mp" | "$DAR_TOOLS/vc_brute" > "$T/t.mp"
+    "$ALGO" --algorithm vertex-cover --exact < "$T/large.mp" >> "$T/t.mp"
     run "$PY" "$ORACLE" vertex-cover "$T/t.mp" 380
     assert_success
     echo "$output" >&3
@@ -143,7 +143,7 @@ ORACLE="$ROOT/tests/tools/algos_oracle.py"
     # ff-trace itself cuts it, the ILP (GLPK) is the independent side
     for sides in 4,8 10,10 20,30; do
         gen-graphs --instance vertex-cover --family bipartite-sides --sides $sides --p 0.05:0.6 --count 20 --seed 8
-    done | "$ALGO" --algorithm vertex-cover --exact --no-hints --time-limit 60 > "$T/x.mp"
+    done | "$ALGO" --algorithm vertex-cover --exact --no-hints > "$T/x.mp"
     py_stream "$T/x.mp" "
 out = sys.stdout.buffer
 for r in recs:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Vertex cover, the registry's third entry, end to end: ff-trace
-# --algorithm vertex-cover, gen-graphs --optimum, dar-fit, dar-step,
+# --algorithm vertex-cover, gen-graphs --optimum-nodes, dar-fit, dar-step,
 # cover-fix, metrics; the same bytes at any thread
 # count; bad input refused with one line and exit 65.
 load test_helper
@@ -19,9 +19,9 @@ oracle_graphs() {
 }
 
 train_and_val() {
-    gen-graphs --instance vertex-cover --family barabasi-albert --nodes 10 --count 24 --seed 1 --optimum 60 |
+    gen-graphs --instance vertex-cover --family barabasi-albert --nodes 10 --count 24 --seed 1 --optimum-nodes 100000 |
         ff-trace --algorithm vertex-cover > "$T/train.mp"
-    gen-graphs --instance vertex-cover --family barabasi-albert --nodes 12 --count 8 --seed 2 --optimum 60 |
+    gen-graphs --instance vertex-cover --family barabasi-albert --nodes 12 --count 8 --seed 2 --optimum-nodes 100000 |
         ff-trace --algorithm vertex-cover > "$T/val.mp"
 }
 
@@ -39,10 +39,11 @@ train_and_val() {
     ff-trace --algorithm vertex-cover --threads 2 < "$T/g.mp" | cmp - "$T/t.mp"
 }
 
-@test "gen-graphs --optimum: the ILP's and the min cut's optimum as algo_trace --exact finds them; refused for other instances" {
-    { gen-graphs --instance vertex-cover --family erdos-renyi --nodes 14 --count 40 --seed 3 --optimum 60
-      gen-graphs --instance vertex-cover --family bipartite-sides --nodes 18 --count 20 --seed 4 --optimum 60; } > "$T/g.mp"
-    "$ALGO" --algorithm vertex-cover --exact --no-hints --time-limit 60 < "$T/g.mp" > "$T/x.mp"
+@test "gen-graphs --optimum-nodes: the ILP's and the min cut's optimum as algo_trace --exact finds them; refused for other instances" {
+    { gen-graphs --instance vertex-cover --family erdos-renyi --nodes 14 --count 40 --seed 3 --optimum-nodes 100000
+      gen-graphs --instance vertex-cover --family bipartite-sides --nodes 18 --count 20 --seed 4 --optimum-nodes 100000
+    } > "$T/g.mp"
+    "$ALGO" --algorithm vertex-cover --exact --no-hints < "$T/g.mp" > "$T/x.mp"
     py_stream "$T/g.mp" "
 import subprocess, io
 ours = recs
@@ -54,8 +55,33 @@ for a, b in zip(ours, ref):
     assert abs(float(np.dot(a['opt_cover'], a['node_w'].astype(np.float64))) - a['opt_weight']) <= 1e-9
     assert all(a['opt_cover'][u] or a['opt_cover'][v] for u, v in zip(a['src'], a['dst']))
 print(len(ours))" | grep -qx 60
-    run -64 --separate-stderr gen-graphs --instance shortest-paths --family erdos-renyi --optimum 5
-    [[ "$stderr" == "gen-graphs: '--optimum' is for '--instance vertex-cover'"$'\n'* ]] || fail "$stderr"
+    run -64 --separate-stderr gen-graphs --instance shortest-paths --family erdos-renyi --optimum-nodes 5
+    [[ "$stderr" == "gen-graphs: '--optimum-nodes' is for '--instance vertex-cover'"$'\n'* ]] || fail "$stderr"
+}
+
+@test "gen-graphs --optimum-nodes: a budget the search exhausts ends 'feasible' the same bytes every run; a generous one 'optimal' at the oracle's weight; --optimum S refused" {
+    local g=(--instance vertex-cover --family erdos-renyi --nodes 40 --count 12 --seed 9)
+    gen-graphs "${g[@]}" --optimum-nodes 5 > "$T/a.mp"
+    gen-graphs "${g[@]}" --optimum-nodes 5 | cmp - "$T/a.mp"
+    gen-graphs "${g[@]}" --optimum-nodes 100000 > "$T/b.mp"
+    "$ALGO" --algorithm vertex-cover --exact --no-hints < "$T/b.mp" > "$T/x.mp"
+    py_stream "$T/a.mp" "
+short = recs
+full = list(msgpack.Unpacker(open('$T/b.mp', 'rb'), object_hook=msgpack_numpy.decode, raw=False))
+ref = list(msgpack.Unpacker(open('$T/x.mp', 'rb'), object_hook=msgpack_numpy.decode, raw=False))
+assert len(short) == len(full) == len(ref) == 12
+above = 0
+for a, b, r in zip(short, full, ref):
+    assert a['opt_status'] == 'feasible' and b['opt_status'] == 'optimal' == r['opt_status'], (a['opt_status'], b['opt_status'])
+    assert abs(b['opt_weight'] - r['opt_weight']) <= 1e-9 * max(1, r['opt_weight']), (b['opt_weight'], r['opt_weight'])
+    # the unproven cover is a cover, no lighter than the optimum
+    assert all(a['opt_cover'][u] or a['opt_cover'][v] for u, v in zip(a['src'], a['dst']))
+    assert a['opt_weight'] >= b['opt_weight'] - 1e-9
+    above += a['opt_weight'] > b['opt_weight'] + 1e-9
+print(above)" > "$T/above"
+    [ "$(cat "$T/above")" -gt 0 ]
+    run -64 --separate-stderr gen-graphs "${g[@]}" --optimum 10
+    [[ "$stderr" == "gen-graphs: '--optimum S' (seconds of GLPK's wall clock) wrote different optima on a loaded and a quiet machine; use '--optimum-nodes N', a budget of branch-and-bound nodes per graph"$'\n'* ]] || fail "$stderr"
 }
 
 @test "gen-graphs | ff-trace | dar-fit | dar-step | cover-fix | metrics: primal, dual, no-algo, +opt (PGN, MPNN) give valid covers" {

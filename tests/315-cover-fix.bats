@@ -15,7 +15,7 @@ noisy_predictions() { # out
         done
         gen-graphs --instance vertex-cover --family bipartite-sides --nodes 16 --p 0.1:0.5 --count 50 --seed 32
         gen-graphs --instance vertex-cover --family erdos-renyi --nodes 12 --count 50 --seed 33 --node-weights unit
-    } | "$ALGO" --algorithm vertex-cover --no-hints --exact --time-limit 60 > "$T/t.mp"
+    } | "$ALGO" --algorithm vertex-cover --no-hints --exact > "$T/t.mp"
     "$PY" "$ORACLE" perturb "$T/t.mp" "$1" 5
 }
 

@@ -251,7 +251,7 @@ match_batch() {
 vc_batch() {
     local B="$ROOT/bin"
     {
-        "$B/gen-graphs" --instance vertex-cover --family barabasi-albert --nodes 7 --count 3 --seed 5 --optimum 60
+        "$B/gen-graphs" --instance vertex-cover --family barabasi-albert --nodes 7 --count 3 --seed 5 --optimum-nodes 100000
         "$B/gen-graphs" --instance vertex-cover --family star --nodes 5 --count 2 --seed 6
         "$B/gen-graphs" --instance vertex-cover --family erdos-renyi --nodes 4 --p 0 --count 1 --seed 7
     } | "$B/ff-trace" --algorithm vertex-cover > "$1"

@@ -82,11 +82,11 @@ void gen_graphs_run(FILE *out, const struct gen_graphs_options *o)
             if (!graphgen(&o->graph, k, &g, err, sizeof err))
                 die(EX_SOFTWARE, "record %lld: %s", (long long)k, err);
             /* a flow network's keys are graph_write_core's, in its order */
-            bool optimum = o->optimum > 0;
+            bool optimum = o->optimum_nodes > 0;
             mp_map(&w, (uint32_t)graph_instance_keys(&g) + (optimum ? (uint32_t)o->algorithm->noptimum_keys : 0));
             graph_write_instance(&w, &g);
             if (optimum)
-                o->algorithm->write_optimum(&w, &g, o->optimum);
+                o->algorithm->write_optimum(&w, &g, o->optimum_nodes);
             graph_free(&g);
             progress_update(&p, k + 1);
         }

@@ -16,8 +16,8 @@ struct gen_graphs_options {
     const struct dar_algorithm *algorithm;  /* the instance's registry row (--instance) */
     int64_t count;                  /* records; 1 for a vessel graph */
     const char *from_vesselgraph;   /* a VesselGraph directory, or "" */
-    double optimum;                 /* > 0: the algorithm's write_optimum adds the optimum, with this
-                                       limit per graph in seconds; 0: none */
+    int64_t optimum_nodes;          /* > 0: the algorithm's write_optimum adds the optimum, with this
+                                       budget per graph in branch-and-bound nodes; 0: none */
     bool no_cache, verbose, quiet, progress;
     const struct cli_spec *spec;    /* the tool's options: the cache key */
 };

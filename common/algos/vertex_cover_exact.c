@@ -55,8 +55,23 @@ double vertex_cover_min_cut(int n, int m, const int32_t *src, const int32_t *dst
     return vertex_cover_weight(n, node_w, cover);
 }
 
+/* The node budget: the subproblems GLPK has begun (GLP_IPREPRO comes once
+ * per subproblem, before its LP), ended before the one past the budget.  A
+ * count, not a clock, so the search stops at the same node on every
+ * machine and under any load. */
+struct node_budget {
+    int64_t limit, begun;
+};
+
+static void count_node(glp_tree *tree, void *info)
+{
+    struct node_budget *budget = info;
+    if (glp_ios_reason(tree) == GLP_IPREPRO && ++budget->begun > budget->limit)
+        glp_ios_terminate(tree);
+}
+
 enum vertex_cover_status vertex_cover_ilp(int n, int m, const int32_t *src, const int32_t *dst,
-                                          const float *node_w, double time_limit, uint8_t *cover, double *weight)
+                                          const float *node_w, int64_t node_limit, uint8_t *cover, double *weight)
 {
     if (m == 0) {   /* GLPK refuses a problem of no rows */
         memset(cover, 0, (size_t)n);
@@ -86,8 +101,9 @@ enum vertex_cover_status vertex_cover_ilp(int n, int m, const int32_t *src, cons
     glp_init_iocp(&parm);
     parm.presolve = GLP_ON;
     parm.msg_lev = GLP_MSG_OFF;
-    if (time_limit > 0)
-        parm.tm_lim = time_limit * 1000 < INT32_MAX ? (int)(time_limit * 1000) : INT32_MAX;
+    struct node_budget budget = {.limit = node_limit > 0 ? node_limit : INT64_MAX};
+    parm.cb_func = count_node;
+    parm.cb_info = &budget;
     glp_intopt(lp, &parm);
     int status = glp_mip_status(lp);
     enum vertex_cover_status result = status == GLP_OPT ? VERTEX_COVER_OPTIMAL

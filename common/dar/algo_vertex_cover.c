@@ -271,10 +271,10 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
 }
 
 /* The instance's lightest cover, as PDNAR's datasets carry it for its
- * "+opt" loss and its ratio to the optimum (gen-graphs --optimum): the min
- * cut on a graph with sides (always optimal), else GLPK within the limit
- * and its status. */
-static void write_optimum(struct writer *w, const struct graph *g, double time_limit)
+ * "+opt" loss and its ratio to the optimum (gen-graphs --optimum-nodes):
+ * the min cut on a graph with sides (always optimal), else GLPK within the
+ * node budget and its status. */
+static void write_optimum(struct writer *w, const struct graph *g, int64_t node_limit)
 {
     uint8_t *cover = xmalloc((size_t)g->n + 1);
     double weight;
@@ -282,7 +282,7 @@ static void write_optimum(struct writer *w, const struct graph *g, double time_l
     if (g->side)
         weight = vertex_cover_min_cut(g->n, g->m, g->src, g->dst, g->side, g->node_w, cover);
     else
-        status = vertex_cover_ilp(g->n, g->m, g->src, g->dst, g->node_w, time_limit, cover, &weight);
+        status = vertex_cover_ilp(g->n, g->m, g->src, g->dst, g->node_w, node_limit, cover, &weight);
     mp_key(w, "opt_cover");  mp_vector(w, DT_U8, g->n, cover);
     mp_key(w, "opt_weight"); mp_double(w, weight);
     mp_key(w, "opt_status"); mp_str(w, vertex_cover_status_name(status));
@@ -326,7 +326,8 @@ const struct dar_algorithm dar_algorithm_vertex_cover = {
     .noptimum_keys = 3,
     .write_optimum = write_optimum,
     .optimum_help = "the lightest cover (opt_cover, opt_weight, opt_status): the min cut on bipartite-sides, else "
-                    "GLPK stopped after S seconds per graph (its status says if proven)",
+                    "GLPK's branch and bound stopped after N nodes per graph (its status says if proven; the same on "
+                    "every machine)",
     .metrics = vertex_cover_metrics,
     .repair_tool = "cover-fix",
     .repair_summary = "Turn a vertex-cover model's predictions into a valid cover and a feasible\n"

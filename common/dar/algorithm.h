@@ -213,11 +213,13 @@ struct dar_algorithm {
     /* gen-graphs --instance NAME: the keys the generator adds to a
      * family's structure (graphgen.h's kinds, or the entry's own). */
     const struct graphgen_instance *generate;
-    /* gen-graphs --optimum S: the optimum written after the instance's
-     * keys (noptimum_keys of them), S the solver's limit per graph in
-     * seconds; NULL: the entry has none.  optimum_help says what it is. */
+    /* gen-graphs --optimum-nodes N: the optimum written after the
+     * instance's keys (noptimum_keys of them), N the solver's budget per
+     * graph in branch-and-bound nodes (a count, not seconds, so the records
+     * are the same on every machine); NULL: the entry has none.
+     * optimum_help says what it is. */
     int noptimum_keys;
-    void (*write_optimum)(struct writer *w, const struct graph *g, double time_limit);
+    void (*write_optimum)(struct writer *w, const struct graph *g, int64_t node_limit);
     const char *optimum_help;
     /* ---- metrics (the `metrics` tool) ---- */
     /* Its quantities (common/eval/metric_row.h), in the order they are

@@ -108,7 +108,7 @@ void metric_cover_weight_ratio(struct metric_mean *acc, double fixed_weight, con
                                const uint8_t *cover, int64_t n);
 /* Adds 1 to unproven when opt_status is not "optimal" (else 0), and
  * fixed_weight / opt_weight to ratio only when it is and opt_weight > 0: a
- * cover the time limit left unproven is no optimum to divide by. */
+ * cover the node budget left unproven is no optimum to divide by. */
 void metric_cover_opt_ratio(struct metric_mean *ratio, struct metric_mean *unproven, double fixed_weight,
                             double opt_weight, const char *opt_status);
 /* Adds excess / sum(node_w), flow-fix's packing_excess (the predicted

@@ -32,7 +32,7 @@
 
 static const char *algorithm = "shortest-paths", *input = "-", *output = "-";
 static bool no_hints, force, exact, no_second, cut_only;
-static double time_limit = 10;
+static int64_t node_limit;
 static int64_t max_hint_bytes = (int64_t)HINT_BYTES_MAX;
 
 static const struct cli_option options[] = {
@@ -42,7 +42,8 @@ static const struct cli_option options[] = {
     CLI_FLAG("exact", 0, exact, "vertex-cover: also the exact solvers"),
     CLI_FLAG("cut-only", 0, cut_only, "vertex-cover --exact: the min cut alone (graphs with sides; benches)"),
     CLI_FLAG("no-second", 0, no_second, "matching: the trace alone, without Hopcroft-Karp and the checks (benches)"),
-    CLI_DOUBLE("time-limit", 0, time_limit, "S", "vertex-cover --exact: the ILP's limit per graph", 0, 1e6),
+    CLI_INT("node-limit", 0, node_limit, "N", "vertex-cover --exact: the ILP's budget of branch-and-bound nodes per graph "
+     "(0: none)", 0, 2147483647),
     CLI_INPUT(input),
     CLI_OUTPUT(output),
     CLI_FORCE(force),
@@ -158,7 +159,7 @@ static void vertex_cover(struct writer *w, const struct record *rec)
     bool bipartite = g.side && graph_check_keys(&g, dar_algorithm_matching.instance_keys, dar_algorithm_matching.ninstance_keys, NULL, err, sizeof err);
     bool ilp = exact && !cut_only;
     if (ilp) {
-        status = vertex_cover_ilp(g.n, g.m, g.src, g.dst, g.node_w, time_limit, opt, &opt_weight);
+        status = vertex_cover_ilp(g.n, g.m, g.src, g.dst, g.node_w, node_limit, opt, &opt_weight);
         keys[count++] = "opt_cover";
         keys[count++] = "opt_weight";
         keys[count++] = "opt_status";
