@@ -9,8 +9,10 @@
 #include "dar_fit_checkpoint.h"
 #include <string.h>
 
-static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd", *pointer_head = "dot", *keep = "best";
-static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0, checkpoint_every = 500;
+static const char *variant = "dual", *processor = "pgn", *agg = "max", *optim = "sgd", *pointer_head = "dot", *keep = "best",
+                  *lr_schedule = "constant";
+static int64_t hidden = 0, batch = 32, iters = 20000, eval_every = 100, seed = 0, threads = 0, checkpoint_every = 500,
+               lr_horizon = 0;
 static double lr = -1, weight_decay = -1, tf_decay = 0.999, clip_norm = 0;
 static bool tf_per_step, leak_cut, layer_norm, gated, soft_hints, triplets, no_cache, verbose, force, quiet, progress;
 static const char *val_path, *log_path, *resume_path, *input = "-", *output = "-";
@@ -40,6 +42,10 @@ static const struct cli_option options[] = {
     CLI_FLAG_KEY_IF_SET("triplets", 0, triplets, "add Triplet-GMPNN's triplet messages to each arc's: 8 features of "
      "the arc's ends and every node of its graph, maxed over that node (O(n^3) per graph and step)"),
     CLI_DOUBLE_KEY_IF_SET("clip-norm", 0, clip_norm, "C", "clip the gradients' global L2 norm to C (0: no clipping)", 0, 1e9),
+    CLI_CHOICE_KEY_IF_SET("lr-schedule", 0, lr_schedule, "S", "the learning rate over the iterations: constant, or "
+     "cosine decay from --lr to 0 at --lr-horizon (optax's cosine_decay_schedule)", "constant|cosine"),
+    CLI_INT_KEY_IF_SET("lr-horizon", 0, lr_horizon, "N", "the iteration the cosine reaches 0 (0: --iters; a run kept at "
+     "several budgets by --resume names its last budget here)", 0, 1e12),
     CLI_STRING("val", 0, val_path, "FILE", "validation graphs (traced); without it the last parameters are kept"),
     CLI_CHOICE_KEY_IF_SET("keep", 0, keep, "K", "the parameters written: the best validated (best, CLRS's run.py) or "
      "the last iteration's (last: a validation set that saturates early makes best an early model)", "best|last"),
@@ -94,6 +100,10 @@ static struct dar_fit_options training_options(void)
     o.config.triplets = triplets;
     o.clip_norm = clip_norm;
     o.keep_last = !strcmp(keep, "last");
+    o.lr_schedule = !strcmp(lr_schedule, "cosine") ? LR_COSINE : LR_CONSTANT;
+    o.lr_horizon = lr_horizon;
+    if (lr_horizon && o.lr_schedule == LR_CONSTANT)
+        cli_usage_error(&spec, "--lr-horizon applies to --lr-schedule cosine only");
     return o;
 }
 

@@ -47,6 +47,32 @@ print("ok")'
     [[ "$stderr" == "dar-fit: --resume model is dual pgn-max H=8, but the options ask for primal"* ]] || fail "$stderr"
 }
 
+@test "--lr-schedule cosine: other parameters than constant's, the same across a resume when --lr-horizon names the end; bad uses refused" {
+    fit --iters 20 --no-cache --optim adam --lr 0.01 > "$T/constant.mp"
+    fit --iters 20 --no-cache --optim adam --lr 0.01 --lr-schedule cosine > "$T/cosine.mp"
+    fit --iters 20 --no-cache --optim adam --lr 0.01 --lr-schedule cosine --lr-horizon 20 > "$T/horizon.mp"
+    fit --iters 8 --no-cache --optim adam --lr 0.01 --lr-schedule cosine --lr-horizon 20 > "$T/part.mp"
+    fit --iters 20 --no-cache --optim adam --lr 0.01 --lr-schedule cosine --lr-horizon 20 --resume "$T/part.mp" > "$T/resumed.mp"
+    cmp "$T/horizon.mp" "$T/resumed.mp"
+    cat "$T/constant.mp" "$T/cosine.mp" "$T/horizon.mp" "$T/part.mp" > "$T/all.mp"
+    run py_stream "$T/all.mp" '
+import numpy as np
+constant, cosine, horizon, part = recs
+same = lambda a, b: all(np.array_equal(a[k], b[k]) for k in a)
+assert same(cosine["params"], horizon["params"]), "--lr-horizon 0 is --iters"
+assert not same(constant["params"], cosine["params"]), "cosine trained as constant"
+print("ok")'
+    assert_success
+    # a schedule cut at 8 of 20 iterations is not the one that ends at 8
+    fit --iters 8 --no-cache --optim adam --lr 0.01 --lr-schedule cosine > "$T/short.mp"
+    ! cmp -s "$T/part.mp" "$T/short.mp"
+    run --separate-stderr fit --iters 8 --lr-horizon 20
+    [ "$status" -eq 64 ]
+    [[ "$stderr" == "dar-fit: --lr-horizon applies to --lr-schedule cosine only"* ]] || fail "$stderr"
+    run --separate-stderr fit --iters 8 --lr-schedule linear
+    [ "$status" -eq 64 ]
+}
+
 @test "cached: a second identical run returns the stored model without training" {
     run --separate-stderr fit --iters 15 -v -o "$T/a.mp"
     [[ "$stderr" == *"cache miss"* ]]

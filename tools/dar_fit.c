@@ -468,6 +468,8 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
         }
         if (o->clip_norm > 0)
             params_clip_grad_norm(model.params, model.nparams, o->clip_norm);
+        float lr = (float)(o->lr * lr_schedule_factor(o->lr_schedule, k, o->lr_horizon ? o->lr_horizon : o->iters));
+        sgd.lr = st.adam.lr = lr;
         if (o->adam)
             adam_step(&st.adam, model.params, model.nparams);
         else

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "cache.h"
 #include "dar.h"
+#include "optim.h"
 #include "progress.h"
 
 struct checkpoint;
@@ -28,6 +29,9 @@ struct dar_fit_options {
     int64_t threads;           /* the pool dar_fit_run starts (0: one per CPU) */
     double clip_norm;          /* the gradients' global L2 norm clipped to this (0: not) */
     bool keep_last;            /* write the last iteration's parameters, not the best validated */
+    /* the learning rate's schedule over iterations 0 .. lr_horizon (0: iters) */
+    enum lr_schedule lr_schedule;
+    int64_t lr_horizon;
 };
 
 /* Train on the records of train (all loaded), validate on val (may be NULL:

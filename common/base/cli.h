@@ -90,6 +90,8 @@ struct cli_spec {
 #define CLI_FLAG_KEY_IF_SET(name, letter, var, help) CLI_FLAG_ROW_(name, letter, var, help, CLI_KEY | CLI_KEY_IF_SET)
 #define CLI_STRING_KEY_IF_SET(name, letter, var, metavar, help) \
     CLI_STRING_ROW_(CLI_TYPE_STRING, name, letter, var, metavar, help, CLI_KEY | CLI_KEY_IF_SET)
+#define CLI_INT_KEY_IF_SET(name, letter, var, metavar, help, min_, max_) \
+    CLI_INT_ROW_(name, letter, var, metavar, help, min_, max_, CLI_KEY | CLI_KEY_IF_SET)
 #define CLI_DOUBLE_KEY_IF_SET(name, letter, var, metavar, help, min_, max_) \
     CLI_DOUBLE_ROW_(name, letter, var, metavar, help, min_, max_, CLI_KEY | CLI_KEY_IF_SET)
 #define CLI_CHOICE_KEY(name, letter, var, metavar, help, choices_) \

@@ -91,6 +91,34 @@ void adam_step(struct adam *opt, struct param *params, int nparams)
     }
 }
 
+/* cos(pi x) for x in [0, 1] by its Taylor series in plain double
+ * arithmetic: libm's cos picks its code path by CPU (an FMA variant where
+ * there is FMA), and a last bit that differs there could round a learning
+ * rate differently on another machine. */
+static double cos_pi(double x)
+{
+    double sign = 1.0;
+    if (x > 0.5) {          /* cos(pi x) = -cos(pi (1 - x)): the series only up to pi/2 */
+        x = 1.0 - x;
+        sign = -1.0;
+    }
+    double a2 = (M_PI * x) * (M_PI * x), term = 1.0, sum = 1.0;
+    for (int k = 1; k <= 12; k++) {
+        term *= -a2 / (double)((2 * k - 1) * (2 * k));
+        sum += term;
+    }
+    return sign * sum;
+}
+
+double lr_schedule_factor(enum lr_schedule schedule, int64_t k, int64_t n)
+{
+    if (schedule == LR_CONSTANT || n <= 0)
+        return 1.0;
+    if (k >= n)
+        return 0.0;
+    return 0.5 * (1.0 + cos_pi((double)k / (double)n));
+}
+
 void adam_free(struct adam *opt)
 {
     free(opt->m);

@@ -49,4 +49,14 @@ void adam_init(struct adam *opt, const struct param *params, int nparams,
 void adam_step(struct adam *opt, struct param *params, int nparams);
 void adam_free(struct adam *opt);
 
+/* Learning-rate schedules: the factor the base rate is multiplied by at
+ * 0-based iteration k of a schedule whose horizon is n iterations.
+ *   constant  1
+ *   cosine    (1 + cos(pi min(k, n) / n)) / 2, from 1 at k = 0 to 0 at n
+ *             (optax.cosine_decay_schedule with alpha 0)
+ * The factor depends on k alone, so a run resumed at any iteration takes
+ * the rates of an uninterrupted one. */
+enum lr_schedule { LR_CONSTANT, LR_COSINE };
+double lr_schedule_factor(enum lr_schedule schedule, int64_t k, int64_t n);
+
 #endif

@@ -688,6 +688,25 @@ static void test_optimizers(void)
     adam_free(&adam);
 }
 
+/* The cosine schedule against libm's cos (another code path, the same
+ * function) at every iteration of two horizons, and its ends. */
+static void test_lr_schedules(void)
+{
+    double worst = 0;
+    const int64_t horizons[] = { 7, 10000 };
+    for (int h = 0; h < 2; h++)
+        for (int64_t k = 0; k <= horizons[h]; k++) {
+            double want = 0.5 * (1.0 + cos(M_PI * (double)k / (double)horizons[h]));
+            worst = fmax(worst, fabs(lr_schedule_factor(LR_COSINE, k, horizons[h]) - want));
+        }
+    CHECK(worst < 1e-15, "the cosine factor is libm's to %.1e", worst);
+    CHECK(lr_schedule_factor(LR_COSINE, 0, 100) == 1.0 && lr_schedule_factor(LR_COSINE, 50, 100) == 0.5 &&
+          lr_schedule_factor(LR_COSINE, 100, 100) == 0.0 && lr_schedule_factor(LR_COSINE, 250, 100) == 0.0,
+          "cosine: 1 at the start, 1/2 half way, 0 at the horizon and after");
+    CHECK(lr_schedule_factor(LR_CONSTANT, 0, 100) == 1.0 && lr_schedule_factor(LR_CONSTANT, 250, 100) == 1.0,
+          "constant: 1 everywhere");
+}
+
 int main(void)
 {
     check_file_name = "layers";
@@ -697,6 +716,7 @@ int main(void)
     test_linear_gradients(9, 31, 17, 1);        // sgemm
     test_linear_gradients(9, 31, 17, 0);
     test_linear_twins(3, 4, 5);
+    test_lr_schedules();
     test_linear_twins(257, 130, 65);
     test_linear_twins(64, 1, 1);
     test_linear_twins(100, 195, 1);             // a 3H→1 decoder
