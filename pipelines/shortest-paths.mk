@@ -57,7 +57,7 @@ else ifeq ($(SP_PROFILE),clrs)
   SP_SEEDS := 0 1 2
   SP_FIT_EXTRA := -H 128 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 --clip-norm 1
   SP_BUDGETS := 500 2000
-  SP_CONFIGS := dual primal noalgo dual-triplets
+  SP_CONFIGS := dual primal noalgo dual-triplets dual-triplets-cosine
   SP_CLRS30 := pipelines/data/clrs30-bellman-ford-test.mp
 else ifeq ($(SP_PROFILE),paper)
   SP_NOTE := paper profile: 1000 training graphs of 16 nodes, 10000 iterations, 3 seeds; tests on 128 graphs of 64 nodes
@@ -98,13 +98,16 @@ SP_DATA := $(SP_OUT)/data
 # max-flow reference's SGD: these rows are compared with CLRS's.
 SP_OPTIM := --optim adam --lr 0.001 --weight-decay 0
 # the configurations trained; the clrs profile adds dual-triplets, the dual
-# with Triplet-GMPNN's triplet messages
+# with Triplet-GMPNN's triplet messages, and dual-triplets-cosine, the same
+# with the learning rate decayed to 0 at the last budget
 SP_CONFIGS ?= dual primal noalgo
-# a configuration is <variant>[-triplets]: the first word names dar-fit's
-# variant, -triplets adds --triplets and "Triplet-" to the label
+# a configuration is <variant>[-triplets][-cosine]: the first word names
+# dar-fit's variant, -triplets adds --triplets and "Triplet-" to the label,
+# -cosine a cosine schedule over the whole run (its horizon SP_ITERS, so the
+# budgets that resume one another are one schedule) and ", cosine"
 sp_variant = $(if $(filter noalgo,$(firstword $(subst -, ,$(1)))),no-algo,$(firstword $(subst -, ,$(1))))
-sp_flags = $(if $(findstring -triplets,$(1)),--triplets)
-sp_label = $(if $(filter random,$(1)),Random,$(if $(findstring -triplets,$(1)),Triplet-)PGN-max ($(call sp_variant,$(1)))$(if $(findstring -i,$(1)), after $(word 2,$(subst -i, ,$(1:%-last=%))) iterations)$(if $(filter %-last,$(1)), at its last iteration))
+sp_flags = $(if $(findstring -triplets,$(1)),--triplets)$(if $(findstring -cosine,$(1)), --lr-schedule cosine --lr-horizon $(SP_ITERS))
+sp_label = $(if $(filter random,$(1)),Random,$(if $(findstring -triplets,$(1)),Triplet-)PGN-max ($(call sp_variant,$(1))$(if $(findstring -cosine,$(1)),$(comma) cosine))$(if $(findstring -i,$(1)), after $(word 2,$(subst -i, ,$(1:%-last=%))) iterations)$(if $(filter %-last,$(1)), at its last iteration))
 SP_BUDGET_CONFIGS := $(foreach c,$(SP_CONFIGS),$(foreach b,$(SP_BUDGETS),$(c)-i$(b)))
 # The clrs profile's full runs written again with their last iteration's
 # parameters (<config>-last: dar-fit --keep last, resumed from the full run's

@@ -67,6 +67,9 @@ table_sp() {
     assert_line --regexp '^\| Triplet-PGN-max \(dual\) after 2 iterations \| [0-9.]+% \(1\) \|'
     assert_line --regexp '^\| Triplet-PGN-max \(dual\) \| [0-9.]+% \(1\) \|'
     assert_line --regexp '^\| Triplet-PGN-max \(dual\) at its last iteration \| [0-9.]+% \(1\) \|'
+    # ... and with the learning rate's cosine decay
+    assert_line --regexp '^\| Triplet-PGN-max \(dual, cosine\) after 2 iterations \| [0-9.]+% \(1\) \|'
+    assert_line --regexp '^\| Triplet-PGN-max \(dual, cosine\) at its last iteration \| [0-9.]+% \(1\) \|'
     assert_line --partial "The same models on CLRS-30's test split for bellman_ford (32 graphs of 64 nodes"
     # the full run depends on the 2-iteration model and resumes it ...
     touch "$out/shortest-paths/models/dual-i2-s0.mp"
@@ -106,6 +109,12 @@ print("ok")'
     assert_output True
     run py_stream "$out/shortest-paths/models/dual-i2-s0.mp" 'print(recs[0].get("triplets", False))'
     assert_output False
+    # the cosine's horizon is the full run's, at every budget: one schedule
+    run py_stream "$out/shortest-paths/models/dual-triplets-cosine-i2-s0.mp" 'print(recs[0]["provenance"]["args"])'
+    assert_line lr-schedule=cosine
+    assert_line lr-horizon=4
+    run py_stream "$out/shortest-paths/models/dual-triplets-s0.mp" 'print(recs[0]["provenance"]["args"])'
+    refute_output --partial "lr-schedule"
     # CLRS-30's split: 32 graphs of 64 nodes scored per model
     run py_stream "$out/shortest-paths/scores-clrs30/dual-s0.mp" '
 r = [x for x in recs if x["name"] == "pointer_accuracy"][0]
