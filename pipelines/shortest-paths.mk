@@ -201,7 +201,11 @@ SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
 # after its N steps on the same two test sets.  Its predicted trees go onto
 # dar's records (clrs_convert.py with-predictions) and through the same
 # metrics, graph by graph, so the claims of pipelines/claims-sp-clrs.tsv pair
-# its rows with dar's over the same graphs.
+# its rows with dar's over the same graphs.  A run keeps a checkpoint in
+# peer/<run>.ckpt every 500 steps (clrs_peer.py --checkpoint-dir), so the
+# same make command in a later session resumes it where the last one ended,
+# with the outputs of a run made in one go: a 10,000-step run across
+# sessions.
 SP_PEER ?=
 SP_PEER_STEPS ?= $(SP_ITERS)
 SP_PEER_SEEDS ?= $(SP_SEEDS)
@@ -218,7 +222,8 @@ $(SP_OUT)/peer/%.tsv: $(SP_DATA)/test.mp | $(BUILD)/peer-venv/.installed
 	nice -n 10 $(BUILD)/peer-venv/bin/python tests/bench/clrs_peer.py train --processor $(call sp_peer_word,$*,1) \
 	  --seed $(patsubst s%,%,$(call sp_peer_word,$*,3)) --steps $(patsubst n%,%,$(call sp_peer_word,$*,2)) \
 	  --eval-at $(patsubst n%,%,$(call sp_peer_word,$*,2)) \
-	  --threads 1 --dar-test $< --predictions $(SP_OUT)/peer/$* --out $@.tmp && mv $@.tmp $@
+	  --threads 1 --dar-test $< --predictions $(SP_OUT)/peer/$* --checkpoint-dir $(SP_OUT)/peer/$*.ckpt \
+	  --out $@.tmp && mv $@.tmp $@
 # peer P, seed S, steps N, test set (scores dir suffix, the traced stream, the peer's name for it)
 define sp_peer_score
 $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp &: $(SP_OUT)/peer/$(1)-n$(3)-s$(2).tsv $(5) | all

@@ -6,6 +6,7 @@ with the study's Python:
     build/peer-venv/bin/python tests/bench/clrs_peer.py train [--processor
         triplet_gmpnn|mpnn] [--seed S] [--steps N] [--eval-at 500,2000,10000]
         [--threads K] [--dar-test traced-64-node.mp] [--out peer.tsv]
+        [--checkpoint-dir DIR [--checkpoint-every 500]]
     build/peer-venv/bin/python tests/bench/clrs_peer.py sample OUT.npz
         [--seed 3 --count 32 --length 64 --p 0.5]
 
@@ -39,15 +40,39 @@ run.py spends too), threads, cpu.
 --threads K restricts the process to K CPUs (sched_setaffinity, as taskset
 does; --cpus names them, the first K by default) and sets XLA's and the BLAS libraries' thread counts to K, before JAX
 is imported.
+
+--checkpoint-dir DIR makes a run resumable: every --checkpoint-every steps
+(500 unless told) it replaces DIR/checkpoint.pkl (written aside, synced,
+renamed) by everything the rest of the run depends on: the parameters, the
+optimiser's state, the best validated parameters, the JAX key, the numpy
+RandomStates (run.py's, shared by the samplers' position randomising, and
+each CLRS sampler's own, with its padding length), how far the cycling
+samplers have got, the step and validation counters, the timings, and the
+rows and predictions of the --eval-at steps already passed.  The same
+command with the same DIR resumes from it, and its --out and --predictions
+are byte for byte those of an uninterrupted run (the timing columns aside),
+losing at most --checkpoint-every steps of work; a checkpoint of other
+arguments (those the results depend on: processor, seed, steps, eval-at,
+eval-every, threads, the dar test set's name and content) or of other
+package versions is refused, as is a corrupt one.  --stop-after K (for the
+tests) ends the run after step K as a killed session would, exit status 75.
 """
 import argparse
+import contextlib
+import hashlib
 import os
+import pickle
 import subprocess
 import sys
 import time
 
 PROG = "clrs_peer"
 HERE = os.path.dirname(os.path.abspath(__file__))
+CKPT_MAGIC = b"clrs_peer checkpoint 1\n"
+# the arguments a run's results depend on: a checkpoint resumes only these
+RUN_ARGS = ("processor", "seed", "steps", "eval_at", "eval_every", "threads", "dar_test", "dar_test_name")
+RUN_PACKAGES = ("dm-clrs", "jax", "jaxlib", "dm-haiku", "optax", "numpy")
+EX_STOPPED = 75
 
 
 def die(msg):
@@ -142,7 +167,127 @@ def cmd_sample(a):
         np.savez_compressed(f, **feedback_to_npz(fb))
 
 
+def run_identity(a):
+    """What a checkpoint must share with the command resuming it."""
+    from importlib import metadata
+    ident = {k: getattr(a, k) for k in RUN_ARGS}
+    if a.dar_test:
+        try:
+            with open(a.dar_test, "rb") as f:
+                ident["dar_test_sha256"] = hashlib.sha256(f.read()).hexdigest()
+        except OSError as e:
+            die(f"--dar-test {a.dar_test}: {e}")
+    # a checkpoint without the earlier steps' predictions cannot give them
+    ident["predictions"] = bool(a.predictions)
+    ident["packages"] = {p: metadata.version(p) for p in RUN_PACKAGES}
+    return ident
+
+
+def save_checkpoint(ckpt_dir, state):
+    """Written aside, synced, renamed: a session ending mid-write leaves the
+    previous checkpoint whole."""
+    payload = pickle.dumps(state, protocol=4)
+    path = os.path.join(ckpt_dir, "checkpoint.pkl")
+    with open(path + ".tmp", "wb") as f:
+        f.write(CKPT_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(path + ".tmp", path)
+    fd = os.open(ckpt_dir, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def load_checkpoint(ckpt_dir, ident):
+    """DIR's checkpoint, None when it holds none, or one line and exit when
+    it is unreadable or of another run."""
+    path = os.path.join(ckpt_dir, "checkpoint.pkl")
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        die(f"{path}: {e}")
+    head, digest, payload = blob[:len(CKPT_MAGIC)], blob[len(CKPT_MAGIC):len(CKPT_MAGIC) + 64], blob[len(CKPT_MAGIC) + 65:]
+    if head != CKPT_MAGIC:
+        die(f"{path}: not a clrs_peer checkpoint; remove it to start the run over")
+    if hashlib.sha256(payload).hexdigest().encode() != digest:
+        die(f"{path}: truncated or corrupt (its checksum does not match); remove it to start the run over")
+    try:
+        state = pickle.loads(payload)
+        theirs = state["run"]
+    except Exception as e:  # a checksummed payload that still fails: one line, not a traceback
+        die(f"{path}: unreadable ({type(e).__name__}: {e}); remove it to start the run over")
+    if theirs != ident:
+        diff = [f"{k} {theirs.get(k)!r} there, {ident.get(k)!r} here"
+                for k in sorted(set(theirs) | set(ident)) if theirs.get(k) != ident.get(k)]
+        die(f"{path}: a checkpoint of another run ({'; '.join(diff)}); rerun with its arguments or remove it")
+    return state
+
+
+class Counted:
+    """An iterator that counts its draws: where run.py's cycling samplers
+    have got to."""
+
+    def __init__(self, it):
+        self.it, self.draws = it, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.draws += 1
+        return next(self.it)
+
+
+@contextlib.contextmanager
+def recording_samplers(clrs, into):
+    """The CLRS samplers run.py's make_multi_sampler builds (inside its
+    generators), kept in `into` for their random states."""
+    build = clrs.build_sampler
+
+    def record(*args, **kwargs):
+        sampler, spec = build(*args, **kwargs)
+        into.append(sampler)
+        return sampler, spec
+    clrs.build_sampler = record
+    try:
+        yield
+    finally:
+        clrs.build_sampler = build
+
+
+def sampler_state(s):
+    return (s._rng.get_state(), getattr(s, "max_steps", None))
+
+
+def restore_sampling(state, rng, samplers, cycles):
+    """Back to where the checkpoint's sampling was: each cycle drawn on to
+    its saved position (its draws' randomness undone next), then every
+    RandomState and padding length set to the saved ones."""
+    for (it, period), draws in zip(cycles, state["draws"], strict=True):
+        while it.draws % period != draws % period:
+            next(it)
+        it.draws = draws
+    rng.set_state(state["numpy_rng"])
+    for s, (rs, max_steps) in zip(samplers, state["samplers"], strict=True):
+        s._rng.set_state(rs)
+        if max_steps is not None:
+            s.max_steps = max_steps
+
+
 def cmd_train(a):
+    # a checkpoint to refuse is refused before JAX and TensorFlow load (and
+    # log): its pickle holds numpy arrays and Python values only
+    resume = None
+    if a.checkpoint_dir:
+        ident = run_identity(a)
+        os.makedirs(a.checkpoint_dir, exist_ok=True)
+        resume = load_checkpoint(a.checkpoint_dir, ident)
+
     import functools
     import tempfile
     import numpy as np
@@ -178,13 +323,17 @@ def cmd_train(a):
     sampler_kwargs = dict(p=p, length_needle=-8)
     common = dict(algorithm=algo, rng=rng, enforce_pred_as_input=True, enforce_permutations=True, chunk_length=16)
     train_lengths = [4, 7, 11, 13, 16]
-    train_sampler, _, _ = run.make_multi_sampler(
-        sizes=train_lengths, split="train", batch_size=32, multiplier=-1, randomize_pos=True,
-        chunked=False, sampler_kwargs=sampler_kwargs, **common)
-    mult = clrs.CLRS_30_ALGS_SETTINGS[algo]["num_samples_multiplier"]
-    val_sampler, val_samples, spec = run.make_multi_sampler(
-        sizes=[np.amax(train_lengths)], split="val", batch_size=32, multiplier=2 * mult, randomize_pos=True,
-        chunked=False, sampler_kwargs=sampler_kwargs, **common)
+    samplers = []
+    with recording_samplers(clrs, samplers):
+        train_sampler, _, _ = run.make_multi_sampler(
+            sizes=train_lengths, split="train", batch_size=32, multiplier=-1, randomize_pos=True,
+            chunked=False, sampler_kwargs=sampler_kwargs, **common)
+        mult = clrs.CLRS_30_ALGS_SETTINGS[algo]["num_samples_multiplier"]
+        val_sampler, val_samples, spec = run.make_multi_sampler(
+            sizes=[np.amax(train_lengths)], split="val", batch_size=32, multiplier=2 * mult, randomize_pos=True,
+            chunked=False, sampler_kwargs=sampler_kwargs, **common)
+    train_sampler, val_sampler = Counted(train_sampler), Counted(val_sampler)
+    cycles = ((train_sampler, len(train_lengths)), (val_sampler, 1))
 
     processor_factory = clrs.get_processor_factory(a.processor, use_ln=True, nb_triplet_fts=8, nb_heads=1)
     ckpt = tempfile.mkdtemp(prefix="clrs-peer-")
@@ -201,13 +350,49 @@ def cmd_train(a):
     best_score, best_params, best_step = -1.0, None, -1
     next_eval, step = 0, 0
     seen_shapes, step_times, cpu_times, sample_times = set(), [], [], []
+    rows, predictions = [], {}
+    if resume:
+        try:
+            restore_sampling(resume, rng, samplers, cycles)
+            rng_key = jax.numpy.asarray(resume["rng_key"])
+            step, next_eval = resume["step"], resume["next_eval"]
+            best_score, best_step, best_params = resume["best"]
+            # seen_shapes stays empty: this process compiles each shape anew
+            step_times, cpu_times, sample_times = resume["timings"]
+            rows, predictions = resume["rows"], resume["predictions"]
+        except (KeyError, ValueError, TypeError) as e:
+            die(f"{a.checkpoint_dir}: a checkpoint this run cannot resume from ({type(e).__name__}: {e})")
+        print(f"{PROG}: resuming at step {step} of {a.steps} from {a.checkpoint_dir}", file=sys.stderr, flush=True)
+        for row in rows:
+            print(row, file=out, flush=True)
+        for fname, pred in predictions.items() if a.predictions else ():
+            np.save(os.path.join(a.predictions, fname), pred)
+
+    def checkpoint():
+        save_checkpoint(a.checkpoint_dir, {
+            "run": ident, "args": vars(a), "step": step, "next_eval": next_eval,
+            "params": model.params, "opt_state": jax.tree_util.tree_leaves(model.opt_state),
+            "best": (best_score, best_step, best_params), "rng_key": np.asarray(jax.device_get(rng_key)),
+            "numpy_rng": rng.get_state(), "samplers": [sampler_state(s) for s in samplers],
+            "draws": [c.draws for c, _ in cycles], "timings": (step_times, cpu_times, sample_times),
+            "rows": rows, "predictions": predictions})
+
     predict = functools.partial(model.predict, algorithm_index=0)
+    initialised = False
     while step < a.steps:
         t0 = time.perf_counter()
         feedback = next(train_sampler)
         t1, c1 = time.perf_counter(), time.process_time()
-        if step == 0:
+        if not initialised:
+            initialised = True
             model.init([feedback.features], a.seed + 1)
+            if resume:
+                try:
+                    model.params = resume["params"]
+                    model.opt_state = jax.tree_util.tree_unflatten(
+                        jax.tree_util.tree_structure(model.opt_state), resume["opt_state"])
+                except (KeyError, ValueError, TypeError) as e:
+                    die(f"{a.checkpoint_dir}: a checkpoint this run cannot resume from ({type(e).__name__}: {e})")
         rng_key, new_rng_key = jax.random.split(rng_key)
         loss = float(model.feedback(rng_key, feedback, 0))
         t2, c2 = time.perf_counter(), time.process_time()
@@ -245,11 +430,18 @@ def cmd_train(a):
                     # the argmax pointers, one row a graph in the test set's
                     # order: scripts/clrs_convert.py with-predictions puts
                     # them on dar's records for metrics --per-graph
-                    np.save(os.path.join(a.predictions, f"{name}-{step}.npy"),
-                            pointer_rows(preds["pi"].data, fb.outputs))
-                print(f"{a.seed}\t{a.processor}\t{step}\t{name}\t{float(acc):.6f}\t{best_step}\t{best_score:.6f}"
-                      f"\t{sps:.6f}\t{cps:.6f}\t{smp:.6f}\t{a.threads}\t{cpu}", file=out, flush=True)
+                    fname = f"{name}-{step}.npy"
+                    predictions[fname] = pointer_rows(preds["pi"].data, fb.outputs)
+                    np.save(os.path.join(a.predictions, fname), predictions[fname])
+                rows.append(f"{a.seed}\t{a.processor}\t{step}\t{name}\t{float(acc):.6f}\t{best_step}\t{best_score:.6f}"
+                            f"\t{sps:.6f}\t{cps:.6f}\t{smp:.6f}\t{a.threads}\t{cpu}")
+                print(rows[-1], file=out, flush=True)
             model.params = current
+        if a.checkpoint_dir and (step % a.checkpoint_every == 0 or step == a.steps):
+            checkpoint()
+        if step == a.stop_after:
+            print(f"{PROG}: stopped after step {step} (--stop-after)", file=sys.stderr, flush=True)
+            sys.exit(EX_STOPPED)
     if out is not sys.stdout:
         out.close()
 
@@ -270,6 +462,14 @@ def main():
     t.add_argument("--out", default=None)
     t.add_argument("--predictions", default=None, metavar="DIR",
                    help="also save each test set's predicted pi at each --eval-at step as DIR/<set>-<step>.npy")
+    t.add_argument("--checkpoint-dir", default=None, metavar="DIR",
+                   help="keep a checkpoint of the run in DIR (every --checkpoint-every steps, and at the end); "
+                   "the same command run again resumes from it, its outputs those of an uninterrupted run; "
+                   "one of other arguments or a corrupt one is refused (the top of this file says more)")
+    t.add_argument("--checkpoint-every", type=int, default=500, metavar="N",
+                   help="checkpoint every N steps (with --checkpoint-dir; 500 unless told)")
+    t.add_argument("--stop-after", type=int, default=None, metavar="K",
+                   help="(tests) end after step K as a killed session would, exit status 75")
     t.add_argument("-v", "--verbose", action="store_true")
     s = sub.add_parser("sample")
     s.add_argument("out")
@@ -283,6 +483,8 @@ def main():
     if a.cmd == "train":
         if a.steps < 1:
             die(f"--steps {a.steps}: at least 1")
+        if a.checkpoint_every < 1:
+            die(f"--checkpoint-every {a.checkpoint_every}: at least 1")
         cmd_train(a)
     else:
         cmd_sample(a)
