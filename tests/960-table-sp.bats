@@ -126,10 +126,12 @@ print("ok")'
 # The clrs profile's committed models (results/clrs/models/) score on
 # CLRS-30's split what results/clrs/README.md says they do, on this CPU and
 # thread count: a user's dar-step gets the table's numbers.
-@test "results/clrs/models: the dual's last-iteration models of 3 seeds score 98.73, 98.93 and 99.02 % on CLRS-30's split, the triplets' seed 0 99.17 %" {
+@test "results/clrs/models: the dual's last-iteration models of 3 seeds score 98.73, 98.93 and 99.02 % on CLRS-30's split, the triplets' seed 0 99.17 %, with the cosine decay 99.32, 99.32, 99.41 %, no-algo's seed 0 99.46 %" {
     ff-trace --algorithm shortest-paths -q < "$ROOT/pipelines/data/clrs30-bellman-ford-test.mp" > "$T/clrs30.mp"
     for pair in dual-last-s0:0.9873046875 dual-last-s1:0.9892578125 dual-last-s2:0.990234375 \
-                dual-triplets-last-s0:0.99169921875; do
+                dual-triplets-last-s0:0.99169921875 dual-triplets-cosine-last-s0:0.9931640625 \
+                dual-triplets-cosine-last-s1:0.9931640625 dual-triplets-cosine-last-s2:0.994140625 \
+                noalgo-last-s0:0.99462890625; do
         dar-step --no-cache --threads 2 --model "$ROOT/results/clrs/models/shortest-paths-${pair%%:*}.mp" \
             < "$T/clrs30.mp" | metrics --quantity pointer_accuracy | mpcat > "$T/acc.json"
         run jq -r .value "$T/acc.json"
