@@ -135,3 +135,35 @@ for r in recs:
     assert ((0 <= r['pred_match']) & (r['pred_match'] < 1)).all() and ((0 <= r['pred_cover']) & (r['pred_cover'] < 1)).all()
 "
 }
+
+@test "ff-trace --algorithm matching --bfs-layers: every frame one BFS layer (Python's own), the augmentations the one-frame trace's searches, networkx's matching size and a Konig cover on 240 fresh graphs; an altered trace fails the oracle" {
+    for sides in 8,8 4,12 12,4 16,16 3,29 1,5; do
+        for p in 0.05 0.25 0.5 0.9; do
+            gen-graphs --instance matching --family bipartite-sides --sides $sides --p $p --count 10 --seed 13
+        done
+    done > "$T/g.mp"
+    ff-trace --algorithm matching --bfs-layers < "$T/g.mp" > "$T/l.mp"
+    ff-trace --algorithm matching < "$T/g.mp" > "$T/o.mp"
+    run "$PY" "$ORACLE" matching-layers "$T/l.mp" 240 "$T/o.mp"
+    assert_success
+    echo "$output" >&3
+    # the same outputs as the one-frame trace and --no-hints; any --threads the same bytes
+    mpcat < "$T/l.mp" | jq -c '{match, cover, size}' | cmp - <(mpcat < "$T/o.mp" | jq -c '{match, cover, size}')
+    ff-trace --algorithm matching --bfs-layers --no-hints < "$T/g.mp" | cmp - <(ff-trace --algorithm matching --no-hints < "$T/g.mp")
+    ff-trace --algorithm matching --bfs-layers --threads 2 < "$T/g.mp" | cmp - "$T/l.mp"
+    # the oracle sees a layer's frame replaced by the one before, and an augmentation marked a layer
+    mpcat < "$T/l.mp" | jq -c 'if .n == 16 and .size >= 4 then .hint_reached.data[16:32] = .hint_reached.data[0:16] else . end' |
+        mpcat --to-msgpack > "$T/bad.mp"
+    run "$PY" "$ORACLE" matching-layers "$T/bad.mp" 240
+    assert_failure
+    [[ "$output" == *"reached set is not layers"* ]] || fail "$output"
+    mpcat < "$T/l.mp" | jq -c 'if .n == 16 and .size >= 4 then .hint_phase.data[2] = 0 else . end' |
+        mpcat --to-msgpack > "$T/bad.mp"
+    run "$PY" "$ORACLE" matching-layers "$T/bad.mp" 240
+    assert_failure
+    [[ "$output" == *"search 0"* ]] || fail "$output"
+    # the flag is the matching trace's only
+    run ff-trace --bfs-layers < "$T/g.mp"
+    assert_failure 64
+    [[ "$output" == *"--bfs-layers is not an option of the max-flow trace"* ]] || fail "$output"
+}

@@ -182,6 +182,17 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
 
 /* ---- the tracer (ff-trace) ------------------------------------------------------ */
 
+/* ff-trace's flags of the matching trace, by bit. */
+enum { MATCH_TRACE_BFS_LAYERS };
+static const struct dar_trace_flag trace_flags[] = {
+    [MATCH_TRACE_BFS_LAYERS] = {"bfs-layers",
+                                "matching: a frame per BFS layer and one per augmentation, not one per search; "
+                                "adds hint_phase (0 a layer, 1 an augmentation)"},
+};
+
+static const char *const layered_trace_keys[] = {"steps", "hint_phase", "hint_reached", "hint_pi", "hint_match",
+                                                 "match", "cover", "size"};
+
 static void trace(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
                   struct dar_tracer_buffers *tb)
 {
@@ -189,12 +200,20 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
     read_instance(&g, rec);
     struct matching mt;
     char err[256];
-    if (!matching_trace(&mt, g.n, g.m, g.src, g.dst, g.side, hints, (size_t)hint_bytes_limit, err, sizeof err))
+    bool layered = tb->flags >> MATCH_TRACE_BFS_LAYERS & 1;
+    if (!matching_trace_as(&mt, g.n, g.m, g.src, g.dst, g.side, hints, layered, (size_t)hint_bytes_limit, err,
+                           sizeof err))
         record_die(rec, "%s", err);
     int64_t n = g.n, m = g.m, T = mt.steps;
     if (hints) {
-        writer_begin_enriched(w, rec, trace_keys, 7);
+        if (layered)
+            writer_begin_enriched(w, rec, layered_trace_keys, 8);
+        else
+            writer_begin_enriched(w, rec, trace_keys, 7);
         mp_key(w, "steps");        mp_int(w, T);
+        if (layered) {
+            mp_key(w, "hint_phase"); mp_vector(w, DT_U8, T, mt.hint_phase);
+        }
         mp_key(w, "hint_reached"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, mt.hint_reached);
         mp_key(w, "hint_pi");      mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, mt.hint_pi);
         mp_key(w, "hint_match");   mp_tensor(w, DT_U8, 2, (int64_t[]){T, m}, mt.hint_match);
@@ -358,4 +377,6 @@ const struct dar_algorithm dar_algorithm_matching = {
     .defaults = DAR_REFERENCE_DEFAULTS,
     .schedule = &match_schedule,
     .soft_hints = true,
+    .ntrace_flags = sizeof trace_flags / sizeof *trace_flags,
+    .trace_flags = trace_flags,
 };
