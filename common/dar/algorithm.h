@@ -278,6 +278,12 @@ struct dar_algorithm {
      * flags; ff-trace refuses them with another entry. */
     int ntrace_flags;
     const struct dar_trace_flag *trace_flags;
+    /* Probes only a phased model (dar.h config.phased) encodes, bit p for
+     * probe p: inputs its schedule fills from each step's phase. */
+    uint32_t phased_probes;
+    /* Whether a graph carries a phased trace, of which a model trained on
+     * such graphs is phased (dar-fit); NULL: the entry has none. */
+    bool (*phased_graph)(const struct dar_graph *dg);
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */
