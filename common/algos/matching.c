@@ -82,7 +82,7 @@ static void augment(struct search *w, uint8_t *match, int b)
     }
 }
 
-/* The frames a trace writes (hints), or only counts (frames NULL). */
+/* The frames a trace writes into mt's hints, or only counts (no hints allocated). */
 struct frames {
     struct matching *mt;
     int count;
