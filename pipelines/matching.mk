@@ -2,7 +2,7 @@
 # registry's third entry, as tables (included by the top-level Makefile,
 # before study.mk, whose `heavy` and `light` it uses).
 #
-#   make table-matching [PROFILE=smoke|quick]
+#   make table-matching [PROFILE=smoke|quick] [MT_PROFILE=recipe|recipe-layers]
 #
 # PGN-max dual (the matching and the cover), primal (the matching) and
 # no-algo (inputs to the matching, no hints) trained on 8+8-node bipartite
@@ -56,6 +56,18 @@ ifeq ($(MT_PROFILE),recipe)
   MT_FIT_EXTRA := -H 128 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 --clip-norm 1
   MT_SEEDS := 0 1 2
 endif
+# the recipe profile on the layered trace (ff-trace --bfs-layers: a frame per
+# BFS layer and per augmentation, so each step is one hop; formats/graph.md):
+# the same graphs traced so, into their own directory, the models phased
+ifeq ($(MT_PROFILE),recipe-layers)
+  MT_NOTE := recipe-layers profile: the recipe profile (1000 training graphs of 8+8 nodes, 300 iterations, 3 seeds; 32 test graphs a set; H 128, the edge pointer head, layer norm, gate, soft hints, no teacher forcing, clipping at 1) on the layered trace (a frame per BFS layer and per augmentation)
+  MT_FIT_EXTRA := -H 128 --pointer-head edge --layer-norm --gate --soft-hints --tf-decay 0 --clip-norm 1
+  MT_TRACE := --bfs-layers
+  MT_DIR := matching-layers
+  MT_SEEDS := 0 1 2
+endif
+MT_TRACE ?=
+MT_DIR ?= matching
 # Adam at 1e-3, not the max-flow reference's SGD: at the reference's
 # learning rate a budget of a few hundred iterations leaves every variant
 # predicting no matched edge (match_f1 = 0).
@@ -89,7 +101,7 @@ MT_CONTROL := --family bipartite --nodes 64 --count $(MT_TEST_COUNT) --seed 104
 # study.mk's dual PGN-max at this profile (make table1 trains the same file)
 MT_FLOW_MODEL := $(OUT)/models/dual-pgn-max-s0.mp
 
-MT_OUT := $(OUT)/matching
+MT_OUT := $(OUT)/$(MT_DIR)
 MT_DATA := $(MT_OUT)/data
 MT_CONFIGS := dual primal noalgo
 mt_variant = $(if $(filter noalgo,$(1)),no-algo,$(1))
@@ -104,7 +116,7 @@ MT_QUANTITIES := match_f1,match_ratio,cover_valid_before,cover_ratio,certified
 .PRECIOUS: $(MT_OUT)/models/%.mp
 
 mt_gen = gen-graphs --instance matching --family bipartite-sides --sides $(1) --p $(2) --count $(3) --seed $(4) \
-  | ff-trace --algorithm matching -q
+  | ff-trace --algorithm matching $(MT_TRACE) -q
 $(MT_DATA)/train.mp: | all
 	@mkdir -p $(@D)
 	$(call light, $(call mt_gen,$(MT_TRAIN_SIDES),0.25,$(MT_TRAIN_COUNT),301) > $@.tmp) && mv $@.tmp $@
@@ -113,7 +125,7 @@ $(MT_DATA)/val.mp: | all
 	$(call light, $(call mt_gen,$(MT_TRAIN_SIDES),0.25,$(MT_VAL_COUNT),302) > $@.tmp) && mv $@.tmp $@
 $(MT_DATA)/test-paper.mp: | all
 	@mkdir -p $(@D)
-	$(call light, gen-graphs --instance matching $(MT_CONTROL) | ff-trace --algorithm matching -q > $@.tmp) && mv $@.tmp $@
+	$(call light, gen-graphs --instance matching $(MT_CONTROL) | ff-trace --algorithm matching $(MT_TRACE) -q > $@.tmp) && mv $@.tmp $@
 $(MT_DATA)/flow-paper.mp: | all
 	@mkdir -p $(@D)
 	$(call light, gen-graphs $(MT_CONTROL) | ff-trace -q > $@.tmp) && mv $@.tmp $@

@@ -135,3 +135,81 @@ for r in recs:
     assert ((0 <= r['pred_match']) & (r['pred_match'] < 1)).all() and ((0 <= r['pred_cover']) & (r['pred_cover'] < 1)).all()
 "
 }
+
+@test "ff-trace --algorithm matching --bfs-layers: every frame one BFS layer (Python's own), the augmentations the one-frame trace's searches, networkx's matching size and a Konig cover on 240 fresh graphs; an altered trace fails the oracle" {
+    for sides in 8,8 4,12 12,4 16,16 3,29 1,5; do
+        for p in 0.05 0.25 0.5 0.9; do
+            gen-graphs --instance matching --family bipartite-sides --sides $sides --p $p --count 10 --seed 13
+        done
+    done > "$T/g.mp"
+    ff-trace --algorithm matching --bfs-layers < "$T/g.mp" > "$T/l.mp"
+    ff-trace --algorithm matching < "$T/g.mp" > "$T/o.mp"
+    run "$PY" "$ORACLE" matching-layers "$T/l.mp" 240 "$T/o.mp"
+    assert_success
+    echo "$output" >&3
+    # the same outputs as the one-frame trace and --no-hints; any --threads the same bytes
+    mpcat < "$T/l.mp" | jq -c '{match, cover, size}' | cmp - <(mpcat < "$T/o.mp" | jq -c '{match, cover, size}')
+    ff-trace --algorithm matching --bfs-layers --no-hints < "$T/g.mp" | cmp - <(ff-trace --algorithm matching --no-hints < "$T/g.mp")
+    ff-trace --algorithm matching --bfs-layers --threads 2 < "$T/g.mp" | cmp - "$T/l.mp"
+    # the oracle sees a layer's frame replaced by the one before, and an augmentation marked a layer
+    mpcat < "$T/l.mp" | jq -c 'if .n == 16 and .size >= 4 then .hint_reached.data[16:32] = .hint_reached.data[0:16] else . end' |
+        mpcat --to-msgpack > "$T/bad.mp"
+    run "$PY" "$ORACLE" matching-layers "$T/bad.mp" 240
+    assert_failure
+    [[ "$output" == *"reached set is not layers"* ]] || fail "$output"
+    mpcat < "$T/l.mp" | jq -c 'if .n == 16 and .size >= 4 then .hint_phase.data[2] = 0 else . end' |
+        mpcat --to-msgpack > "$T/bad.mp"
+    run "$PY" "$ORACLE" matching-layers "$T/bad.mp" 240
+    assert_failure
+    [[ "$output" == *"search 0"* ]] || fail "$output"
+    # the flag is the matching trace's only
+    run ff-trace --bfs-layers < "$T/g.mp"
+    assert_failure 64
+    [[ "$output" == *"--bfs-layers is not an option of the max-flow trace"* ]] || fail "$output"
+}
+
+@test "the layered trace: dar-fit trains a phased model on it, dar-step follows the trace's phases or the algorithm's; hint_phase of the wrong length, a value not 0 or 1, frames that are not searches, one kind of trace for a model of the other: one line, exit 65" {
+    gen-graphs --instance matching --family bipartite-sides --sides 4,4 --p 0.4 --count 24 --seed 1 > "$T/g.mp"
+    ff-trace --algorithm matching --bfs-layers < "$T/g.mp" > "$T/train.mp"
+    ff-trace --algorithm matching < "$T/g.mp" > "$T/one.mp"
+    dar-fit --variant dual --hidden 8 --batch 8 --iters 2 --eval-every 2 --soft-hints --val "$T/train.mp" -q -i "$T/train.mp" > "$T/m.mp"
+    [ "$(mpcat < "$T/m.mp" | jq -c '[.phased, (.params | has("match.enc.start") and has("match.enc.augment"))]')" = '[true,true]' ]
+    dar-fit --variant dual --hidden 8 --batch 8 --iters 2 --eval-every 2 -q -i "$T/one.mp" > "$T/m1.mp"
+    [ "$(mpcat < "$T/m1.mp" | jq -c '[.phased, (.params | has("match.enc.start"))]')" = '[null,false]' ]
+    # an untraced graph runs the layered algorithm's phases: the same predictions as its trace's
+    dar-step --model "$T/m.mp" --hints < "$T/train.mp" | mpcat | jq -c '{pred_match, pred_hint_reached}' > "$T/a.json"
+    dar-step --model "$T/m.mp" --hints < "$T/g.mp" | mpcat | jq -c '{pred_match, pred_hint_reached}' | cmp - "$T/a.json"
+    run -65 --separate-stderr dar-step --model "$T/m.mp" -i "$T/one.mp"
+    assert_one_line_error dar-step
+    [[ "$stderr" == *"record 0: a trace of one frame per search, but the model was trained on the layered trace"* ]] || fail "$stderr"
+    run -65 --separate-stderr dar-step --model "$T/m1.mp" -i "$T/train.mp"
+    assert_one_line_error dar-step
+    [[ "$stderr" == *"record 0: a layered trace (hint_phase), but the model was trained on one frame per search"* ]] || fail "$stderr"
+    # a batch of both kinds (every record in the batch)
+    run -65 --separate-stderr dar-fit --hidden 8 --iters 1 --batch 48 -q -i <(cat "$T/train.mp" "$T/one.mp")
+    assert_one_line_error dar-fit
+    [[ "$stderr" == *"a trace of one frame per search, but the model was trained on the layered trace"* ]] || fail "$stderr"
+    py_stream "$T/train.mp" "
+import msgpack
+def dump(name, r):
+    open('$T/' + name + '.mp', 'wb').write(msgpack.packb(r, default=msgpack_numpy.encode, use_bin_type=True))
+def phased(change):
+    r = dict(recs[0]); r['hint_phase'] = r['hint_phase'].copy(); change(r['hint_phase']); return r
+r = dict(recs[0]); r['hint_phase'] = r['hint_phase'][:-1].copy(); dump('length', r)
+dump('value', phased(lambda p: p.__setitem__(1, 2)))
+dump('first', phased(lambda p: p.__setitem__(0, 1)))
+dump('last', phased(lambda p: p.__setitem__(-1, 1)))
+dump('twice', phased(lambda p: p.__setitem__(int(np.argmax(p)) + 1, 1)))
+"
+    local want=("length:'hint_phase' has" "value:'hint_phase' entry 1 is 2, expected 0 or 1"
+                "first:'hint_phase' entry 0 is an augmentation before any search"
+                "last:is an augmentation after the last search (which has none)"
+                "twice:is an augmentation right after another") w
+    for w in "${want[@]}"; do
+        for tool in "dar-fit --hidden 8 --iters 2 -q" "dar-step --model $T/m.mp"; do
+            run -65 --separate-stderr $tool -i "$T/${w%%:*}.mp"
+            assert_one_line_error ${tool%% *}
+            [[ "$stderr" == *"record 0: "*"${w#*:}"* ]] || fail "${w%%:*}: $stderr"
+        done
+    done
+}

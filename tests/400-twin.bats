@@ -223,15 +223,16 @@ PYEOF2
     twin_differs "$ROOT/tests/twin/sp_twin.py" "$b" "$T/te2.mp:none:$T/c0.mp" DIFFERS
 }
 
-# match_batch FILE, vc_batch FILE: the twins' batches of matching and vertex
-# cover: graphs of several sizes and numbers of steps, one without edges.
+# match_batch FILE [FF-TRACE OPTION...], vc_batch FILE: the twins' batches of
+# matching (traced with the options: --bfs-layers, the layered trace) and
+# vertex cover: graphs of several sizes and numbers of steps, one without edges.
 match_batch() {
-    local B="$ROOT/bin"
+    local B="$ROOT/bin" f="$1"; shift
     {
         "$B/gen-graphs" --instance matching --family bipartite-sides --sides 4,3 --p 0.5 --count 3 --seed 5
         "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,4 --p 0.3 --count 3 --seed 6
         "$B/gen-graphs" --instance matching --family bipartite-sides --sides 2,2 --p 0 --count 1 --seed 7
-    } | "$B/ff-trace" --algorithm matching > "$1"
+    } | "$B/ff-trace" --algorithm matching "$@" > "$f"
 }
 
 vc_batch() {
@@ -302,6 +303,40 @@ soft_hints_twin() {
     match_batch "$T/mt.mp"
     py_stream "$T/mt.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["steps"]) for r in recs) >= 3'
     entry_twin matching "$ROOT/tests/twin/match_twin.py" "$T/mt.mp"
+}
+
+# The layered trace (ff-trace --bfs-layers): a frame per BFS layer and per
+# augmentation, the phased model told each step's kind (a search's layer 0,
+# an augmentation) as two node inputs; its soft hints as the one-frame
+# model's.  The twin reads the kinds from hint_phase on its own.
+@test "twin, matching on the layered trace: phased primal, dual and no-algo, PGN and MPNN, teacher all/none/mixed, with and without --soft-hints: the same loss and every gradient; altered phase flags differ" {
+    match_batch "$T/ml.mp" --bfs-layers
+    # several searches of several layers, augmentations among them, and the graph without edges
+    py_stream "$T/ml.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["hint_phase"].sum()) for r in recs) >= 2
+assert max(int(r["steps"]) - 2 * int(r["hint_phase"].sum()) for r in recs) >= 3'
+    twin_check "$ROOT/tests/twin/match_twin.py" "$T/ml.mp" "--algorithm matching --phased" \
+        "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual mpnn sum 0101" \
+        "no-algo pgn max none" "primal pgn mean none --soft-hints" "dual pgn max $MIXED_TF --soft-hints" \
+        "dual mpnn max none --soft-hints"
+    # the comparison sees the step kinds: the twin given each augmentation as a further layer
+    py_stream "$T/ml.mp" '
+import msgpack_numpy
+with open(sys.argv[1].replace("ml.mp", "ml-flat.mp"), "wb") as f:
+    for r in recs:
+        r["hint_phase"] = 0 * r["hint_phase"]
+        f.write(msgpack.packb(r, default=msgpack_numpy.encode))'
+    run "$PY" "$ROOT/tests/twin/match_twin.py" check --batch "$T/ml-flat.mp" "$T/m1.mp:all:$T/c1.mp" \
+        "$T/m6.mp:$MIXED_TF:$T/c6.mp"
+    assert_failure
+    assert_output --partial "0 of 2 cases agree"
+    # a phased model and a one-frame batch: the twin refuses, as dar_dump does
+    match_batch "$T/mt.mp"
+    run "$PY" "$ROOT/tests/twin/match_twin.py" check --batch "$T/mt.mp" "$T/m1.mp:all:$T/c1.mp"
+    assert_failure
+    assert_output --partial "a phased model on a batch of one-frame records"
+    run "$DAR_TOOLS/dar_dump" --model "$T/m1.mp" --teacher all < "$T/mt.mp"
+    assert_failure 65
+    assert_output --partial "a trace of one frame per search, but the model was trained on the layered trace"
 }
 
 @test "twin, vertex cover: primal, dual, no-algo and +opt, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {

@@ -438,6 +438,8 @@ void dar_fit_run(struct input_bytes *train, struct input_bytes *val, struct inpu
     struct dar_config config = o->config;
     config.algorithm = tr.algorithm;
     const struct dar_algorithm *alg = config.algorithm;
+    /* the trace decides: a model of phased records reads their phases (the entry's check refuses a mix) */
+    config.phased = alg->phased_graph && tr.count && alg->phased_graph(&tr.graphs[0]);
     struct dar_model model;
     dar_model_init(&model, &config, o->seed);
     size_t bytes = sizeof(float) * (size_t)model.count;

@@ -8,6 +8,7 @@
 #include "stream.h"
 #include "stream_parallel.h"
 #include <stdlib.h>
+#include <string.h>
 
 /* A trace's hints are refused above this many bytes, before any is
  * allocated: a small record can declare a graph whose trace no machine
@@ -23,6 +24,7 @@ static void *tracer_begin(void *context)
 {
     struct tracer *t = xcalloc(1, sizeof *t);
     t->o = context;
+    t->buffers.flags = t->o->trace_flags;
     return t;
 }
 
@@ -76,4 +78,46 @@ void ff_trace_run(FILE *in, const char *in_name, FILE *out, const struct ff_trac
     stream_map(in, in_name, out, &(struct stream_map){.each = trace_one, .context = &one, .buffered = true});
     progress_end(&one.p);
     tracer_end(one.t);
+}
+
+int ff_trace_flag_options(struct ff_trace_flags *f, struct cli_option *options)
+{
+    memset(f, 0, sizeof *f);
+    for (int a = 0; a < dar_algorithm_count; a++) {
+        const struct dar_algorithm *alg = dar_algorithms[a];
+        if (alg->ntrace_flags > DAR_MAX_TRACE_FLAGS)
+            die(EX_SOFTWARE, "BUG: %s has %d trace flags, at most %d", alg->name, alg->ntrace_flags,
+                DAR_MAX_TRACE_FLAGS);
+        for (int i = 0; i < alg->ntrace_flags; i++) {
+            const struct dar_trace_flag *flag = &alg->trace_flags[i];
+            int k = 0;
+            while (k < f->count && strcmp(f->name[k], flag->name) != 0)
+                k++;
+            if (k < f->count)
+                continue;
+            if (f->count == (int)(sizeof f->name / sizeof *f->name))
+                die(EX_SOFTWARE, "BUG: more than %d trace flags", f->count);
+            f->name[k] = flag->name;
+            /* in the cache key only when given: traces without it keep theirs */
+            options[f->count++] = (struct cli_option)CLI_FLAG_KEY_IF_SET(flag->name, 0, f->given[k], flag->help);
+        }
+    }
+    options[f->count] = (struct cli_option){0};
+    return f->count;
+}
+
+uint32_t ff_trace_flags_of(const struct ff_trace_flags *f, const struct dar_algorithm *alg)
+{
+    uint32_t bits = 0;
+    for (int k = 0; k < f->count; k++) {
+        if (!f->given[k])
+            continue;
+        int i = 0;
+        while (i < alg->ntrace_flags && strcmp(alg->trace_flags[i].name, f->name[k]) != 0)
+            i++;
+        if (i == alg->ntrace_flags)
+            die(EX_USAGE, "--%s is not an option of the %s trace (see --help)", f->name[k], alg->name);
+        bits |= 1u << i;
+    }
+    return bits;
 }

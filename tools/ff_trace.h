@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include "algorithm.h"
+#include "cli.h"
 #include "progress.h"
 
 struct ff_trace_options {
@@ -13,7 +14,21 @@ struct ff_trace_options {
     enum progress_mode progress;
     int64_t threads;            /* 0: one per CPU, at most 8 (formats/graph.md); the output does not depend on it */
     const struct dar_algorithm *algorithm;     /* NULL: the registry's default */
+    uint32_t trace_flags;       /* the entry's trace flags given (bit i: its trace_flags[i]) */
 };
+
+/* Every entry's trace flags as ff-trace's options, each name once, given[i]
+ * set by the command line when flag i is. */
+struct ff_trace_flags {
+    int count;
+    const char *name[DAR_MAX_TRACE_FLAGS * 8];
+    bool given[DAR_MAX_TRACE_FLAGS * 8];
+};
+/* Appends the options to options (room for count + 1), a terminating {0}
+ * after them; returns how many. */
+int ff_trace_flag_options(struct ff_trace_flags *f, struct cli_option *options);
+/* The flags given, as alg's bits; dies (exit 64) on one alg has not. */
+uint32_t ff_trace_flags_of(const struct ff_trace_flags *f, const struct dar_algorithm *alg);
 
 void ff_trace_run(FILE *in, const char *in_name, FILE *out, const struct ff_trace_options *o);
 

@@ -23,19 +23,35 @@
  *                       was reached from, a matched A node to its mate;
  *                       unreached nodes to themselves;
  *   hint_match[k][e]    1 if edge e is in the matching after search k's
- *                       augmentation (M_{k+1}; the last frame is M). */
+ *                       augmentation (M_{k+1}; the last frame is M).
+ *
+ * The layered trace (ff-trace --bfs-layers) runs the same searches one BFS
+ * layer a frame, so that each frame is one hop from the one before: search
+ * k writes a frame after its layer 0 (the free A nodes, pointing to
+ * themselves), then one after each layer l + 1 (the B nodes the layer-l A
+ * nodes reach by unmatched edges, each pointing to the first of them in
+ * queue order, and the mates of the layer-l matched B nodes) while a layer
+ * reaches a node; its hint_match is M_k.  A search that reached a free B
+ * node then writes an augmentation frame: the same reached set and
+ * pointers, hint_match M_{k+1}; the last search writes none.  hint_phase
+ * gives each frame's kind.  The layers run to the end are the whole BFS:
+ * the augmentation frames are the frames above, the last one the last. */
 #ifndef DAR_MATCHING_H
 #define DAR_MATCHING_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* A layered frame's kind (hint_phase). */
+enum { MATCHING_PHASE_SEARCH = 0, MATCHING_PHASE_AUGMENT = 1 };
+
 struct matching {
-    int n, m, steps;        /* T searches */
+    int n, m, steps;        /* T frames: searches, or (layered) layers and augmentations */
     /* hints, NULL when traced without them */
     uint8_t *hint_reached;  /* [T,n] */
     int32_t *hint_pi;       /* [T,n] */
     uint8_t *hint_match;    /* [T,m] */
+    uint8_t *hint_phase;    /* [T] the layered trace's, else NULL */
     /* outputs */
     uint8_t *match;         /* [m] the maximum matching */
     uint8_t *cover;         /* [n] the Konig cover from the last search */
@@ -47,6 +63,12 @@ struct matching {
  * before allocating them.  mt is an output; free it with matching_free. */
 bool matching_trace(struct matching *mt, int n, int m, const int32_t *src, const int32_t *dst, const uint8_t *side,
                     bool hints, size_t max_hint_bytes, char *err, size_t errlen);
+/* The same, layered: one frame a BFS layer and one an augmentation
+ * (layered false: matching_trace); a layered trace's frames are counted
+ * before the limit is applied. */
+bool matching_trace_as(struct matching *mt, int n, int m, const int32_t *src, const int32_t *dst,
+                       const uint8_t *side, bool hints, bool layered, size_t max_hint_bytes, char *err,
+                       size_t errlen);
 void matching_free(struct matching *mt);
 
 /* The Konig cover of any maximum matching match[m]: Z = the nodes reachable

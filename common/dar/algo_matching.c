@@ -42,13 +42,21 @@ static const struct dar_probe probes[MATCH_PROBES] = {
     [MATCH_MATCHED]   = {"hint_match",   "matched", "match_hint", HINT, EDGE, DAR_TYPE_MASK,    1, -1, false},
     [MATCH_MATCH_OUT] = {"match",        NULL,      "match",      OUT,  EDGE, DAR_TYPE_MASK,    1, -1, false},
     [MATCH_COVER_OUT] = {"cover",        NULL,      "cover",      OUT,  NODE, DAR_TYPE_MASK,    1, -1, false},
+    [MATCH_START]     = {NULL,           "start",   NULL,         IN,   NODE, DAR_TYPE_MASK,    1, -1, false},
+    [MATCH_AUGMENT]   = {NULL,           "augment", NULL,         IN,   NODE, DAR_TYPE_MASK,    1, -1, false},
 };
 
 #define BIT(p) (1u << (p))
 /* what the networks encode: the inputs; with the searches' hints; and the
  * dual's cover */
 #define INPUTS (BIT(MATCH_POS) | BIT(MATCH_SIDE))
-#define HINTS (INPUTS | BIT(MATCH_REACHED) | BIT(MATCH_PI) | BIT(MATCH_MATCHED))
+/* The step's kind, encoded only by phased models (the row's phased_probes).
+ * One network, the kind an input, rather than a network a phase as
+ * max-flow's: the three kinds update the same state (reached, pointers,
+ * matching), a layer and a new search share the expansion and differ in
+ * what they keep, and one network keeps the one-frame models' layout. */
+#define PHASES (BIT(MATCH_START) | BIT(MATCH_AUGMENT))
+#define HINTS (INPUTS | BIT(MATCH_REACHED) | BIT(MATCH_PI) | BIT(MATCH_MATCHED) | PHASES)
 #define HINTS_COVER (HINTS | BIT(MATCH_COVER))
 
 /* One network steps through the searches; the dual encodes and decodes the
@@ -120,6 +128,43 @@ static void first_frame(const struct graph *g, uint8_t *reached, int32_t *pi, ui
     memset(matched, 0, (size_t)g->m);
 }
 
+/* The layered trace's steps and phases (hint_phase), checked: each a 0 or
+ * a 1, the frames those of searches (the first and the last a layer, no two
+ * augmentations in a row, at most min(|A|, |B|) of them, each search at most
+ * n + 1 layers). */
+static void read_phases(struct dar_graph *dg, const struct record *rec)
+{
+    if (!record_has(rec, "steps"))
+        record_die(rec, "missing key 'steps' (hint_phase comes with the trace's length)");
+    int64_t T = record_int(rec, "steps"), searches = most_searches(&dg->g), n = dg->g.n;
+    int64_t most = searches * (n + 1) + searches - 1;
+    if (T < 1 || T > most)
+        record_die(rec, "'steps' is %lld, expected 1..%lld for a layered trace of min(|A|, |B|) + 1 = %lld searches",
+                   (long long)T, (long long)most, (long long)searches);
+    uint8_t *phase = record_vector(rec, "hint_phase", DT_U8, T);
+    algo_check_flags(rec, "hint_phase", phase, T);
+    int64_t augmentations = 0;
+    for (int64_t i = 0; i < T; i++) {
+        if (phase[i] == MATCHING_PHASE_AUGMENT && (i == 0 || i == T - 1 || phase[i - 1] == MATCHING_PHASE_AUGMENT))
+            record_die(rec, "'hint_phase' entry %lld is an augmentation %s", (long long)i,
+                       i == 0 ? "before any search" : i == T - 1 ? "after the last search (which has none)"
+                                                                 : "right after another");
+        augmentations += phase[i];
+    }
+    if (augmentations >= searches)
+        record_die(rec, "'hint_phase' has %lld augmentations, expected at most min(|A|, |B|) = %lld",
+                   (long long)augmentations, (long long)searches - 1);
+    dg->steps = (int)T + 1;
+    dg->phase = xcalloc((size_t)T + 1, 1);
+    memcpy(dg->phase, phase, (size_t)T);
+    free(phase);
+}
+
+bool match_layered(const struct dar_graph *dg)
+{
+    return dg->phase && dg->phase[0] == MATCHING_PHASE_SEARCH;
+}
+
 static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
 {
     memset(dg, 0, sizeof *dg);
@@ -129,7 +174,9 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
     int64_t n = dg->g.n, m = dg->g.m;
 
     algo_need_key(&dar_algorithm_matching, rec, "steps", need & DAR_NEED_PHASES, "the model runs the trace's number of searches");
-    if (record_has(rec, "steps")) {
+    if (record_has(rec, "hint_phase")) {
+        read_phases(dg, rec);
+    } else if (record_has(rec, "steps")) {
         int64_t T = record_int(rec, "steps"), most = most_searches(&dg->g);
         if (T < 1 || T > most)
             record_die(rec, "'steps' is %lld, expected 1..min(|A|, |B|) + 1 = %lld", (long long)T, (long long)most);
@@ -182,6 +229,17 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
 
 /* ---- the tracer (ff-trace) ------------------------------------------------------ */
 
+/* ff-trace's flags of the matching trace, by bit. */
+enum { MATCH_TRACE_BFS_LAYERS };
+static const struct dar_trace_flag trace_flags[] = {
+    [MATCH_TRACE_BFS_LAYERS] = {"bfs-layers",
+                                "matching: a frame per BFS layer and one per augmentation, not one per search; "
+                                "adds hint_phase (0 a layer, 1 an augmentation)"},
+};
+
+static const char *const layered_trace_keys[] = {"steps", "hint_phase", "hint_reached", "hint_pi", "hint_match",
+                                                 "match", "cover", "size"};
+
 static void trace(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
                   struct dar_tracer_buffers *tb)
 {
@@ -189,12 +247,20 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
     read_instance(&g, rec);
     struct matching mt;
     char err[256];
-    if (!matching_trace(&mt, g.n, g.m, g.src, g.dst, g.side, hints, (size_t)hint_bytes_limit, err, sizeof err))
+    bool layered = tb->flags >> MATCH_TRACE_BFS_LAYERS & 1;
+    if (!matching_trace_as(&mt, g.n, g.m, g.src, g.dst, g.side, hints, layered, (size_t)hint_bytes_limit, err,
+                           sizeof err))
         record_die(rec, "%s", err);
     int64_t n = g.n, m = g.m, T = mt.steps;
     if (hints) {
-        writer_begin_enriched(w, rec, trace_keys, 7);
+        if (layered)
+            writer_begin_enriched(w, rec, layered_trace_keys, 8);
+        else
+            writer_begin_enriched(w, rec, trace_keys, 7);
         mp_key(w, "steps");        mp_int(w, T);
+        if (layered) {
+            mp_key(w, "hint_phase"); mp_vector(w, DT_U8, T, mt.hint_phase);
+        }
         mp_key(w, "hint_reached"); mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, mt.hint_reached);
         mp_key(w, "hint_pi");      mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, mt.hint_pi);
         mp_key(w, "hint_match");   mp_tensor(w, DT_U8, 2, (int64_t[]){T, m}, mt.hint_match);
@@ -219,6 +285,20 @@ static void searches(struct dar_graph *dg)
     if (!matching_trace(&mt, g->n, g->m, g->src, g->dst, g->side, false, 0, err, sizeof err))
         die_record_in(dg->source, dg->record, "%s", err);
     algo_all_rounds(dg, mt.steps + 1);
+    matching_free(&mt);
+}
+
+/* A phased model's: the layered trace's phases. */
+static void layered_searches(struct dar_graph *dg)
+{
+    const struct graph *g = &dg->g;
+    struct matching mt;
+    char err[256];
+    if (!matching_trace_as(&mt, g->n, g->m, g->src, g->dst, g->side, true, true, SIZE_MAX, err, sizeof err))
+        die_record_in(dg->source, dg->record, "%s", err);
+    dg->steps = mt.steps + 1;
+    dg->phase = xcalloc((size_t)mt.steps + 1, 1);
+    memcpy(dg->phase, mt.hint_phase, (size_t)mt.steps);
     matching_free(&mt);
 }
 
@@ -250,8 +330,8 @@ static const struct algo_prediction predictions[] = {
 static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
                     bool hints, bool embed, int embed_step)
 {
-    algo_predict(&dar_algorithm_matching, w, rec, model, ws, hints, embed, predictions, 6, searches,
-                 probabilities);
+    algo_predict(&dar_algorithm_matching, w, rec, model, ws, hints, embed, predictions, 6,
+                 model->config.phased ? layered_searches : searches, probabilities);
 }
 
 /* The random baseline: a score U(0,1) per edge and per node, which the
@@ -305,6 +385,24 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
     return f.tp ? 1.0 - 2.0 * (double)f.tp / (double)(2 * f.tp + f.fp + f.fn) : (f.fp + f.fn ? 1.0 : 0.0);
 }
 
+/* The processor's checks, and a trace of the kind the model was trained on:
+ * a one-frame model cannot follow a layered trace's steps, nor a phased one
+ * a trace without phases. */
+static void check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
+{
+    dar_spec_check(model, graphs, B, training, embed);
+    for (int b = 0; b < B; b++) {
+        const struct dar_graph *g = graphs[b];
+        if (!g->phase || match_layered(g) == model->config.phased)
+            continue;
+        if (model->config.phased)
+            die_record_in(g->source, g->record, "a trace of one frame per search, but the model was trained on "
+                          "the layered trace (ff-trace --algorithm matching --bfs-layers)");
+        die_record_in(g->source, g->record, "a layered trace (hint_phase), but the model was trained on one frame "
+                      "per search (ff-trace --algorithm matching)");
+    }
+}
+
 /* The keys of its instance (formats/graph.md, "Instances"). */
 static const struct graph_key instance_keys[] = {
     {.key = "side", .dtype = DT_U8, .location = GRAPH_AT_NODE, .check = GRAPH_CHECK_SIDES,
@@ -325,7 +423,7 @@ const struct dar_algorithm dar_algorithm_matching = {
     .loss_names = loss_names,
     .read_graph = read_graph,
     .edge_input = edge_input,
-    .check = dar_spec_check,
+    .check = check,
     .batch_scales = dar_spec_batch_scales,
     .run_group = dar_spec_run_group,
     .total_loss = dar_spec_total_loss,
@@ -358,4 +456,8 @@ const struct dar_algorithm dar_algorithm_matching = {
     .defaults = DAR_REFERENCE_DEFAULTS,
     .schedule = &match_schedule,
     .soft_hints = true,
+    .ntrace_flags = sizeof trace_flags / sizeof *trace_flags,
+    .trace_flags = trace_flags,
+    .phased_probes = PHASES,
+    .phased_graph = match_layered,
 };

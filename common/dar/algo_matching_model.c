@@ -10,9 +10,17 @@
  * The dual's cover hint is trained towards the final cover at every step
  * (as max-flow's cut hint is towards the final cut) and fed back as the
  * model's own previous prediction, never the trace's: the trace has no
- * cover before its last search. */
+ * cover before its last search.
+ *
+ * A phased model (the layered trace) is told each step's kind as two node
+ * inputs, set on every node: start, the step is a search's layer 0 (its
+ * trace frame a layer after an augmentation, or the first), and augment;
+ * neither, a further layer.  The previous frame's kind is what tells a new
+ * search from a layer, so it is the schedule, not the network, that
+ * reads it. */
 #include "algo_matching.h"
 #include "dar_loss.h"
+#include "matching.h"
 #include <string.h>
 
 /* Per-graph state carried across searches, after the fed inputs and hints
@@ -20,11 +28,27 @@
 struct graph_state {
     struct dar_spec_state base;
     uint8_t *cover;             /* [n] the dual's last cover prediction, binarised */
+    /* a phased model's step kind inputs, for step `step` */
+    uint8_t *start, *augment;   /* [n] */
+    int step;
 };
 
 static struct dar_head_out *head_of(const struct dar_run *r, int probe)
 {
     return (struct dar_head_out *)&r->head[r->net->head_of[probe]];
+}
+
+/* Graph b's kind of step i into the phased state's inputs. */
+static void step_kind(const struct dar_group *c, int b, struct graph_state *st)
+{
+    const uint8_t *phase = c->gd[b].dg->phase;
+    int i = st->step, n = c->gd[b].n;
+    if (i + 1 >= c->gd[b].T)
+        return;
+    bool augment = phase[i] == MATCHING_PHASE_AUGMENT;
+    bool start = !augment && (i == 0 || phase[i - 1] == MATCHING_PHASE_AUGMENT);
+    memset(st->start, start, (size_t)n);
+    memset(st->augment, augment, (size_t)n);
 }
 
 static void state_init(struct dar_group *c, int b, void *state)
@@ -46,6 +70,13 @@ static void state_init(struct dar_group *c, int b, void *state)
     st->base.hint[MATCH_PI] = pi;
     st->base.hint[MATCH_MATCHED] = arena_zero(c->arena, (size_t)m + 1);
     st->cover = arena_zero(c->arena, (size_t)n);
+    if (c->model->config.phased) {
+        st->start = arena_zero(c->arena, (size_t)n + 1);
+        st->augment = arena_zero(c->arena, (size_t)n + 1);
+        st->base.input[MATCH_START] = st->start;
+        st->base.input[MATCH_AUGMENT] = st->augment;
+        step_kind(c, b, st);
+    }
 }
 
 /* The predicted outputs (logits) at graph k's last step of run r: the
@@ -84,6 +115,10 @@ static void update(struct dar_group *c, const struct dar_run *r, int k, void *st
         for (int v = 0; v < n; v++)
             st->cover[v] = cover[v] > 0.0f;
         st->base.hint[MATCH_COVER] = st->cover;
+    }
+    if (c->model->config.phased) {
+        st->step++;
+        step_kind(c, b, st);
     }
 }
 

@@ -100,8 +100,14 @@ struct dar_repair_option {
 };
 enum { DAR_MAX_REPAIR_OPTIONS = 8 };
 
-/* What a tracer keeps from one record to the next (its own buffers). */
-struct dar_tracer_buffers { void *data; void (*free)(void *data); };
+/* What a tracer keeps from one record to the next (its own buffers), and
+ * the entry's trace flags ff-trace was given (bit i: the row's
+ * trace_flags[i]). */
+struct dar_tracer_buffers { void *data; void (*free)(void *data); uint32_t flags; };
+
+/* One ff-trace flag of an entry (--name): a variant of its trace. */
+struct dar_trace_flag { const char *name, *help; };
+enum { DAR_MAX_TRACE_FLAGS = 4 };
 
 /* Default hyperparameters of one variant (dar-fit's -H 0, --lr -1,
  * --weight-decay -1 take them). */
@@ -266,6 +272,18 @@ struct dar_algorithm {
      * where it feeds its own hints); false: such a model is refused
      * (dar.h dar_config_check) rather than trained without them. */
     bool soft_hints;
+    /* ---- trace flags: the layered matching trace ---- */
+    /* ff-trace's flags for this entry's trace, in --help order (at most
+     * DAR_MAX_TRACE_FLAGS); the tracer finds those given in its buffers'
+     * flags; ff-trace refuses them with another entry. */
+    int ntrace_flags;
+    const struct dar_trace_flag *trace_flags;
+    /* Probes only a phased model (dar.h config.phased) encodes, bit p for
+     * probe p: inputs its schedule fills from each step's phase. */
+    uint32_t phased_probes;
+    /* Whether a graph carries a phased trace, of which a model trained on
+     * such graphs is phased (dar-fit); NULL: the entry has none. */
+    bool (*phased_graph)(const struct dar_graph *dg);
 };
 
 /* The probe of alg whose encoder or decoder is called name, or -1. */

@@ -166,6 +166,8 @@ static void add_net(struct layout *L, struct dar_net *net, const struct dar_netw
             encodes = false;
         else if (alg->probes[p].vessel)
             encodes = vessel;
+        if (alg->phased_probes >> p & 1)
+            encodes = encodes && L->m->config.phased;
         net->encodes[p] = encodes;
         if (!encodes)
             continue;
@@ -217,7 +219,8 @@ static void layout_columns(struct dar_model *m)
     for (int p = 0; p < alg->nprobes; p++) {
         const struct dar_probe *probe = &alg->probes[p];
         m->node_column[p] = -1;
-        if (!probe->encoder)
+        /* a model without phases has the columns it had before there were any */
+        if (!probe->encoder || (alg->phased_probes >> p & 1 && !m->config.phased))
             continue;
         if (probe->location == DAR_LOCATION_EDGE || probe->type == DAR_TYPE_POINTER) {
             m->arc_probe[m->narc++] = p;
@@ -250,6 +253,8 @@ void dar_model_create(struct dar_model *m, const struct dar_config *config)
             dar_variant_name(config->variant));
     if (config->hidden < 1)
         die(EX_SOFTWARE, "BUG: hidden size %d", config->hidden);
+    if (config->phased && !m->config.algorithm->phased_probes)
+        die(EX_USAGE, "the %s algorithm has no phased trace", m->config.algorithm->name);
     struct layout L = {m, 0, false};
     layout_model(&L);
     m->count = L.offset;
@@ -322,7 +327,8 @@ void dar_params_write(struct writer *w, const struct dar_model *m, const float *
 void dar_model_write_begin(struct writer *w, const struct dar_model *m, const float *values, int n_extra)
 {
     mp_map(w, (uint32_t)(9 + m->config.vessel_inputs + m->config.edge_pointer + m->config.layer_norm +
-                         m->config.gated + m->config.soft_hints + m->config.triplets + n_extra));
+                         m->config.gated + m->config.soft_hints + m->config.triplets + m->config.phased +
+                         n_extra));
     mp_key(w, "kind");      mp_str(w, "model");
     mp_key(w, "format");    mp_int(w, 1);
     mp_key(w, "algorithm"); mp_str(w, m->config.algorithm->name);
@@ -349,6 +355,9 @@ void dar_model_write_begin(struct writer *w, const struct dar_model *m, const fl
     }
     if (m->config.triplets) {
         mp_key(w, "triplets"); mp_bool(w, true);
+    }
+    if (m->config.phased) {
+        mp_key(w, "phased"); mp_bool(w, true);
     }
     mp_key(w, "params");    dar_params_write(w, m, values);
 }
@@ -472,6 +481,9 @@ void dar_model_read(struct dar_model *m, const struct record *rec,
     c.gated = record_has(rec, "gated") && record_bool(rec, "gated");
     c.soft_hints = record_has(rec, "soft_hints") && record_bool(rec, "soft_hints");
     c.triplets = record_has(rec, "triplets") && record_bool(rec, "triplets");
+    c.phased = record_has(rec, "phased") && record_bool(rec, "phased");
+    if (c.phased && !c.algorithm->phased_probes)
+        record_die(rec, "'phased' is true, but the %s algorithm has no phased trace", c.algorithm->name);
     if (c.algorithm->layouts[c.variant].nnets == 0)
         record_die(rec, "'variant' is '%s', which the %s algorithm has not", dar_variant_name(c.variant),
                    c.algorithm->name);

@@ -238,6 +238,23 @@ r = dict(recs[0]); r["hint_match"] = r["hint_match"][:1].copy(); dump("bad-hint-
 r = dict(recs[0]); r["match"] = r["match"].copy(); r["match"][0] = 2; dump("bad-match-flag", r)
 r = dict(recs[0]); r["n"] = 200000000; dump("bad-huge-n", r)
 PYEOF
+# the layered trace (ff-trace --bfs-layers, hint_phase) and the phases its reader refuses
+ff-trace --algorithm matching --bfs-layers < "$C/graph-matching/instances" > "$C/graph-matching/layered"
+"$PY" - "$C/graph-matching" <<'PYEOF'
+import sys, msgpack, msgpack_numpy, numpy as np
+d = sys.argv[1]
+recs = list(msgpack.Unpacker(open(d + "/layered", "rb"), object_hook=msgpack_numpy.decode, raw=False))
+def dump(name, r):
+    open(d + "/" + name, "wb").write(msgpack.packb(r, default=msgpack_numpy.encode, use_bin_type=True))
+def phased(change):
+    r = dict(recs[0]); r["hint_phase"] = r["hint_phase"].copy(); change(r["hint_phase"]); return r
+r = dict(recs[0]); r["hint_phase"] = r["hint_phase"][:-1].copy(); dump("bad-phase-length", r)
+dump("bad-phase-value", phased(lambda p: p.__setitem__(1, 2)))
+dump("bad-phase-first", phased(lambda p: p.__setitem__(0, 1)))
+dump("bad-phase-last", phased(lambda p: p.__setitem__(-1, 1)))
+dump("bad-phase-twice", phased(lambda p: p.__setitem__(int(np.argmax(p)) + 1, 1)))
+r = dict(recs[0]); r["steps"] = 4000; dump("bad-phase-steps", r)
+PYEOF
 
 # cache entries: the harness's key, valid (written by the harness itself on
 # a miss) and damaged ways

@@ -16,7 +16,7 @@ static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    struct ff_trace_options o = {p->hints, PROGRESS_OFF, 1, p->algorithm};
+    struct ff_trace_options o = {p->hints, PROGRESS_OFF, 1, p->algorithm, 0};
     ff_trace_run(in, "<fuzz>", harness_sink(), &o);
     fclose(in);
 }

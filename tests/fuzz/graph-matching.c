@@ -1,5 +1,6 @@
 /* graph-matching: records as the matching entry reads them: ff_trace_run
- * --algorithm matching (one thread; with the trace and --no-hints), the
+ * --algorithm matching (one thread; with the trace, --no-hints and the
+ * layered trace, --bfs-layers), the
  * entry's read_graph as dar-fit (its trace, DAR_NEED_TRAINING) and dar-step
  * (the instance, need 0) load a graph, and its random baseline. */
 #include "harness.h"
@@ -9,15 +10,16 @@
 struct input {
     const uint8_t *data;
     size_t size;
-    int what;                   /* 0, 1: ff-trace with and without hints; 2, 3: read_graph; 4: baseline */
+    int what;                   /* 0, 1: ff-trace with and without hints; 2, 3: read_graph; 4: baseline;
+                                   5: ff-trace --bfs-layers */
 };
 
 static void run(void *ctx)
 {
     struct input *p = ctx;
     FILE *in = harness_input(p->data, p->size);
-    if (p->what < 2) {
-        struct ff_trace_options o = {p->what == 0, PROGRESS_OFF, 1, &dar_algorithm_matching};
+    if (p->what < 2 || p->what == 5) {
+        struct ff_trace_options o = {p->what != 1, PROGRESS_OFF, 1, &dar_algorithm_matching, p->what == 5};
         ff_trace_run(in, "<fuzz>", harness_sink(), &o);
     } else {
         struct reader rd;
@@ -48,7 +50,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    for (int what = 0; what < 5; what++) {
+    for (int what = 0; what < 6; what++) {
         struct input in = {data, size, what};
         harness_expect(harness_run(run, &in), 0);
     }

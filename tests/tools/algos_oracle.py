@@ -2,6 +2,7 @@
 """algos_oracle - independent checks of common/algos/ on algo_trace's output.
 
     algos_oracle.py shortest-paths|matching|vertex-cover traced.mp MIN_GRAPHS
+    algos_oracle.py matching-layers layered.mp MIN_GRAPHS [one-frame.mp]
 
 Each check is written from the definitions, not from the C code: distances
 from scipy's Dijkstra (networkx where a weight is 0, which scipy's sparse
@@ -10,7 +11,11 @@ the tie rule of bellman_ford.h; matchings from networkx's Hopcroft-Karp and
 to_vertex_cover, and each search's reached set from a reachability of our
 own in the residual network of the matching before it; the vertex-cover
 trace from a Python implementation of the primal-dual rounds written from
-their definition, its optimum (algo_trace --exact) from two brute forces over
+their definition; the layered matching trace (ff-trace --bfs-layers) from
+networkx's matching size and BFS layers of our own, each frame one layer,
+and, given the one-frame trace of the same graphs, its augmentation frames
+equal to that trace's searches; the vertex-cover
+trace's optimum (algo_trace --exact) from two brute forces over
 every subset, numpy's here (graphs of at most 16 nodes) and tests/tools/
 vc_brute.c's (brute_weight, every record of at most 20 nodes must carry it
 when the optimum is there), and from the bipartite min cut.  Prints one
@@ -216,6 +221,115 @@ def matching(records, minimum):
           f"pointers and growth checked")
 
 
+def residual_layers(n, edges, side, matched):
+    """The BFS layers from s in the unit network's residual: layer 0 the free
+    A nodes, layer l + 1 the nodes one residual arc (unmatched A->B,
+    matched B->A) from layer l not in an earlier one."""
+    mate = {}
+    for (a, b), x in zip(edges, matched):
+        if x:
+            mate[a], mate[b] = b, a
+    layer = {v: 0 for v in range(n) if side[v] == 0 and v not in mate}
+    frontier = sorted(layer)
+    layers = [set(frontier)]
+    while frontier:
+        nxt = set()
+        for u in frontier:
+            for (a, b), x in zip(edges, matched):
+                if side[u] == 0 and a == u and not x and b not in layer:
+                    nxt.add(b)
+            if side[u] == 1 and u in mate and mate[u] not in layer:
+                nxt.add(mate[u])
+        for v in nxt:
+            layer[v] = len(layers)
+        frontier = sorted(nxt)
+        if nxt:
+            layers.append(nxt)
+    return layer, layers
+
+
+def matching_layers(records, minimum, one_frame=None):
+    import networkx as nx
+    from networkx.algorithms import bipartite
+    frames_total = searches_total = 0
+    for i, r in enumerate(records):
+        n, side, m = r["n"], r["side"], r["m"]
+        a_nodes = [v for v in range(n) if side[v] == 0]
+        edges = [(int(u), int(v)) if side[u] == 0 else (int(v), int(u)) for u, v in zip(r["src"], r["dst"])]
+        index = {edge: e for e, edge in enumerate(edges)}
+        G = nx.Graph()
+        G.add_nodes_from(range(n))
+        G.add_edges_from(edges)
+        nu = len(bipartite.hopcroft_karp_matching(G, top_nodes=a_nodes)) // 2
+        match, cover = r["match"], r["cover"]
+        used = np.zeros(n, int)
+        for (a, b), x in zip(edges, match):
+            used[a] += x
+            used[b] += x
+        if (used > 1).any() or match.sum() != nu or r["size"] != nu:
+            fail(i, f"a matching of {match.sum()} edges (size {r['size']}), networkx's has {nu}")
+        if any(not (cover[a] or cover[b]) for a, b in edges) or cover.sum() != nu:
+            fail(i, f"the cover of {cover.sum()} nodes is invalid or not of size {nu}")
+        T, phase = r["steps"], r["hint_phase"]
+        if len(phase) != T or not set(phase.tolist()) <= {0, 1}:
+            fail(i, "hint_phase is not one 0 or 1 a frame")
+        before, t, k, augmentations = np.zeros(m, np.uint8), 0, 0, []
+        while t < T:
+            layer, layers = residual_layers(n, edges, side, before)
+            for l in range(len(layers)):
+                if t >= T or phase[t] != 0:
+                    fail(i, f"search {k}: frame {t} is not its layer {l} (it has {len(layers)})")
+                want = np.array([v in layer and layer[v] <= l for v in range(n)])
+                if not np.array_equal(want, r["hint_reached"][t].astype(bool)):
+                    fail(i, f"search {k}, frame {t}: the reached set is not layers 0..{l}")
+                if not np.array_equal(r["hint_match"][t], before):
+                    fail(i, f"search {k}, frame {t}: a search frame's matching is not the search's M_k")
+                pi = r["hint_pi"][t]
+                for v in range(n):
+                    p = int(pi[v])
+                    if not want[v] or layer[v] == 0:
+                        if p != v:
+                            fail(i, f"search {k}, frame {t}: node {v} unreached or free points to {p}")
+                        continue
+                    e = index.get((p, v) if side[v] == 1 else (v, p))
+                    if e is None or layer.get(p) != layer[v] - 1 or bool(before[e]) != (side[v] == 0):
+                        fail(i, f"search {k}, frame {t}: pi[{v}] = {p} is not an arc from the layer before")
+                t += 1
+            free_b = [v for v in layer if side[v] == 1 and not any(before[e] for e, (a, b) in enumerate(edges)
+                                                                    if b == v)]
+            if not free_b:
+                break
+            if t >= T or phase[t] != 1:
+                fail(i, f"search {k}: a free B node reached, but frame {t} is not an augmentation")
+            after = r["hint_match"][t]
+            if not np.array_equal(r["hint_reached"][t], r["hint_reached"][t - 1]) or \
+                    not np.array_equal(r["hint_pi"][t], r["hint_pi"][t - 1]):
+                fail(i, f"search {k}, frame {t}: the augmentation moved the reached set or the pointers")
+            flipped = [edges[e] for e in range(m) if after[e] != before[e]]
+            if int(after.sum()) != int(before.sum()) + 1 or any(a not in layer or b not in layer for a, b in flipped):
+                fail(i, f"search {k}, frame {t}: the augmentation is not a path of the search grown by one")
+            augmentations.append(t)
+            before, t, k = after, t + 1, k + 1
+        if t != T or k != nu:
+            fail(i, f"{T} frames, {k} augmentations: expected the searches to end at frame {t} after {nu}")
+        last = r["hint_reached"][T - 1].astype(bool)
+        if not np.array_equal(np.where(side == 0, ~last, last).astype(np.uint8), cover) or \
+                not np.array_equal(before, match):
+            fail(i, "the outputs are not the last frame's matching and its (A \\ R) + (B & R)")
+        if one_frame is not None:
+            o = one_frame[i]
+            for key in ("hint_reached", "hint_pi", "hint_match"):
+                if not np.array_equal(o[key], r[key][augmentations + [T - 1]]):
+                    fail(i, f"{key}: the augmentation frames and the last are not the one-frame trace's frames")
+        frames_total += T
+        searches_total += nu + 1
+    if len(records) < minimum:
+        fail(len(records), f"only {len(records)} graphs, expected at least {minimum}")
+    print(f"matching-layers: {len(records)} graphs, {searches_total} searches in {frames_total} frames: matchings "
+          f"of networkx's size, covers valid and of size nu, every frame one BFS layer of our own, "
+          f"augmentations by one" + (", the one-frame trace's frames matched" if one_frame is not None else ""))
+
+
 EPSILON = 0.1
 
 
@@ -347,6 +461,9 @@ def vertex_cover(records, minimum):
 def main():
     what, path, minimum = sys.argv[1], sys.argv[2], int(sys.argv[3])
     records = load(path)
+    if what == "matching-layers":
+        matching_layers(records, minimum, load(sys.argv[4]) if len(sys.argv) > 4 else None)
+        return
     {"shortest-paths": shortest_paths, "matching": matching, "vertex-cover": vertex_cover}[what](records, minimum)
 
 

@@ -2,7 +2,7 @@
  * with its PyTorch twin (tests/twin/).
  *
  *   dar_dump --init [--algorithm NAME] --variant V --processor P --agg A --hidden H --seed S [--leak-cut]
- *            [--pointer-head dot|edge] [--layer-norm] [--gate] [--soft-hints]
+ *            [--pointer-head dot|edge] [--layer-norm] [--gate] [--soft-hints] [--phased]
  *       > model.mp: an initialised model record (formats/model.md §5, §7),
  *       the options as dar-fit's (recorded as the keys dar-fit writes);
  *   dar_dump --model model.mp [--teacher all|none|0110...] < batch.mp > grads.mp
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool init, leak_cut, layer_norm, gated, soft_hints, triplets;
+static bool init, leak_cut, layer_norm, gated, soft_hints, triplets, phased;
 static const char *algorithm = "max-flow", *variant = "dual", *processor = "pgn", *agg = "max", *model_path = NULL;
 static const char *pointer_head = "dot";
 static const char *teacher = "none";
@@ -47,6 +47,7 @@ static const struct cli_option options[] = {
     CLI_FLAG("gate", 0, gated, "gate the node update (dar-fit --gate)"),
     CLI_FLAG("triplets", 0, triplets, "triplet messages (dar-fit --triplets)"),
     CLI_FLAG("soft-hints", 0, soft_hints, "feed predicted hints back as probabilities (dar-fit --soft-hints)"),
+    CLI_FLAG("phased", 0, phased, "a model of phased traces (dar-fit on ff-trace --bfs-layers' matching records)"),
     CLI_STRING("model", 'm', model_path, "FILE", "model record to differentiate"),
     CLI_STRING("teacher", 0, teacher, "TF", "teacher forcing: all, none or one 0/1 per step"),
     {0},
@@ -96,6 +97,7 @@ int main(int argc, char **argv)
         c.gated = gated;
         c.triplets = triplets;
         c.soft_hints = soft_hints;
+        c.phased = phased;
         c.algorithm = dar_algorithm_find(algorithm);
         init_seed = seed;
         dar_model_init(&model, &c, (uint64_t)seed);

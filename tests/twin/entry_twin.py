@@ -33,8 +33,9 @@ from dar_twin import Net, read_model, read_stream  # noqa: E402
 Entry = namedtuple("Entry", "name loss_keys param_names batch forward_loss supports", defaults=((),))
 
 # The model options a record may carry (keys written only when set):
-# "pointer_head": "edge", "layer_norm", "gated", "soft_hints", "triplets".
-Options = namedtuple("Options", "edge_pointer layer_norm gated soft_hints triplets")
+# "pointer_head": "edge", "layer_norm", "gated", "soft_hints", "triplets",
+# "phased" (a model of phased traces: matching's layered trace).
+Options = namedtuple("Options", "edge_pointer layer_norm gated soft_hints triplets phased", defaults=(False,))
 PLAIN = Options(False, False, False, False, False)
 
 # A non-candidate's logit in the edge pointer head: finite, so a row of
@@ -48,7 +49,8 @@ def options(model):
     if head not in ("dot", "edge"):
         sys.exit("model record: pointer_head %r, expected dot or edge" % head)
     return Options(head == "edge", bool(model.get("layer_norm", False)), bool(model.get("gated", False)),
-                   bool(model.get("soft_hints", False)), bool(model.get("triplets", False)))
+                   bool(model.get("soft_hints", False)), bool(model.get("triplets", False)),
+                   bool(model.get("phased", False)))
 
 
 def option_tag(opts):

@@ -23,6 +23,12 @@ steps and averaged over the hint terms (3, the dual 4); the outputs summed
 over edges (nodes) over the batch's edges (nodes).  No-algo: one network on
 the inputs for T steps, the matching from the last.
 
+A phased model (model key "phased", trained on the layered trace,
+ff-trace --bfs-layers: a frame per BFS layer and per augmentation, its
+hint_phase) encodes two more node inputs a step, on every node: start, the
+step's frame a layer after an augmentation or the first frame, and augment,
+the frame an augmentation; the batch's records must all be layered.
+
 The training step (loss and every gradient) and the check against the C side
 are entry_twin.py's, shared with the other one-network entries' twins.
 
@@ -42,22 +48,28 @@ import entry_twin  # noqa: E402
 LOSS_KEYS = ("reached", "pi_hint", "match_hint", "cover_hint", "match", "cover")
 
 
-def network(variant):
+PHASES = ["start", "augment"]
+
+
+def network(variant, phased=False):
     """(name, node features, arc features, decoders) in parameter order."""
+    kinds = PHASES if phased else []
     if variant == "primal":
-        return "match", ["pos", "side", "reached"], ["ptr", "matched"], ["reached", "pi_hint", "match_hint", "match"]
+        return ("match", ["pos", "side", "reached"] + kinds, ["ptr", "matched"],
+                ["reached", "pi_hint", "match_hint", "match"])
     if variant == "dual":
-        return ("match", ["pos", "side", "reached", "covered"], ["ptr", "matched"],
+        return ("match", ["pos", "side", "reached", "covered"] + kinds, ["ptr", "matched"],
                 ["reached", "pi_hint", "match_hint", "cover_hint", "match", "cover"])
     if variant == "no-algo":
         return "net", ["pos", "side"], [], ["match"]
     raise ValueError("matching has no %r variant" % variant)
 
 
-def param_names(variant, H, opts=None):
-    name, nodef, arcf, decs = network(variant)
+def param_names(variant, H, opts=entry_twin.PLAIN):
+    name, nodef, arcf, decs = network(variant, opts.phased)
     p = name + "."
-    out = [p + "enc." + f for f in ["pos", "side", "reached", "covered", "ptr", "matched"] if f in nodef or f in arcf]
+    out = [p + "enc." + f for f in ["pos", "side", "reached", "covered", "ptr", "matched"] + PHASES
+           if f in nodef or f in arcf]
     for lin in ["m1", "m2", "me", "l1", "l2", "o1", "o2"]:
         out += [p + "proc.%s.weight" % lin, p + "proc.%s.bias" % lin]
     for d in decs:
@@ -86,6 +98,9 @@ class Batch:
         arcidx = np.full((B, N, N), BIG, np.int64)
         hr = np.zeros((B, T, N)); hpi = np.zeros((B, T, N), np.int64); hm = np.zeros((B, T, M))
         match = np.zeros((B, M)); cover = np.zeros((B, N))
+        # step i's kind (the layered trace): its frame i a search's layer 0, an augmentation
+        start = np.zeros((B, T)); augment = np.zeros((B, T))
+        self.layered = {"hint_phase" in g for g in graphs}
         for b, g in enumerate(graphs):
             nb, mb, Tb = n[b], m[b], int(g["steps"])
             s = np.asarray(g["src"], np.int64); d = np.asarray(g["dst"], np.int64)
@@ -101,6 +116,11 @@ class Batch:
             hpi[b, 1:Tb + 1, :nb] = np.asarray(g["hint_pi"], np.int64).reshape(Tb, nb)
             hm[b, 1:Tb + 1, :mb] = np.asarray(g["hint_match"]).reshape(Tb, mb)
             match[b, :mb] = np.asarray(g["match"]); cover[b, :nb] = np.asarray(g["cover"])
+            if "hint_phase" in g:
+                ph = np.asarray(g["hint_phase"], np.int64)
+                for i in range(Tb):
+                    augment[b, i] = ph[i] == 1
+                    start[b, i] = ph[i] == 0 and (i == 0 or ph[i - 1] == 1)
         tt = lambda a: torch.tensor(a, dtype=dtype)
         self.n = torch.tensor(n); self.nf = tt(n.astype(np.float64)); self.mf = tt(m.astype(np.float64))
         self.Ts = torch.tensor([int(g["steps"]) + 1 for g in graphs])
@@ -110,14 +130,19 @@ class Batch:
         self.adj = torch.tensor(adj); self.arcidx = torch.tensor(arcidx)
         self.hr, self.hpi, self.hm = tt(hr), torch.tensor(hpi), tt(hm)
         self.match, self.cover = tt(match), tt(cover)
+        self.start, self.augment = tt(start), tt(augment)
         self.deg = self.adj.sum(1).to(dtype)
         self.bidx = torch.arange(B)[:, None].expand(B, M)
 
 
-def encode(net, g, nodef, arcf, reached=None, covered=None, pi=None, matched=None, ptr=None):
+def encode(net, g, nodef, arcf, reached=None, covered=None, pi=None, matched=None, ptr=None, step=None):
     """ptr: the pointer column [B, u, v] on the arc u->v when soft (the
-    probabilities), else the one-hot of the pointers pi."""
+    probabilities), else the one-hot of the pointers pi; step: a phased
+    model's step, whose kind it encodes."""
     vals = {"pos": g.pos, "side": g.side, "reached": reached, "covered": covered}
+    if step is not None:
+        nm = g.nmask.to(g.dtype)
+        vals["start"], vals["augment"] = g.start[:, step, None] * nm, g.augment[:, step, None] * nm
     x = 0
     for f in nodef:
         if vals[f] is not None:
@@ -152,7 +177,11 @@ def dec_edge(net, g, which, hd, e):
 def forward_loss(P, model, g, teacher):
     variant, H, agg = model["variant"], int(model["hidden"]), model["agg"]
     opts = entry_twin.options(model)
-    name, nodef, arcf, decs = network(variant)
+    phased = opts.phased
+    if g.layered != {phased}:
+        sys.exit("match_twin: a %s model on a batch of %s records" % ("phased" if phased else "one-frame",
+                 " and ".join(sorted("layered" if x else "one-frame" for x in g.layered))))
+    name, nodef, arcf, decs = network(variant, phased)
     net = Net(P, name, nodef, arcf, decs, H, agg)
     B, N, M, dt = g.B, g.N, g.M, g.dtype
     nsteps = g.T - 1
@@ -200,7 +229,8 @@ def forward_loss(P, model, g, teacher):
         else:
             r, pi, mt = last_r, last_pi, last_m
         c = soft_c if soft_c is not None else last_c
-        x, e = encode(net, g, nodef, arcf, reached=r, covered=c if dual else None, pi=pi, matched=mt, ptr=ptr)
+        x, e = encode(net, g, nodef, arcf, reached=r, covered=c if dual else None, pi=pi, matched=mt, ptr=ptr,
+                      step=i if phased else None)
         h, hd = net.process(g, x, e, h)
         valid = (i + 1 < g.Ts)
         last = (i + 2 == g.Ts)
@@ -240,7 +270,7 @@ def forward_loss(P, model, g, teacher):
     return total, losses
 
 
-ENTRY = entry_twin.Entry("match_twin", LOSS_KEYS, param_names, Batch, forward_loss, ("soft_hints",))
+ENTRY = entry_twin.Entry("match_twin", LOSS_KEYS, param_names, Batch, forward_loss, ("soft_hints", "phased"))
 
 if __name__ == "__main__":
     sys.exit(entry_twin.main(ENTRY, __doc__))

@@ -54,6 +54,58 @@ static void test_example(void)
           "hints over the bound are refused before allocating: %s", err);
 }
 
+/* The layered trace of the same example, worked out by hand: search 0's
+ * layer 0 (A), layer 1 (a1 reaches b1, b2, b3), the augmentation of a1b1;
+ * search 1's a2, a3, then b1 (from a2), its mate a1, then b2 and b3 (from
+ * a1), the augmentation of a2-b1-a1-b2; search 2's a3, b1, its mate a2, and
+ * no augmentation.  The augmentation frames and the last are the one-frame
+ * trace's frames. */
+static void test_layered(void)
+{
+    struct matching mt, one;
+    char err[256];
+    CHECK(matching_trace_as(&mt, 6, 5, ex_src, ex_dst, ex_side, true, true, 1 << 20, err, sizeof err), "traced");
+    const uint8_t want_phase[11] = {0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0};
+    const uint8_t want_reached[11][6] = {
+        {1, 1, 1, 0, 0, 0}, {1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1},
+        {0, 1, 1, 0, 0, 0}, {0, 1, 1, 1, 0, 0}, {1, 1, 1, 1, 0, 0}, {1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1},
+        {0, 0, 1, 0, 0, 0}, {0, 0, 1, 1, 0, 0}, {0, 1, 1, 1, 0, 0}};
+    const int32_t want_pi[11][6] = {
+        {0, 1, 2, 3, 4, 5}, {0, 1, 2, 0, 0, 0}, {0, 1, 2, 0, 0, 0},
+        {0, 1, 2, 3, 4, 5}, {0, 1, 2, 1, 4, 5}, {3, 1, 2, 1, 4, 5}, {3, 1, 2, 1, 0, 0}, {3, 1, 2, 1, 0, 0},
+        {0, 1, 2, 3, 4, 5}, {0, 1, 2, 2, 4, 5}, {0, 3, 2, 2, 4, 5}};
+    const uint8_t match0[5] = {0}, match1[5] = {1, 0, 0, 0, 0}, match2[5] = {0, 1, 0, 1, 0};
+    const uint8_t *want_match[11] = {match0, match0, match1, match1, match1, match1, match1, match2,
+                                     match2, match2, match2};
+    bool same = mt.steps == 11 && mt.size == 2 && mt.hint_phase;
+    for (int k = 0; same && k < 11; k++) {
+        same &= mt.hint_phase[k] == want_phase[k] && !memcmp(mt.hint_match + k * 5, want_match[k], 5);
+        for (int v = 0; v < 6; v++)
+            same &= mt.hint_reached[k * 6 + v] == want_reached[k][v] && mt.hint_pi[k * 6 + v] == want_pi[k][v];
+    }
+    CHECK(same, "issue 24's example, layered: 11 frames, every layer's reached set, pointers and matching, the phases "
+          "as worked out by hand");
+    matching_trace(&one, 6, 5, ex_src, ex_dst, ex_side, true, 1 << 20, err, sizeof err);
+    const int frames[3] = {2, 7, 10};
+    same = !memcmp(one.match, mt.match, 5) && !memcmp(one.cover, mt.cover, 6);
+    for (int k = 0; k < 3; k++)
+        same &= !memcmp(one.hint_reached + k * 6, mt.hint_reached + frames[k] * 6, 6) &&
+                !memcmp(one.hint_pi + k * 6, mt.hint_pi + frames[k] * 6, 6 * sizeof(int32_t)) &&
+                !memcmp(one.hint_match + k * 5, mt.hint_match + frames[k] * 5, 5);
+    CHECK(same, "the augmentation frames and the last are the one-frame trace's; the same matching and cover");
+    matching_free(&one);
+    matching_free(&mt);
+    /* 11 frames of 5n + m + 1 = 36 bytes: 396 */
+    CHECK(!matching_trace_as(&mt, 6, 5, ex_src, ex_dst, ex_side, true, true, 395, err, sizeof err) && !mt.hint_phase,
+          "layered hints over the bound are refused, counted before allocating: %s", err);
+    CHECK(matching_trace_as(&mt, 6, 5, ex_src, ex_dst, ex_side, true, true, 396, err, sizeof err) && mt.steps == 11,
+          "and taken at the bound");
+    matching_free(&mt);
+    CHECK(matching_trace_as(&mt, 6, 5, ex_src, ex_dst, ex_side, false, true, 0, err, sizeof err) && mt.steps == 11 &&
+          !mt.hint_phase && mt.size == 2, "without hints: the frames counted, none kept");
+    matching_free(&mt);
+}
+
 /* The largest matching by trying every subset of edges (m <= 16). */
 static int brute_force(int n, int m, const int32_t *src, const int32_t *dst)
 {
@@ -124,6 +176,7 @@ int main(void)
 {
     check_file_name = "test_matching";
     test_example();
+    test_layered();
     test_random();
     return check_done();
 }
