@@ -272,7 +272,7 @@ struct dar_algorithm {
      * where it feeds its own hints); false: such a model is refused
      * (dar.h dar_config_check) rather than trained without them. */
     bool soft_hints;
-    /* ---- trace flags: the layered matching trace ---- */
+    /* ---- trace flags: variants of an entry's trace ---- */
     /* ff-trace's flags for this entry's trace, in --help order (at most
      * DAR_MAX_TRACE_FLAGS); the tracer finds those given in its buffers'
      * flags; ff-trace refuses them with another entry. */

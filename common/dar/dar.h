@@ -96,7 +96,7 @@ struct dar_config {
     bool triplets;              /* each arc s->t's first message layer also gets
                                    relu(O3 max_x t_xst), t_xst the 8 triplet features of
                                    s, t and each node x of its graph (Ibarz et al. 2022) */
-    /* ---- phased traces: the layered matching trace ---- */
+    /* ---- phased traces: a trace whose steps are of several kinds ---- */
     bool phased;                /* trained on phased traces (the row's phased_graph): the
                                    networks encode the row's phased_probes, each step's
                                    phase, and take only phased traces (model key "phased") */
