@@ -189,25 +189,14 @@ for r in recs:
     run -65 --separate-stderr dar-fit --hidden 8 --iters 1 --batch 48 -q -i <(cat "$T/train.mp" "$T/one.mp")
     assert_one_line_error dar-fit
     [[ "$stderr" == *"a trace of one frame per search, but the model was trained on the layered trace"* ]] || fail "$stderr"
-    py_stream "$T/train.mp" "
-import msgpack
-def dump(name, r):
-    open('$T/' + name + '.mp', 'wb').write(msgpack.packb(r, default=msgpack_numpy.encode, use_bin_type=True))
-def phased(change):
-    r = dict(recs[0]); r['hint_phase'] = r['hint_phase'].copy(); change(r['hint_phase']); return r
-r = dict(recs[0]); r['hint_phase'] = r['hint_phase'][:-1].copy(); dump('length', r)
-dump('value', phased(lambda p: p.__setitem__(1, 2)))
-dump('first', phased(lambda p: p.__setitem__(0, 1)))
-dump('last', phased(lambda p: p.__setitem__(-1, 1)))
-dump('twice', phased(lambda p: p.__setitem__(int(np.argmax(p)) + 1, 1)))
-"
+    # the bad phases are the fuzz corpus's seeds (tests/fuzz/corpus.sh writes them)
     local want=("length:'hint_phase' has" "value:'hint_phase' entry 1 is 2, expected 0 or 1"
                 "first:'hint_phase' entry 0 is an augmentation before any search"
                 "last:is an augmentation after the last search (which has none)"
                 "twice:is an augmentation right after another") w
     for w in "${want[@]}"; do
         for tool in "dar-fit --hidden 8 --iters 2 -q" "dar-step --model $T/m.mp"; do
-            run -65 --separate-stderr $tool -i "$T/${w%%:*}.mp"
+            run -65 --separate-stderr $tool -i "$ROOT/tests/fuzz/corpus/graph-matching/bad-phase-${w%%:*}"
             assert_one_line_error ${tool%% *}
             [[ "$stderr" == *"record 0: "*"${w#*:}"* ]] || fail "${w%%:*}: $stderr"
         done
