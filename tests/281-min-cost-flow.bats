@@ -160,3 +160,66 @@ print(len(recs))" > "$T/n"
 for r in recs:
     assert (abs(r['pred_flow']) <= r['cap'] + 1e-6).all() and r['pred_potential'][r['s']] == 0"
 }
+
+@test "ff-trace --algorithm min-cost-flow --sp-rounds: every frame a relaxation round or an augmentation (Python's own), the solutions networkx's, the one-frame trace's frames up to a tie of pointers, on 240 fresh graphs (half DAGs with negative costs); an altered trace fails the oracle" {
+    for set in "" --directed; do
+        gen-graphs --instance min-cost-flow --family two-community --sizes 6,10,16 --count 120 --seed 29 $set
+    done > "$T/g.mp"
+    ff-trace --algorithm min-cost-flow --sp-rounds < "$T/g.mp" > "$T/r.mp"
+    ff-trace --algorithm min-cost-flow < "$T/g.mp" > "$T/o.mp"
+    run "$PY" "$ORACLE" rounds "$T/r.mp" 240 "$T/o.mp"
+    assert_success
+    echo "$output" >&3
+    # ties move the pointers in a few graphs only
+    same="$(sed 's/.*; \([0-9]*\) graphs the one-frame trace.*/\1/' <<< "$output")"
+    [ "$same" -ge 150 ] || fail "only $same graphs follow the one-frame trace throughout"
+    # --no-hints solves by the rounds too; any --threads the same bytes
+    solution='[.maxflow, .mincost, .flow.data, .potential.data]'
+    ff-trace --algorithm min-cost-flow --sp-rounds --no-hints < "$T/g.mp" | mpcat | jq -c "$solution" |
+        cmp - <(mpcat < "$T/r.mp" | jq -c "$solution")
+    ff-trace --algorithm min-cost-flow --sp-rounds --threads 2 < "$T/g.mp" | cmp - "$T/r.mp"
+    # the one-frame trace of a rounds-traced record drops hint_phase: the bytes of a fresh one
+    ff-trace --algorithm min-cost-flow < "$T/r.mp" | cmp - "$T/o.mp"
+    # the oracle sees a round's frame replaced by the one before, and an augmentation marked a round
+    py_stream "$T/r.mp" "
+r = recs[0]
+r['hint_distance'] = r['hint_distance'].copy(); r['hint_distance'][2] = r['hint_distance'][1]
+sys.stdout.buffer.write(b''.join(msgpack.packb(x, default=msgpack_numpy.encode) for x in recs))" > "$T/bad.mp"
+    run "$PY" "$ORACLE" rounds "$T/bad.mp" 240
+    assert_failure
+    [[ "$output" == "record 0: search 0 round 2, frame 2: the reached set or the distances are not the relaxation rounds'" ]] || fail "$output"
+    py_stream "$T/r.mp" "
+r = recs[0]
+r['hint_phase'] = r['hint_phase'].copy(); r['hint_phase'][int(np.argmax(r['hint_phase']))] = 0
+sys.stdout.buffer.write(b''.join(msgpack.packb(x, default=msgpack_numpy.encode) for x in recs))" > "$T/bad.mp"
+    run "$PY" "$ORACLE" rounds "$T/bad.mp" 240
+    assert_failure
+    [[ "$output" == "record 0: search 0 augmentation: frame "*" is not an augmentation"* ]] || fail "$output"
+    # the flag is the min-cost flow trace's only
+    run ff-trace --sp-rounds < "$T/g.mp"
+    assert_failure 64
+    [[ "$output" == *"--sp-rounds is not an option of the max-flow trace"* ]] || fail "$output"
+}
+
+@test "the rounds trace: hint_phase of the wrong length, a value not 0 or 1, frames that are not searches, a rounds trace for a one-frame model: one line, exit 65" {
+    gen-graphs --instance min-cost-flow --family erdos-renyi --nodes 8 --count 4 --seed 5 > "$T/g.mp"
+    ff-trace --algorithm min-cost-flow < "$T/g.mp" > "$T/one.mp"
+    ff-trace --algorithm min-cost-flow --sp-rounds < "$T/g.mp" > "$T/rounds.mp"
+    dar-fit --variant dual --hidden 4 --batch 4 --iters 1 -q -i "$T/one.mp" > "$T/m1.mp"
+    run -65 --separate-stderr dar-step --model "$T/m1.mp" -i "$T/rounds.mp"
+    assert_one_line_error dar-step
+    [[ "$stderr" == *"record 0: a rounds trace (hint_phase), but the model was trained on one frame a round"* ]] || fail "$stderr"
+    # the bad phases are the fuzz corpus's seeds (tests/fuzz/corpus.sh writes them)
+    local want=("length:'hint_phase' has 27 entries, expected 28" "value:'hint_phase' entry 1 is 2, expected 0 or 1"
+                "first:'hint_phase' entry 0 is an augmentation before its search's start and a round"
+                "last:is an augmentation as the last frame (the last search has none)"
+                "twice:is an augmentation right after another"
+                "none:'hint_phase' has no augmentation" "steps:'hint_phase' has 28 entries, expected 4000") w
+    for w in "${want[@]}"; do
+        for tool in "dar-fit --hidden 4 --iters 1 -q" "dar-step --model $T/m1.mp"; do
+            run -65 --separate-stderr $tool -i "$ROOT/tests/fuzz/corpus/traced-darfit/bad-mcf-phase-${w%%:*}"
+            assert_one_line_error ${tool%% *}
+            [[ "$stderr" == *"record 0: "*"${w#*:}"* ]] || fail "${w%%:*}: $stderr"
+        done
+    done
+}

@@ -17,7 +17,10 @@
  * the state before the first round (no flow, only s reached at distance 0,
  * every node its own pointer, the starting potentials: 0, or Bellman-Ford's
  * where costs are negative), frame r + 1 the state after round r.  Every
- * step runs both networks, so the phase flags are all 0 and not stored. */
+ * step runs both networks, so the phase flags are all 0 and not stored.
+ * The rounds trace (ff-trace --sp-rounds, mincost.h) has a frame per
+ * relaxation round of each search and one per augmentation, their kinds in
+ * hint_phase; a one-frame model refuses it. */
 #include "algo_min_cost_flow.h"
 #include "algo_record.h"
 #include "dar_loss.h"
@@ -118,10 +121,10 @@ static void read_instance(struct graph *g, const struct record *rec)
  * maximum flow is 0 and there is nothing to learn: refused, as max-flow's
  * instances always have one). */
 static void solve(const struct mcf_instance *in, const char *source, long index, struct mincost_solution *sol,
-                  struct mincost_trace *tr, size_t max_trace_bytes)
+                  struct mincost_trace *tr, bool rounds, size_t max_trace_bytes)
 {
     struct mincost_error err;
-    if (!mincost_flow(&in->net, sol, tr, max_trace_bytes, &err))
+    if (!mincost_flow_as(&in->net, sol, tr, rounds, max_trace_bytes, &err))
         mcf_instance_die(source, index, in, err, NULL);
     if (sol->value == 0)
         die_record_in(source, index, "'t' (node %d) is not reached from 's' (node %d) along edges of positive 'cap': "
@@ -146,17 +149,32 @@ static void real_potentials(float *out, const int64_t *pi, int n, int64_t units)
         out[v] = (float)((double)pi[v] / (double)units);
 }
 
-/* The T = R + 1 frames of the hints (the file comment's). */
+/* ff-trace's flags of the min-cost flow trace, by bit. */
+enum { MCF_TRACE_SP_ROUNDS };
+static const struct dar_trace_flag trace_flags[] = {
+    [MCF_TRACE_SP_ROUNDS] = {"sp-rounds",
+                             "min-cost-flow: a frame per relaxation round of each search and one per "
+                             "augmentation, not one per round; adds hint_phase (0 a search's round, 1 an "
+                             "augmentation)"},
+};
+
+static const char *const rounds_trace_keys[] = {"steps", "hint_phase", "hint_reached", "hint_distance", "hint_pi",
+                                                "hint_potential", "hint_flow", "flow", "maxflow", "mincost",
+                                                "potential"};
+
+/* The T frames of the hints: R + 1 (the file comment's), or the rounds
+ * trace's own (its frame 0 is search 0's start, the same state). */
 struct frames {
     uint8_t *reached;
     float *distance, *potential, *flow;
     int32_t *pi;
 };
 
-static void frames_of(struct frames *f, const struct mincost_trace *tr, const struct mcf_instance *x)
+static void frames_of(struct frames *f, const struct mincost_trace *tr, const struct mcf_instance *x, bool rounds)
 {
     const struct graph *g = &x->g;
-    int n = g->n, m = g->m, T = tr->rounds + 1;
+    int first = !rounds;   /* the one-frame trace's frame 0 is built here */
+    int n = g->n, m = g->m, T = tr->rounds + first;
     f->reached = xcalloc((size_t)T * n, 1);
     f->distance = xcalloc((size_t)T * n, sizeof *f->distance);
     f->potential = xmalloc(sizeof *f->potential * (size_t)T * n);
@@ -166,16 +184,17 @@ static void frames_of(struct frames *f, const struct mincost_trace *tr, const st
     for (int v = 0; v < n; v++)
         f->pi[v] = v;
     for (int i = 0; i < T; i++)
-        real_potentials(f->potential + (size_t)i * n, tr->potential + (size_t)i * n, n, x->cost_units);
+        real_potentials(f->potential + (size_t)i * n, tr->potential + (size_t)(i - first + 1) * n, n,
+                        x->cost_units);
     for (int r = 0; r < tr->rounds; r++) {
-        size_t at = (size_t)(r + 1) * n;
+        size_t at = (size_t)(r + first) * n;
         for (int v = 0; v < n; v++) {
             int64_t d = tr->distance[(size_t)r * n + v];
             f->reached[at + v] = d != MINCOST_UNREACHED;
             f->distance[at + v] = d == MINCOST_UNREACHED ? 0.0f : (float)((double)d / (double)x->cost_units);
             f->pi[at + v] = tr->pointer[(size_t)r * n + v];
         }
-        edge_flows(f->flow + (size_t)(r + 1) * m, tr->flow + (size_t)r * x->net.m, g, x->cap_units);
+        edge_flows(f->flow + (size_t)(r + first) * m, tr->flow + (size_t)r * x->net.m, g, x->cap_units);
     }
 }
 
@@ -191,23 +210,29 @@ static void frames_free(struct frames *f)
 static void trace(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
                   struct dar_tracer_buffers *tb)
 {
-    (void)tb;   /* a record's arrays are the solver's own: nothing kept between records */
+    /* a record's arrays are the solver's own: nothing kept between records */
+    bool rounds = tb->flags >> MCF_TRACE_SP_ROUNDS & 1;
     struct mcf_instance x;
     mcf_instance_read(&x, rec);
     const struct graph *g = &x.g;
     struct mincost_solution sol;
     struct mincost_trace tr;
-    solve(&x, rec->source, rec->index, &sol, hints ? &tr : NULL, hints ? (size_t)hint_bytes_limit : 0);
+    solve(&x, rec->source, rec->index, &sol, hints ? &tr : NULL, rounds, hints ? (size_t)hint_bytes_limit : 0);
     int64_t n = g->n, m = g->m;
     float *flow = xmalloc(sizeof *flow * ((size_t)m + 1)), *potential = xmalloc(sizeof *potential * (size_t)n);
     edge_flows(flow, sol.flow, g, x.cap_units);
     real_potentials(potential, sol.potential, g->n, x.cost_units);
     if (hints) {
         struct frames f;
-        frames_of(&f, &tr, &x);
-        int64_t T = tr.rounds + 1;
-        writer_begin_enriched(w, rec, trace_keys, 10);
+        frames_of(&f, &tr, &x, rounds);
+        int64_t T = tr.rounds + !rounds;
+        /* the one-frame trace drops a rounds trace's hint_phase too (the
+         * rounds keys are the one-frame keys and it) */
+        writer_begin_replacing(w, rec, rounds_trace_keys, 11, rounds ? 11 : 10);
         mp_key(w, "steps");          mp_int(w, T);
+        if (rounds) {
+            mp_key(w, "hint_phase"); mp_vector(w, DT_U8, T, tr.phase);
+        }
         mp_key(w, "hint_reached");   mp_tensor(w, DT_U8, 2, (int64_t[]){T, n}, f.reached);
         mp_key(w, "hint_distance");  mp_tensor(w, DT_F32, 2, (int64_t[]){T, n}, f.distance);
         mp_key(w, "hint_pi");        mp_tensor(w, DT_I32, 2, (int64_t[]){T, n}, f.pi);
@@ -237,6 +262,43 @@ static void all_augment_steps(struct dar_graph *dg, int T)
     dg->phase = xcalloc((size_t)T, 1);
 }
 
+/* The rounds trace's phases (hint_phase), checked: each a 0 or a 1, the
+ * frames those of searches (the first and the last a search's, no
+ * augmentation right after another or before its search's start and a
+ * round, at least one: an instance without an s-t path is refused).  Step
+ * i's phase is that of the frame it reaches, i + 1 (the last unused). */
+static void read_phases(struct dar_graph *dg, const struct record *rec, int64_t T)
+{
+    uint8_t *phase = record_vector(rec, "hint_phase", DT_U8, T);
+    algo_check_flags(rec, "hint_phase", phase, T);
+    int64_t augmentations = 0, since = 0;   /* search frames since the last augmentation */
+    for (int64_t i = 0; i < T; i++) {
+        if (phase[i] == MINCOST_PHASE_AUGMENT && (i == T - 1 || since < 2))
+            record_die(rec, "'hint_phase' entry %lld is an augmentation %s", (long long)i,
+                       i == T - 1 ? "as the last frame (the last search has none)"
+                       : since == 0 && i > 0 ? "right after another"
+                                             : "before its search's start and a round");
+        augmentations += phase[i];
+        since = phase[i] == MINCOST_PHASE_AUGMENT ? 0 : since + 1;
+    }
+    if (augmentations == 0)
+        record_die(rec, "'hint_phase' has no augmentation: a rounds trace pushes flow at least once");
+    dg->steps = (int)T;
+    dg->phase = xcalloc((size_t)T, 1);
+    memcpy(dg->phase, phase + 1, (size_t)T - 1);
+    free(phase);
+}
+
+bool mcf_rounds(const struct dar_graph *dg)
+{
+    if (!dg->phase)
+        return false;
+    for (int i = 0; i < dg->steps; i++)
+        if (dg->phase[i] == MINCOST_PHASE_AUGMENT)
+            return true;
+    return false;
+}
+
 static float *read_values(const struct record *rec, const char *key, int ndim, const int64_t *shape)
 {
     struct tensor t;
@@ -263,7 +325,12 @@ static void read_graph(struct dar_graph *dg, const struct record *rec, int need)
         int64_t T = record_int(rec, "steps");
         if (T < 2 || T > 1000000000)
             record_die(rec, "'steps' is %lld, expected 2..1e9", (long long)T);
-        all_augment_steps(dg, (int)T);
+        if (record_has(rec, "hint_phase"))
+            read_phases(dg, rec, T);
+        else
+            all_augment_steps(dg, (int)T);
+    } else if (record_has(rec, "hint_phase")) {
+        record_die(rec, "missing key 'steps' (hint_phase comes with the trace's length)");
     }
     int64_t T = dg->steps;
 
@@ -308,7 +375,7 @@ static void rounds(struct dar_graph *dg)
     if (!mcf_instance_exact(&x, NULL, &err))
         mcf_instance_die(dg->source, dg->record, &x, err, NULL);
     struct mincost_solution sol;
-    solve(&x, dg->source, dg->record, &sol, NULL, 0);
+    solve(&x, dg->source, dg->record, &sol, NULL, false, 0);
     all_augment_steps(dg, sol.rounds + 1);
     mincost_solution_free(&sol);
     mcf_instance_free_arcs(&x);
@@ -380,6 +447,17 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
     struct flow_error err = {0};
     algo_predict_batches(model, ws, graphs, count, MCF_FLOW_OUT, true, kappa, score_flow, &err);
     return err.edges ? err.sum / (double)err.edges : 0;
+}
+
+/* The processor's checks, and a trace of the kind the model was trained
+ * on: a one-frame model cannot follow the rounds trace's steps. */
+static void check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
+{
+    dar_spec_check(model, graphs, B, training, embed);
+    for (int b = 0; b < B; b++)
+        if (mcf_rounds(graphs[b]))
+            die_record_in(graphs[b]->source, graphs[b]->record, "a rounds trace (hint_phase), but the model was "
+                          "trained on one frame a round (ff-trace --algorithm " ALGORITHM ")");
 }
 
 /* ---- gen-graphs --instance min-cost-flow ---------------------------------------- */
@@ -499,7 +577,7 @@ const struct dar_algorithm dar_algorithm_min_cost_flow = {
     .loss_names = loss_names,
     .read_graph = read_graph,
     .edge_input = edge_input,
-    .check = dar_spec_check,
+    .check = check,
     .batch_scales = dar_spec_batch_scales,
     .run_group = mcf_run_group,
     .total_loss = dar_spec_total_loss,
@@ -534,4 +612,6 @@ const struct dar_algorithm dar_algorithm_min_cost_flow = {
     .nets_per_step = 2,         /* the search network and the flow network */
     .defaults = DAR_REFERENCE_DEFAULTS,
     .soft_hints = true,
+    .ntrace_flags = sizeof trace_flags / sizeof *trace_flags,
+    .trace_flags = trace_flags,
 };

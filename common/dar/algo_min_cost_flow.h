@@ -34,6 +34,10 @@ enum mcf_loss { MCF_LOSS_REACHED, MCF_LOSS_DISTANCE, MCF_LOSS_PI, MCF_LOSS_POTEN
 
 extern const struct dar_algorithm dar_algorithm_min_cost_flow;
 
+/* Whether graph dg carries the rounds trace (ff-trace --sp-rounds: its
+ * phases hold an augmentation; the one-frame trace's are all 0). */
+bool mcf_rounds(const struct dar_graph *dg);
+
 /* The schedule (algo_min_cost_flow_model.c), for the entry's table. */
 void mcf_run_group(struct dar_group *c);
 

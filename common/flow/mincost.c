@@ -1,6 +1,7 @@
 /* mincost.c - minimum-cost maximum flow by successive shortest paths (see
  * mincost.h): the instance checks, the Bellman-Ford start of the
- * potentials, and the rounds of Dijkstra and augmentation with their trace.
+ * potentials, and the rounds of Dijkstra and augmentation with their trace
+ * (or the rounds trace's relaxation rounds in Dijkstra's place).
  *
  * Dijkstra picks the next node by scanning all n instead of keeping a heap:
  * the graphs traced are small, every round is already a frame of n nodes,
@@ -121,6 +122,7 @@ struct work {
     int64_t *distance;          /* [n] */
     int32_t *pointer, *pointer_arc;   /* [n] */
     uint8_t *settled;           /* [n] */
+    int64_t *before;            /* [n] a relaxation round's distances before it */
 };
 
 static inline int arc_tail(const struct mincost_net *g, int32_t a)
@@ -150,6 +152,7 @@ static void work_init(struct work *w, const struct mincost_net *g)
     w->pointer = xmalloc((size_t)n * sizeof *w->pointer);
     w->pointer_arc = xmalloc((size_t)n * sizeof *w->pointer_arc);
     w->settled = xmalloc((size_t)n);
+    w->before = xmalloc((size_t)n * sizeof *w->before);
     for (int32_t a = 0; a < arcs; a++) {
         w->first[arc_tail(g, a) + 1]++;
         w->residual[a] = a & 1 ? 0 : g->cap[a >> 1];
@@ -172,6 +175,19 @@ static void work_free(struct work *w)
     free(w->pointer);
     free(w->pointer_arc);
     free(w->settled);
+    free(w->before);
+}
+
+/* A search's start: only s labelled, at 0; every node its own pointer. */
+static void search_begin(const struct mincost_net *g, struct work *w)
+{
+    for (int v = 0; v < g->n; v++) {
+        w->distance[v] = MINCOST_UNREACHED;
+        w->pointer[v] = v;
+        w->pointer_arc[v] = -1;
+        w->settled[v] = 0;
+    }
+    w->distance[g->s] = 0;
 }
 
 /* Dijkstra from s on the reduced costs c(a) + pi(tail) - pi(head) >= 0 of
@@ -179,13 +195,7 @@ static void work_free(struct work *w)
 static bool shortest_paths(const struct mincost_net *g, struct work *w, const int64_t *pi)
 {
     int n = g->n;
-    for (int v = 0; v < n; v++) {
-        w->distance[v] = MINCOST_UNREACHED;
-        w->pointer[v] = v;
-        w->pointer_arc[v] = -1;
-        w->settled[v] = 0;
-    }
-    w->distance[g->s] = 0;
+    search_begin(g, w);
     for (;;) {
         int u = -1;
         for (int v = 0; v < n; v++)
@@ -208,6 +218,36 @@ static bool shortest_paths(const struct mincost_net *g, struct work *w, const in
         }
     }
     return w->distance[g->t] != MINCOST_UNREACHED;
+}
+
+/* One synchronous relaxation round (mincost.h, the rounds trace): the
+ * offers read the distances before the round, tails in increasing order and
+ * each tail's arcs in increasing order, so that a strict improvement over
+ * the label so far keeps the first of the least offers; returns whether a
+ * label changed.  Reduced costs are >= 0, so no offer reaches s below 0. */
+static bool relax_round(const struct mincost_net *g, struct work *w, const int64_t *pi)
+{
+    int n = g->n;
+    bool changed = false;
+    memcpy(w->before, w->distance, (size_t)n * sizeof *w->before);
+    for (int u = 0; u < n; u++) {
+        if (w->before[u] == MINCOST_UNREACHED)
+            continue;
+        for (int32_t i = w->first[u]; i < w->first[u + 1]; i++) {
+            int32_t a = w->out[i];
+            int v = arc_head(g, a);
+            if (w->residual[a] <= 0)
+                continue;
+            int64_t offer = w->before[u] + arc_cost(g, a) + pi[u] - pi[v];
+            if (offer < w->distance[v]) {
+                w->distance[v] = offer;
+                w->pointer[v] = u;
+                w->pointer_arc[v] = a;
+                changed = true;
+            }
+        }
+    }
+    return changed;
 }
 
 /* pi += min(d, d(t)) at every node (unreached ones: d(t)).  Reduced costs
@@ -245,11 +285,13 @@ static size_t round_bytes(int n, int m)
     return (size_t)n * (sizeof(int64_t) * 2 + sizeof(int32_t) * 2) + (size_t)m * sizeof(int64_t) + sizeof(int64_t);
 }
 
-/* Room for one more round, doubling; false when it would pass the limit. */
-static bool trace_reserve(struct mincost_trace *tr, size_t max_bytes)
+/* Room for one more round (a frame of the rounds trace, phased: with its
+ * kind), doubling; false when it would pass the limit. */
+static bool trace_reserve(struct mincost_trace *tr, size_t max_bytes, bool phased)
 {
     size_t n = (size_t)tr->n, m = (size_t)tr->m;
-    if (max_bytes && (size_t)(tr->rounds + 1) * round_bytes(tr->n, tr->m) + n * sizeof(int64_t) > max_bytes)
+    if (max_bytes && (size_t)(tr->rounds + 1) * (round_bytes(tr->n, tr->m) + phased) + n * sizeof(int64_t) >
+                         max_bytes)
         return false;
     if (tr->rounds < tr->capacity)
         return true;
@@ -261,6 +303,8 @@ static bool trace_reserve(struct mincost_trace *tr, size_t max_bytes)
     tr->potential = xrealloc(tr->potential, (rounds + 1) * n * sizeof *tr->potential);
     tr->flow = xrealloc(tr->flow, (rounds * m + 1) * sizeof *tr->flow);
     tr->amount = xrealloc(tr->amount, rounds * sizeof *tr->amount);
+    if (phased)
+        tr->phase = xrealloc(tr->phase, rounds);
     return true;
 }
 
@@ -286,6 +330,7 @@ void mincost_trace_free(struct mincost_trace *tr)
     free(tr->potential);
     free(tr->flow);
     free(tr->amount);
+    free(tr->phase);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -296,10 +341,44 @@ void mincost_solution_free(struct mincost_solution *sol)
     memset(sol, 0, sizeof *sol);
 }
 
+/* A frame of the rounds trace of the given kind, when tracing; false with
+ * err once it would pass the limit. */
+static bool trace_frame(struct mincost_trace *tr, const struct work *w, const int64_t *pi, int64_t amount,
+                        int phase, size_t max_bytes, struct mincost_error *err)
+{
+    if (!tr)
+        return true;
+    if (!trace_reserve(tr, max_bytes, true))
+        return fail(err, NULL, -1, "frame %d would take the trace past %zu bytes", tr->rounds + 1, max_bytes);
+    tr->phase[tr->rounds] = (uint8_t)phase;
+    trace_push(tr, w, pi, amount);
+    return true;
+}
+
+/* A search by relaxation rounds (mincost.h, the rounds trace), its frames
+ * into tr: the start, then one a round that changes a label. */
+static bool search_rounds(const struct mincost_net *g, struct work *w, const int64_t *pi, struct mincost_trace *tr,
+                          size_t max_bytes, struct mincost_error *err)
+{
+    search_begin(g, w);
+    if (!trace_frame(tr, w, pi, 0, MINCOST_PHASE_SEARCH, max_bytes, err))
+        return false;
+    while (relax_round(g, w, pi))
+        if (!trace_frame(tr, w, pi, 0, MINCOST_PHASE_SEARCH, max_bytes, err))
+            return false;
+    return true;
+}
+
 /* ---- the call ------------------------------------------------------------ */
 
 bool mincost_flow(const struct mincost_net *g, struct mincost_solution *sol, struct mincost_trace *tr,
                   size_t max_trace_bytes, struct mincost_error *err)
+{
+    return mincost_flow_as(g, sol, tr, false, max_trace_bytes, err);
+}
+
+bool mincost_flow_as(const struct mincost_net *g, struct mincost_solution *sol, struct mincost_trace *tr,
+                     bool rounds, size_t max_trace_bytes, struct mincost_error *err)
 {
     memset(sol, 0, sizeof *sol);
     if (tr)
@@ -311,15 +390,21 @@ bool mincost_flow(const struct mincost_net *g, struct mincost_solution *sol, str
     struct work w;
     work_init(&w, g);
     bool ok = true, more = true;
-    if (tr && trace_reserve(tr, max_trace_bytes))
+    if (tr && trace_reserve(tr, max_trace_bytes, rounds))
         memcpy(tr->potential, pi, (size_t)g->n * sizeof *pi);
     while (more) {
-        if (tr && !trace_reserve(tr, max_trace_bytes)) {
-            ok = fail(err, NULL, -1, "round %d would take the trace past %zu bytes", tr->rounds + 1,
-                      max_trace_bytes);
-            break;
+        if (rounds) {
+            if (!(ok = search_rounds(g, &w, pi, tr, max_trace_bytes, err)))
+                break;
+            more = w.distance[g->t] != MINCOST_UNREACHED;
+        } else {
+            if (tr && !trace_reserve(tr, max_trace_bytes, false)) {
+                ok = fail(err, NULL, -1, "round %d would take the trace past %zu bytes", tr->rounds + 1,
+                          max_trace_bytes);
+                break;
+            }
+            more = shortest_paths(g, &w, pi);
         }
-        more = shortest_paths(g, &w, pi);
         int64_t amount = 0;
         if (more) {
             raise_potentials(g, &w, pi);
@@ -327,7 +412,10 @@ bool mincost_flow(const struct mincost_net *g, struct mincost_solution *sol, str
             sol->value += amount;
         }
         sol->rounds++;
-        if (tr)
+        /* the rounds trace: the augmentation's frame; its last search has none */
+        if (rounds && more && !(ok = trace_frame(tr, &w, pi, amount, MINCOST_PHASE_AUGMENT, max_trace_bytes, err)))
+            break;
+        if (!rounds && tr)
             trace_push(tr, &w, pi, amount);
     }
     if (ok) {

@@ -86,7 +86,7 @@ bool mincost_check(const struct mincost_net *g, struct mincost_error *err);
  * so a node points to the first settled of its tight predecessors, over the
  * lower of their arcs. */
 struct mincost_trace {
-    int rounds;                 /* R >= 1 */
+    int rounds;                 /* R >= 1 (the rounds trace: its frames) */
     int capacity;               /* rounds the arrays have room for */
     int n, m;
     int64_t *distance;          /* [R*n] reduced distance from s, MINCOST_UNREACHED where not reached */
@@ -95,8 +95,43 @@ struct mincost_trace {
     int64_t *potential;         /* [(R+1)*n] pi before round 0 (Bellman-Ford's), then after each round */
     int64_t *flow;              /* [R*m] flow per arc after the round (the last round: the final flow) */
     int64_t *amount;            /* [R] units pushed in the round (0 in the last) */
+    uint8_t *phase;             /* [R] the rounds trace's frame kinds (MINCOST_PHASE_*), else NULL */
 };
 void mincost_trace_free(struct mincost_trace *tr);
+
+/* The rounds trace (mincost_flow_as with rounds): the same successive
+ * shortest paths, each search written as synchronous relaxation rounds on
+ * the reduced costs, so that each frame is one hop (one round of messages)
+ * from the one before.  Its entries are frames, not rounds: search r writes
+ * a frame before any relaxation (only s reached, at distance 0, every node
+ * its own pointer; search 0's is the state before the first round), then
+ * one after each relaxation round that changes a label: every reached node
+ * u offers d(u) + c(a) + pi(u) - pi(v) along each residual arc a = u->v
+ * left, from the distances of the round before, and v takes the least
+ * offer when it is strictly below its label.  When a round changes nothing
+ * the labels are the shortest distances (Dijkstra's).  A search that
+ * reaches t then writes an augmentation frame: its distances and pointers,
+ * the potentials raised and the flow after the augmentation along the
+ * pointers; the last search writes none.  phase holds each frame's kind;
+ * potential holds pi before the first frame, then after each frame (a
+ * search frame leaves it as it was), flow the flow after each frame.
+ *
+ * The rounds' tie rule is Bellman-Ford's, not Dijkstra's: a label changes
+ * only on a strict improvement, and among the offers of a round of equal
+ * least distance the one of the smallest tail, then the lowest arc, wins;
+ * so a node points to a tight predecessor reached in the fewest rounds.
+ * No rule local to a round can end on Dijkstra's pointers: where a node has
+ * two tight predecessors at the same distance (two shortest paths of equal
+ * cost, common with costs of a few units), Dijkstra's is the first settled,
+ * and the order in which Dijkstra settles the nodes of one distance is a
+ * sequential search over the arcs of zero reduced cost (the labelled node
+ * of smallest index next), which no round of offers sees.  The
+ * augmentation follows the rounds' own pointers, so that the path pushed
+ * is the one the frames show; the flow is then of the same value and cost
+ * as mincost_flow's but, where shortest paths tie, not always the same
+ * flow, and the frames agree with the one-frame trace's up to the first
+ * search whose pointers differ. */
+enum { MINCOST_PHASE_SEARCH = 0, MINCOST_PHASE_AUGMENT = 1 };
 
 /* The result: the flow per arc, its value (net flow out of s, the maximum)
  * and cost, and potentials for which no residual arc has negative reduced
@@ -115,6 +150,10 @@ void mincost_solution_free(struct mincost_solution *sol);
  * mincost_check() refuses g; sol and tr then own nothing. */
 bool mincost_flow(const struct mincost_net *g, struct mincost_solution *sol, struct mincost_trace *tr,
                   size_t max_trace_bytes, struct mincost_error *err);
+/* The same, by relaxation rounds when rounds (the rounds trace above;
+ * false: mincost_flow).  sol->rounds counts the searches either way. */
+bool mincost_flow_as(const struct mincost_net *g, struct mincost_solution *sol, struct mincost_trace *tr,
+                     bool rounds, size_t max_trace_bytes, struct mincost_error *err);
 
 /* The certificate, which needs no ground truth.  A feasible flow f of value
  * v and any potentials pi give the dual bound

@@ -196,11 +196,31 @@ put("bad-mcf-no-cost.mp", [{k: v for k, v in r.items() if k != "cost"}])
 PYEOF
 mcf_bad="bad-mcf-negative-cost-undirected.mp bad-mcf-cost-overflow.mp bad-mcf-cost-scale.mp bad-mcf-no-path.mp
          bad-mcf-potential-huge.mp bad-mcf-no-cost.mp"
-put graph-fftrace mcf-instance.mp mcf-dag-instance.mp mcf-traced.mp $mcf_bad
-put graph-darstep mcf-instance.mp mcf-traced.mp mcf-dag-traced.mp mcf-solved.mp $mcf_bad
+# the rounds trace (ff-trace --sp-rounds, hint_phase) and the phases its reader refuses
+ff-trace --algorithm min-cost-flow --sp-rounds < "$tmp/mcf-instance.mp" > "$tmp/mcf-rounds.mp"
+"$PY" - "$tmp" <<'PYEOF'
+import sys, msgpack, msgpack_numpy as mn, numpy as np
+d = sys.argv[1]
+recs = list(msgpack.Unpacker(open(f"{d}/mcf-rounds.mp", "rb"), object_hook=mn.decode, raw=False))
+def put(name, r):
+    open(f"{d}/{name}", "wb").write(msgpack.packb(r, default=mn.encode))
+def phased(change):
+    r = dict(recs[0]); r["hint_phase"] = r["hint_phase"].copy(); change(r["hint_phase"]); return r
+r = dict(recs[0]); r["hint_phase"] = r["hint_phase"][:-1].copy(); put("bad-mcf-phase-length", r)
+put("bad-mcf-phase-value", phased(lambda p: p.__setitem__(1, 2)))
+put("bad-mcf-phase-first", phased(lambda p: p.__setitem__(0, 1)))
+put("bad-mcf-phase-last", phased(lambda p: p.__setitem__(-1, 1)))
+put("bad-mcf-phase-twice", phased(lambda p: p.__setitem__(int(np.argmax(p)) + 1, 1)))
+put("bad-mcf-phase-none", phased(lambda p: p.fill(0)))
+r = dict(recs[0]); r["steps"] = 4000; put("bad-mcf-phase-steps", r)
+PYEOF
+mcf_rounds="mcf-rounds.mp bad-mcf-phase-length bad-mcf-phase-value bad-mcf-phase-first bad-mcf-phase-last
+            bad-mcf-phase-twice bad-mcf-phase-none bad-mcf-phase-steps"
+put graph-fftrace mcf-instance.mp mcf-dag-instance.mp mcf-traced.mp mcf-rounds.mp $mcf_bad
+put graph-darstep mcf-instance.mp mcf-traced.mp mcf-dag-traced.mp mcf-solved.mp $mcf_bad $mcf_rounds
 put graph-repair mcf-predicted.mp mcf-random.mp mcf-fixed.mp $mcf_bad
 put graph-metrics mcf-fixed.mp mcf-fixed-primal.mp
-put traced-darfit mcf-traced.mp mcf-dag-traced.mp mcf-solved.mp bad-mcf-negative-cost-undirected.mp
+put traced-darfit mcf-traced.mp mcf-dag-traced.mp mcf-solved.mp bad-mcf-negative-cost-undirected.mp $mcf_rounds
 put model-load mcf-model.mp
 
 # the VesselGraph pair: nodes, a NUL byte, edges

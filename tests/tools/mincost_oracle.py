@@ -5,6 +5,7 @@ tests/tools/mincost_solve's answers on them against networkx.
     mincost_oracle.py make SEED > instances.mp
     mincost_oracle.py check solved.mp MIN_GRAPHS
     mincost_oracle.py traced traced.mp MIN_GRAPHS
+    mincost_oracle.py rounds rounds.mp MIN_GRAPHS [one-frame.mp]
 
 make writes graphs of several sizes, densities, capacity and cost laws
 (non-negative costs, zero costs, wide costs, negative costs on a DAG),
@@ -27,6 +28,19 @@ tie rule mincost.h states gives the same pointers; the augmentation pushes the b
 the pointer path and nothing else; the last round does not reach t); and
 the certificates of the given flows as their kind requires.  Prints one
 summary line; exits 1 with the first disagreement.
+
+rounds holds ff-trace --sp-rounds's records to traced's checks of the
+solution, then replays the whole trace from the definitions in exact
+units: the starting potentials a Bellman-Ford of our own, each search's
+frames synchronous relaxation rounds on the reduced costs (a node takes the
+least offer d(u) + c(a) + pi(u) - pi(v) of the round before when strictly
+below its label, of equal offers the smallest tail, then the lowest
+residual arc) until a round changes nothing, its distances then those of
+tie_rule_search (Dijkstra's), the augmentation frame the potentials raised
+by min(d, d(t)) and the bottleneck pushed along the rounds' pointers.
+Given the one-frame trace of the same graphs, the frames agree with it up
+to the first search whose pointers differ from Dijkstra's (the tie rules
+differ, mincost.h), and the count of such searches is printed.
 """
 import sys
 import msgpack
@@ -360,60 +374,196 @@ def traced(path, minimum):
     are not unique, so the flow is held to what makes it optimal, not to
     networkx's); the potentials leave no residual arc of negative reduced
     cost; the trace's first frame empty and its last the solution."""
-    with open(path, "rb") as f:
-        records = list(msgpack.Unpacker(f, object_hook=msgpack_numpy.decode, raw=False, max_buffer_size=0))
+    records = load(path)
     directed = negative = 0
     for r, rec in enumerate(records):
-        n, s, t = rec["n"], rec["s"], rec["t"]
-        src, dst = np.asarray(rec["src"], dtype=np.int64), np.asarray(rec["dst"], dtype=np.int64)
-        cu = rec.get("cap_scale") or scale_of(rec["cap"])
-        ku = scale_of(rec["cost"])
-        cap, cost = exact(rec["cap"], cu, "'cap'", r), exact(rec["cost"], ku, "'cost'", r)
-        if rec["directed"]:
-            asrc, adst, acap, acost = src, dst, cap, cost
-        else:
-            asrc, adst = np.concatenate([src, dst]), np.concatenate([dst, src])
-            acap, acost = np.concatenate([cap, cap]), np.concatenate([cost, cost])
-        value, total, _ = nx_solve(n, s, t, asrc, adst, acap, acost)
-        directed += bool(rec["directed"])
-        negative += bool((cost < 0).any())
-        if (exact(rec["maxflow"], cu, "'maxflow'", r), exact(rec["mincost"], cu * ku, "'mincost'", r)) != (value, total):
-            fail(r, f"maxflow {rec['maxflow']} mincost {rec['mincost']}, networkx {value / cu} {total / (cu * ku)}")
-        F = exact(rec["flow"], cu, "'flow'", r)
-        low = np.zeros_like(cap) if rec["directed"] else -cap
-        if (F < low).any() or (F > cap).any():
-            fail(r, "'flow' leaves its bounds")
-        net = np.zeros(n, dtype=np.int64)
-        np.add.at(net, src, F)
-        np.subtract.at(net, dst, F)
-        inner = np.ones(n, dtype=bool)
-        inner[[s, t]] = False
-        if net[inner].any() or net[s] != value:
-            fail(r, f"'flow' does not conserve, or its value {net[s]} is not {value}")
-        if int((cost * np.abs(F)).sum()) != total:
-            fail(r, f"'flow' costs {(cost * np.abs(F)).sum()}, not the optimum {total}")
-        pi = exact(rec["potential"], ku, "'potential'", r)
-        # the cheapest residual arc each way: forward where F < cap (an
-        # undirected edge's flow dst->src is first cancelled, at -cost),
-        # backward where F > its lower bound (cancelling src->dst flow)
-        for e in range(len(src)):
-            u, v, c = src[e], dst[e], cost[e]
-            forward = -c if F[e] < 0 else c
-            backward = -c if F[e] > 0 else c
-            if F[e] < cap[e] and forward + pi[u] - pi[v] < 0:
-                fail(r, f"residual arc {u}->{v} (edge {e}) has negative reduced cost")
-            if F[e] > low[e] and backward + pi[v] - pi[u] < 0:
-                fail(r, f"residual arc {v}->{u} (edge {e}) has negative reduced cost")
-        T = rec["steps"]
-        if T < 3 or rec["hint_flow"].shape != (T, len(src)) or rec["hint_potential"].shape != (T, n):
-            fail(r, f"the trace's shapes do not follow 'steps' {T}")
-        if rec["hint_flow"][0].any() or (rec["hint_pi"][0] != np.arange(n)).any() or rec["hint_reached"][0].sum() != 1:
-            fail(r, "the trace's first frame is not the state before the first round")
-        if (rec["hint_flow"][-1] != rec["flow"]).any() or (rec["hint_potential"][-1] != rec["potential"]).any():
-            fail(r, "the trace's last frame is not the solution")
+        d, neg = check_solution(r, rec)
+        directed += d
+        negative += neg
     if len(records) < minimum:
         fail(len(records), f"only {len(records)} records, expected at least {minimum}")
     print(f"{len(records)} traced graphs agree with networkx ({directed} directed, {negative} with negative costs)")
+
+
+def load(path):
+    with open(path, "rb") as f:
+        return list(msgpack.Unpacker(f, object_hook=msgpack_numpy.decode, raw=False, max_buffer_size=0))
+
+
+def units_of(r, rec):
+    """The record's arcs as mincost takes them (an undirected edge e also
+    arc m + e, dst -> src) in exact units, and the two scales."""
+    src, dst = np.asarray(rec["src"], dtype=np.int64), np.asarray(rec["dst"], dtype=np.int64)
+    cu = rec.get("cap_scale") or scale_of(rec["cap"])
+    ku = scale_of(rec["cost"])
+    cap, cost = exact(rec["cap"], cu, "'cap'", r), exact(rec["cost"], ku, "'cost'", r)
+    if rec["directed"]:
+        return src, dst, cap, cost, src, dst, cap, cost, cu, ku
+    return (src, dst, cap, cost, np.concatenate([src, dst]), np.concatenate([dst, src]),
+            np.concatenate([cap, cap]), np.concatenate([cost, cost]), cu, ku)
+
+
+def check_solution(r, rec):
+    """traced's checks of one record; returns (directed, negative costs)."""
+    n, s, t = rec["n"], rec["s"], rec["t"]
+    src, dst, cap, cost, asrc, adst, acap, acost, cu, ku = units_of(r, rec)
+    value, total, _ = nx_solve(n, s, t, asrc, adst, acap, acost)
+    if (exact(rec["maxflow"], cu, "'maxflow'", r), exact(rec["mincost"], cu * ku, "'mincost'", r)) != (value, total):
+        fail(r, f"maxflow {rec['maxflow']} mincost {rec['mincost']}, networkx {value / cu} {total / (cu * ku)}")
+    F = exact(rec["flow"], cu, "'flow'", r)
+    low = np.zeros_like(cap) if rec["directed"] else -cap
+    if (F < low).any() or (F > cap).any():
+        fail(r, "'flow' leaves its bounds")
+    net = np.zeros(n, dtype=np.int64)
+    np.add.at(net, src, F)
+    np.subtract.at(net, dst, F)
+    inner = np.ones(n, dtype=bool)
+    inner[[s, t]] = False
+    if net[inner].any() or net[s] != value:
+        fail(r, f"'flow' does not conserve, or its value {net[s]} is not {value}")
+    if int((cost * np.abs(F)).sum()) != total:
+        fail(r, f"'flow' costs {(cost * np.abs(F)).sum()}, not the optimum {total}")
+    pi = exact(rec["potential"], ku, "'potential'", r)
+    # the cheapest residual arc each way: forward where F < cap (an
+    # undirected edge's flow dst->src is first cancelled, at -cost),
+    # backward where F > its lower bound (cancelling src->dst flow)
+    for e in range(len(src)):
+        u, v, c = src[e], dst[e], cost[e]
+        forward = -c if F[e] < 0 else c
+        backward = -c if F[e] > 0 else c
+        if F[e] < cap[e] and forward + pi[u] - pi[v] < 0:
+            fail(r, f"residual arc {u}->{v} (edge {e}) has negative reduced cost")
+        if F[e] > low[e] and backward + pi[v] - pi[u] < 0:
+            fail(r, f"residual arc {v}->{u} (edge {e}) has negative reduced cost")
+    T = rec["steps"]
+    if T < 3 or rec["hint_flow"].shape != (T, len(src)) or rec["hint_potential"].shape != (T, n):
+        fail(r, f"the trace's shapes do not follow 'steps' {T}")
+    if rec["hint_flow"][0].any() or (rec["hint_pi"][0] != np.arange(n)).any() or rec["hint_reached"][0].sum() != 1:
+        fail(r, "the trace's first frame is not the state before the first round")
+    if (rec["hint_flow"][-1] != rec["flow"]).any() or (rec["hint_potential"][-1] != rec["potential"]).any():
+        fail(r, "the trace's last frame is not the solution")
+    return bool(rec["directed"]), bool((cost < 0).any())
+
+
+def relaxation_round(n, tail, head, res, c, pi, d):
+    """One synchronous round from the labels d (-1 unreached): the least
+    offer of each node, of equal offers the smallest (tail, arc); returns the
+    new labels and, where the offer was strictly below the label, the
+    (tail, arc) that made it."""
+    best = {}
+    for a in range(len(tail)):
+        u, v = int(tail[a]), int(head[a])
+        if res[a] <= 0 or d[u] < 0:
+            continue
+        key = (int(d[u] + c[a] + pi[u] - pi[v]), u, a)
+        if v not in best or key < best[v]:
+            best[v] = key
+    new, moved = d.copy(), {}
+    for v, (offer, u, a) in best.items():
+        if d[v] < 0 or offer < d[v]:
+            new[v], moved[v] = offer, (u, a)
+    return new, moved
+
+
+def rounds(path, minimum, one_frame_path=None):
+    records = load(path)
+    one_frame = load(one_frame_path) if one_frame_path else None
+    frames_total = searches_total = same_graphs = tie_searches = 0
+    for r, rec in enumerate(records):
+        check_solution(r, rec)
+        n, s, t, T = rec["n"], rec["s"], rec["t"], int(rec["steps"])
+        src, dst, cap, cost, asrc, adst, acap, acost, cu, ku = units_of(r, rec)
+        m, am = len(src), len(asrc)
+        phase = rec["hint_phase"]
+        if len(phase) != T or not set(phase.tolist()) <= {0, 1}:
+            fail(r, "hint_phase is not one 0 or 1 a frame")
+        tail, head = np.empty(2 * am, np.int64), np.empty(2 * am, np.int64)
+        tail[0::2], head[0::2], tail[1::2], head[1::2] = asrc, adst, adst, asrc
+        c = np.empty(2 * am, np.int64)
+        c[0::2], c[1::2] = acost, -acost
+        live = acap > 0
+        pi, _ = bellman_ford(n, asrc[live], adst[live], acost[live], range(n))
+        flow = np.zeros(am, np.int64)
+        hint = {key: rec[key] for key in ("hint_reached", "hint_distance", "hint_pi", "hint_potential", "hint_flow")}
+
+        def frame_check(i, what, kind, d, pointer):
+            if i >= T or phase[i] != kind:
+                fail(r, f"{what}: frame {i} is not {'an augmentation' if kind else 'a search round'} "
+                        f"(the trace has {T} frames)")
+            reached = d >= 0
+            edge_flow = flow[:m] if rec["directed"] else flow[:m] - flow[m:]
+            if not np.array_equal(hint["hint_reached"][i].astype(bool), reached) or \
+                    not np.array_equal(exact(hint["hint_distance"][i], ku, "hint_distance", r), np.where(reached, d, 0)):
+                fail(r, f"{what}, frame {i}: the reached set or the distances are not the relaxation rounds'")
+            if not np.array_equal(hint["hint_pi"][i], pointer):
+                fail(r, f"{what}, frame {i}: pointers {hint['hint_pi'][i].tolist()}, the rounds' {pointer.tolist()}")
+            if not np.array_equal(exact(hint["hint_potential"][i], ku, "hint_potential", r), pi) or \
+                    not np.array_equal(exact(hint["hint_flow"][i], cu, "hint_flow", r), edge_flow):
+                fail(r, f"{what}, frame {i}: the potentials or the flow are not those after the frame")
+
+        i = k = 0
+        same = one_frame is not None
+        while True:
+            res = np.empty(2 * am, np.int64)
+            res[0::2], res[1::2] = acap - flow, flow
+            d = np.full(n, -1, np.int64)
+            d[s] = 0
+            pointer, arc = np.arange(n), np.full(n, -1, np.int64)
+            frame_check(i, f"search {k} round 0", 0, d, pointer)
+            i, l = i + 1, 0
+            while True:
+                d_new, moved = relaxation_round(n, tail, head, res, c, pi, d)
+                if np.array_equal(d_new, d):
+                    break
+                d, l = d_new, l + 1
+                for v, (u, a) in moved.items():
+                    pointer[v], arc[v] = u, a
+                frame_check(i, f"search {k} round {l}", 0, d, pointer)
+                i += 1
+            reduced = c + pi[tail] - pi[head]
+            dd, dp, _ = tie_rule_search(n, s, tail, head, res, reduced)
+            if not np.array_equal(dd, d):
+                fail(r, f"search {k}: the rounds end on distances {d.tolist()}, Dijkstra's are {dd.tolist()}")
+            tie = not np.array_equal(dp, pointer)
+            tie_searches += tie
+            if d[t] >= 0:
+                pi = pi + np.where((d >= 0) & (d < d[t]), d, d[t])
+                path, v = [], t
+                while v != s:
+                    path.append(int(arc[v]))
+                    v = int(tail[arc[v]])
+                    if len(path) > n:
+                        fail(r, f"search {k}: the rounds' pointers do not lead back to s")
+                amount = min(res[a] for a in path)
+                for a in path:
+                    flow[a >> 1] += amount if a % 2 == 0 else -amount
+                frame_check(i, f"search {k} augmentation", 1, d, pointer)
+            if same:
+                o = one_frame[r]
+                for key in hint:
+                    if not np.array_equal(o[key][k + 1], hint[key][i if d[t] >= 0 else i - 1]):
+                        if key in ("hint_pi", "hint_flow") and tie:
+                            same = False
+                            break
+                        fail(r, f"search {k}: {key} is not the one-frame trace's frame {k + 1} "
+                                f"(the pointers {'differ' if tie else 'agree'})")
+            k += 1
+            if d[t] < 0:
+                break
+            i += 1
+        if i != T:
+            fail(r, f"{T} frames, the searches end at frame {i}")
+        if same and len(one_frame[r]["hint_pi"]) != k + 1:
+            fail(r, f"{k} searches, the one-frame trace has {len(one_frame[r]['hint_pi']) - 1}")
+        same_graphs += same
+        frames_total += T
+        searches_total += k
+    if len(records) < minimum:
+        fail(len(records), f"only {len(records)} records, expected at least {minimum}")
+    print(f"rounds: {len(records)} graphs, {searches_total} searches in {frames_total} frames, every frame a "
+          f"relaxation round or an augmentation of our own, the solutions networkx's"
+          + (f"; {same_graphs} graphs the one-frame trace's frames throughout, {tie_searches} searches end on "
+             f"pointers other than Dijkstra's" if one_frame is not None else ""))
 
 
 if __name__ == "__main__":
@@ -421,5 +571,7 @@ if __name__ == "__main__":
         make(int(sys.argv[2]))
     elif sys.argv[1] == "traced":
         traced(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "rounds":
+        rounds(sys.argv[2], int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
     else:
         check(sys.argv[2], int(sys.argv[3]))

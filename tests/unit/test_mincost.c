@@ -3,8 +3,9 @@
  * antiparallel arcs, a path that cancels flow, zero capacities, no s-t
  * path, negative costs on a DAG, the refusals (negative capacity, a cycle of
  * negative cost, sums past the exact scale, a trace over its limit), the
- * float-cost scale, and the certificate on optimal, costlier, infeasible
- * and smaller flows.  tests/280-mincost.bats holds the solver to networkx
+ * float-cost scale, the certificate on optimal, costlier, infeasible
+ * and smaller flows, and the rounds trace (a frame per relaxation round)
+ * worked out by hand, with the tie where its pointers leave Dijkstra's.  tests/280-mincost.bats holds the solver to networkx
  * on hundreds of random graphs. */
 #include "check.h"
 #include "mincost.h"
@@ -115,6 +116,125 @@ static void test_diamond_and_trace(void)
     CHECK(!mincost_flow(&h.net, &sol, &tr, 200, &err) && err.key == NULL && sol.flow == NULL && tr.distance == NULL,
           "diamond: a trace over --max-trace-bytes is refused (%s)", err.what);
 }
+
+/* The rounds trace (mincost_flow_as with rounds) on s=0, t=3, arcs 0-1 (cap
+ * 1, cost 1), 0-2 (2, 4), 1-3 (2, 1), 2-3 (2, 1), 1-2 (1, 1); U unreached.
+ * Search 0 (pi 0): its start; round 1 from 0: d(1) = 1, d(2) = 4; round 2
+ * from 1: d(3) = 2 and d(2) = 1 + 1 = 2 through arc 1-2 (residual 8); from
+ * 2 the offer 5 to 3 is no improvement; round 3 changes nothing, so no
+ * frame.  Augmentation: pi += min(d, 2) = (0, 1, 2, 2), one unit on 0-1-3.
+ * Search 1, reduced costs under that pi: 0-2 2, 2-3 1, 3->1 backwards 0
+ * (residual 5), 1->0 0, 1-2 0: round 1 d(2) = 2; round 2 d(3) = 3 through
+ * 2; round 3 d(1) = 3 through 3 over arc 5; round 4 none.  Augmentation: pi
+ * += min(d, 3) = (0, 4, 4, 5), two units on 0-2-3.  Search 2: 0's arcs are
+ * full, only its start.  T = 4 + 5 + 1 = 10; value 3, cost 1+1 + 2*(4+1) =
+ * 12, Dijkstra's pointers every search, so the augmentation frames and the
+ * last are mincost_flow's frames. */
+#define U MINCOST_UNREACHED
+static const struct arc roundnet[] = {{0, 1, 1, 1}, {0, 2, 2, 4}, {1, 3, 2, 1}, {2, 3, 2, 1}, {1, 2, 1, 1}};
+
+static void test_rounds_trace(void)
+{
+    struct hand h;
+    hand_init(&h, 4, 0, 3, roundnet, 5);
+    struct mincost_solution sol, one;
+    struct mincost_trace tr, one_tr;
+    struct mincost_error err;
+    bool ok = mincost_flow_as(&h.net, &sol, &tr, true, 0, &err);
+    CHECK(ok && sol.value == 3 && sol.cost == 12 && sol.rounds == 3 && tr.rounds == 10,
+          "rounds: value 3, cost 12, 3 searches in 10 frames (%lld, %lld, %d, %d)", (long long)sol.value,
+          (long long)sol.cost, sol.rounds, tr.rounds);
+    if (!ok || tr.rounds != 10)
+        return;
+    static const uint8_t phase[10] = {0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+    static const int64_t distance[10][4] = {
+        {0, U, U, U}, {0, 1, 4, U}, {0, 1, 2, 2}, {0, 1, 2, 2},
+        {0, U, U, U}, {0, U, 2, U}, {0, U, 2, 3}, {0, 3, 2, 3}, {0, 3, 2, 3},
+        {0, U, U, U}};
+    static const int32_t pointer[10][4] = {
+        {0, 1, 2, 3}, {0, 0, 0, 3}, {0, 0, 1, 1}, {0, 0, 1, 1},
+        {0, 1, 2, 3}, {0, 1, 0, 3}, {0, 1, 0, 2}, {0, 3, 0, 2}, {0, 3, 0, 2},
+        {0, 1, 2, 3}};
+    static const int32_t pointer_arc[10][4] = {
+        {-1, -1, -1, -1}, {-1, 0, 2, -1}, {-1, 0, 8, 4}, {-1, 0, 8, 4},
+        {-1, -1, -1, -1}, {-1, -1, 2, -1}, {-1, -1, 2, 6}, {-1, 5, 2, 6}, {-1, 5, 2, 6},
+        {-1, -1, -1, -1}};
+    /* pi before frame 0, then after each */
+    static const int64_t potential[11][4] = {
+        {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 2, 2},
+        {0, 1, 2, 2}, {0, 1, 2, 2}, {0, 1, 2, 2}, {0, 1, 2, 2}, {0, 4, 4, 5}, {0, 4, 4, 5}};
+    static const int64_t flow[10][5] = {
+        {0}, {0}, {0}, {1, 0, 1, 0, 0}, {1, 0, 1, 0, 0}, {1, 0, 1, 0, 0}, {1, 0, 1, 0, 0}, {1, 0, 1, 0, 0},
+        {1, 2, 1, 2, 0}, {1, 2, 1, 2, 0}};
+    static const int64_t amount[10] = {0, 0, 0, 1, 0, 0, 0, 0, 2, 0};
+    for (int f = 0; f < 10; f++)
+        CHECK(tr.phase[f] == phase[f] && memcmp(tr.distance + f * 4, distance[f], sizeof distance[f]) == 0 &&
+              memcmp(tr.pointer + f * 4, pointer[f], sizeof pointer[f]) == 0 &&
+              memcmp(tr.pointer_arc + f * 4, pointer_arc[f], sizeof pointer_arc[f]) == 0 &&
+              memcmp(tr.flow + f * 5, flow[f], sizeof flow[f]) == 0 && tr.amount[f] == amount[f],
+              "rounds: frame %d by hand", f);
+    CHECK(memcmp(tr.potential, potential, sizeof potential) == 0, "rounds: the potentials by hand");
+
+    /* the one-frame trace's frames are the augmentation frames and the last */
+    ok = mincost_flow(&h.net, &one, &one_tr, 0, &err);
+    CHECK(ok && one_tr.rounds == 3 && one_tr.phase == NULL && memcmp(one.flow, sol.flow, 5 * sizeof *one.flow) == 0,
+          "rounds: mincost_flow's 3 rounds, the same flow");
+    static const int at[3] = {3, 8, 9};
+    for (int r = 0; ok && r < 3; r++) {
+        int f = at[r];
+        CHECK(memcmp(one_tr.distance + r * 4, tr.distance + f * 4, 4 * sizeof *tr.distance) == 0 &&
+              memcmp(one_tr.pointer + r * 4, tr.pointer + f * 4, 4 * sizeof *tr.pointer) == 0 &&
+              memcmp(one_tr.pointer_arc + r * 4, tr.pointer_arc + f * 4, 4 * sizeof *tr.pointer_arc) == 0 &&
+              memcmp(one_tr.potential + (r + 1) * 4, tr.potential + (f + 1) * 4, 4 * sizeof *tr.potential) == 0 &&
+              memcmp(one_tr.flow + r * 5, tr.flow + f * 5, 5 * sizeof *tr.flow) == 0,
+              "rounds: round %d of the one-frame trace is frame %d", r, f);
+    }
+    mincost_solution_free(&one);
+    mincost_trace_free(&one_tr);
+    mincost_solution_free(&sol);
+    mincost_trace_free(&tr);
+
+    /* Without a trace the same solution; a limit of two frames' bytes refuses it. */
+    CHECK(mincost_flow_as(&h.net, &sol, NULL, true, 0, &err) && sol.value == 3 && sol.cost == 12 && sol.rounds == 3,
+          "rounds: untraced, the same solution");
+    mincost_solution_free(&sol);
+    CHECK(!mincost_flow_as(&h.net, &sol, &tr, true, 300, &err) && err.key == NULL && sol.flow == NULL &&
+          tr.distance == NULL && tr.phase == NULL, "rounds: a trace over its limit is refused (%s)", err.what);
+}
+
+/* The tie rules differ: s=0, t=4, arcs 0-1 (1, 0), 1-2 (1, 0), 2-4 (1, 2),
+ * 0-3 (1, 1), 3-4 (1, 1): two shortest paths to 4, both of cost 2.
+ * Dijkstra settles 0, 1, 2 (distance 0) before 3 (1), so 4 points to 2;
+ * the rounds reach 4 in round 2 from 3, and round 3's offer from 2 is no
+ * improvement, so 4 points to 3.  Each augments its own path first; both
+ * end at value 2, cost 4. */
+static const struct arc tie[] = {{0, 1, 1, 0}, {1, 2, 1, 0}, {2, 4, 1, 2}, {0, 3, 1, 1}, {3, 4, 1, 1}};
+
+static void test_rounds_tie(void)
+{
+    struct hand h;
+    hand_init(&h, 5, 0, 4, tie, 5);
+    struct mincost_solution sol, one;
+    struct mincost_trace tr, one_tr;
+    struct mincost_error err;
+    bool ok = mincost_flow_as(&h.net, &sol, &tr, true, 0, &err) && mincost_flow(&h.net, &one, &one_tr, 0, &err);
+    CHECK(ok, "tie: solved both ways");
+    if (!ok)
+        return;
+    /* search 0: its start, rounds 1 and 2, then the augmentation */
+    CHECK(tr.phase[3] == MINCOST_PHASE_AUGMENT && tr.pointer[3 * 5 + 4] == 3 && tr.pointer[2 * 5 + 4] == 3 &&
+          tr.distance[3 * 5 + 4] == 2 && one_tr.pointer[4] == 2 && one_tr.distance[4] == 2,
+          "tie: the rounds end on 4 -> 3, Dijkstra on 4 -> 2, both at distance 2");
+    CHECK(tr.flow[3 * 5 + 3] == 1 && tr.flow[3 * 5 + 2] == 0 && one_tr.flow[2] == 1 && one_tr.flow[3] == 0,
+          "tie: each pushes the path its pointers show");
+    CHECK(sol.value == 2 && sol.cost == 4 && one.value == 2 && one.cost == 4 &&
+          memcmp(sol.flow, one.flow, 5 * sizeof *sol.flow) == 0, "tie: the same flow in the end, value 2, cost 4");
+    mincost_solution_free(&sol);
+    mincost_trace_free(&tr);
+    mincost_solution_free(&one);
+    mincost_trace_free(&one_tr);
+}
+#undef U
 
 static void test_parallel_antiparallel(void)
 {
@@ -256,5 +376,7 @@ int main(void)
     test_negative_dag();
     test_refusals();
     test_cost_units();
+    test_rounds_trace();
+    test_rounds_tie();
     return check_done();
 }
