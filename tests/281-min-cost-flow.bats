@@ -201,14 +201,28 @@ sys.stdout.buffer.write(b''.join(msgpack.packb(x, default=msgpack_numpy.encode) 
     [[ "$output" == *"--sp-rounds is not an option of the max-flow trace"* ]] || fail "$output"
 }
 
-@test "the rounds trace: hint_phase of the wrong length, a value not 0 or 1, frames that are not searches, a rounds trace for a one-frame model: one line, exit 65" {
-    gen-graphs --instance min-cost-flow --family erdos-renyi --nodes 8 --count 4 --seed 5 > "$T/g.mp"
+@test "the rounds trace: dar-fit trains a phased model on it, dar-step follows the trace's phases or the algorithm's; hint_phase of the wrong length, a value not 0 or 1, frames that are not searches, one kind of trace for a model of the other: one line, exit 65" {
+    gen-graphs --instance min-cost-flow --family erdos-renyi --nodes 8 --count 8 --seed 5 > "$T/g.mp"
     ff-trace --algorithm min-cost-flow < "$T/g.mp" > "$T/one.mp"
     ff-trace --algorithm min-cost-flow --sp-rounds < "$T/g.mp" > "$T/rounds.mp"
+    dar-fit --variant dual --hidden 8 --batch 4 --iters 2 --eval-every 2 --soft-hints --val "$T/rounds.mp" -q -i "$T/rounds.mp" > "$T/m.mp"
+    [ "$(mpcat < "$T/m.mp" | jq -c '[.phased, (.params | has("sp.enc.start") and has("flow.enc.augment"))]')" = '[true,true]' ]
     dar-fit --variant dual --hidden 4 --batch 4 --iters 1 -q -i "$T/one.mp" > "$T/m1.mp"
+    [ "$(mpcat < "$T/m1.mp" | jq -c '[.phased, (.params | has("sp.enc.start"))]')" = '[null,false]' ]
+    # an untraced graph runs the rounds trace's phases: the same predictions as its trace's
+    dar-step --model "$T/m.mp" --hints < "$T/rounds.mp" | mpcat | jq -c '{pred_flow, pred_hint_pi}' > "$T/a.json"
+    dar-step --model "$T/m.mp" --hints < "$T/g.mp" | mpcat | jq -c '{pred_flow, pred_hint_pi}' | cmp - "$T/a.json"
+    [ "$(jq -c '.pred_hint_pi.shape[0]' < "$T/a.json" | head -1)" = "$(mpcat < "$T/rounds.mp" | jq -c .steps | head -1)" ]
+    run -65 --separate-stderr dar-step --model "$T/m.mp" -i "$T/one.mp"
+    assert_one_line_error dar-step
+    [[ "$stderr" == *"record 0: a trace of one frame a round, but the model was trained on the rounds trace"* ]] || fail "$stderr"
     run -65 --separate-stderr dar-step --model "$T/m1.mp" -i "$T/rounds.mp"
     assert_one_line_error dar-step
     [[ "$stderr" == *"record 0: a rounds trace (hint_phase), but the model was trained on one frame a round"* ]] || fail "$stderr"
+    # a batch of both kinds
+    run -65 --separate-stderr dar-fit --hidden 4 --iters 1 --batch 16 -q -i <(cat "$T/rounds.mp" "$T/one.mp")
+    assert_one_line_error dar-fit
+    [[ "$stderr" == *"a trace of one frame a round, but the model was trained on the rounds trace"* ]] || fail "$stderr"
     # the bad phases are the fuzz corpus's seeds (tests/fuzz/corpus.sh writes them)
     local want=("length:'hint_phase' has 27 entries, expected 28" "value:'hint_phase' entry 1 is 2, expected 0 or 1"
                 "first:'hint_phase' entry 0 is an augmentation before its search's start and a round"
@@ -216,7 +230,7 @@ sys.stdout.buffer.write(b''.join(msgpack.packb(x, default=msgpack_numpy.encode) 
                 "twice:is an augmentation right after another"
                 "none:'hint_phase' has no augmentation" "steps:'hint_phase' has 28 entries, expected 4000") w
     for w in "${want[@]}"; do
-        for tool in "dar-fit --hidden 4 --iters 1 -q" "dar-step --model $T/m1.mp"; do
+        for tool in "dar-fit --hidden 4 --iters 1 -q" "dar-step --model $T/m.mp"; do
             run -65 --separate-stderr $tool -i "$ROOT/tests/fuzz/corpus/traced-darfit/bad-mcf-phase-${w%%:*}"
             assert_one_line_error ${tool%% *}
             [[ "$stderr" == *"record 0: "*"${w#*:}"* ]] || fail "${w%%:*}: $stderr"

@@ -244,14 +244,15 @@ vc_batch() {
     } | "$B/ff-trace" --algorithm vertex-cover > "$1"
 }
 
-# mcf_batch FILE: min-cost flow's: undirected graphs and DAGs with negative
-# costs, of different sizes and numbers of rounds.
+# mcf_batch FILE [FF-TRACE OPTION...]: min-cost flow's (traced with the
+# options: --sp-rounds, the rounds trace): undirected graphs and DAGs with
+# negative costs, of different sizes and numbers of rounds.
 mcf_batch() {
-    local B="$ROOT/bin"
+    local B="$ROOT/bin" f="$1"; shift
     {
         "$B/gen-graphs" --instance min-cost-flow --family erdos-renyi --nodes 6 --count 3 --seed 5
         "$B/gen-graphs" --instance min-cost-flow --family erdos-renyi --directed --nodes 7 --count 3 --seed 6
-    } | "$B/ff-trace" --algorithm min-cost-flow > "$1"
+    } | "$B/ff-trace" --algorithm min-cost-flow "$@" > "$f"
 }
 
 # without_soft_hints IN OUT: model record IN read as a model without soft
@@ -379,6 +380,41 @@ assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
 @test "twin, min-cost flow with --soft-hints: the same loss and every gradient; dar-fit's parameters differ from a run without it" {
     mcf_batch "$T/mcf.mp"
     soft_hints_twin min-cost-flow "$ROOT/tests/twin/mcf_twin.py" "$T/mcf.mp"
+}
+
+# The rounds trace (ff-trace --sp-rounds): a frame per relaxation round of
+# each search and per augmentation, the phased model told each step's kind
+# (the frame reached a search's start, an augmentation) as two node inputs
+# of both networks; its soft hints as the one-frame model's.  The twin reads
+# the kinds from hint_phase on its own.
+@test "twin, min-cost flow on the rounds trace: phased primal, dual and no-algo, PGN and MPNN, teacher all/none/mixed, with and without --soft-hints: the same loss and every gradient; zeroed phase flags differ" {
+    mcf_batch "$T/mr.mp" --sp-rounds
+    # several searches of several rounds each, and DAGs with negative costs
+    py_stream "$T/mr.mp" 'assert min(int(r["hint_phase"].sum()) for r in recs) >= 2 and any((r["cost"] < 0).any() for r in recs)
+assert len({int(r["steps"]) for r in recs}) > 2'
+    twin_check "$ROOT/tests/twin/mcf_twin.py" "$T/mr.mp" "--algorithm min-cost-flow --phased" \
+        "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual mpnn sum 0101" \
+        "no-algo pgn max none" "primal pgn mean none --soft-hints" "dual pgn max $MIXED_TF --soft-hints" \
+        "dual mpnn max none --soft-hints"
+    # the comparison sees the step kinds: the twin given every step as a relaxation round
+    py_stream "$T/mr.mp" '
+import msgpack_numpy
+with open(sys.argv[1].replace("mr.mp", "mr-flat.mp"), "wb") as f:
+    for r in recs:
+        r["hint_phase"] = 0 * r["hint_phase"]
+        f.write(msgpack.packb(r, default=msgpack_numpy.encode))'
+    run "$PY" "$ROOT/tests/twin/mcf_twin.py" check --batch "$T/mr-flat.mp" "$T/m1.mp:all:$T/c1.mp" \
+        "$T/m6.mp:$MIXED_TF:$T/c6.mp"
+    assert_failure
+    assert_output --partial "0 of 2 cases agree"
+    # a phased model and a one-frame batch: the twin refuses, as dar_dump does
+    mcf_batch "$T/mo.mp"
+    run "$PY" "$ROOT/tests/twin/mcf_twin.py" check --batch "$T/mo.mp" "$T/m1.mp:all:$T/c1.mp"
+    assert_failure
+    assert_output --partial "a phased model on a batch of one-frame records"
+    run "$DAR_TOOLS/dar_dump" --model "$T/m1.mp" --teacher all < "$T/mo.mp"
+    assert_failure 65
+    assert_output --partial "a trace of one frame a round, but the model was trained on the rounds trace"
 }
 
 # Soft hints on max-flow (dar_soft.c from the network of the step's phase):

@@ -58,13 +58,21 @@ static const struct dar_probe probes[MCF_PROBES] = {
     [MCF_FLOW]          = {"hint_flow",      "flow",      "flow_hint",      HINT, EDGE, BOUNDED,           1, MCF_CAP, false},
     [MCF_FLOW_OUT]      = {"flow",           NULL,        "flow",           OUT,  EDGE, BOUNDED,           1, MCF_CAP, false},
     [MCF_POTENTIAL_OUT] = {"potential",      NULL,        "potential",      OUT,  NODE, DAR_TYPE_SCALAR,   1, -1,      false},
+    [MCF_START]         = {NULL,             "start",     NULL,             IN,   NODE, DAR_TYPE_MASK,     1, -1,      false},
+    [MCF_AUGMENT]       = {NULL,             "augment",   NULL,             IN,   NODE, DAR_TYPE_MASK,     1, -1,      false},
 };
 
 #define BIT(p) (1u << (p))
 /* what the networks encode: the inputs; with the primal's hints; and the
  * dual's potentials */
 #define INPUTS (BIT(MCF_POS) | BIT(MCF_S) | BIT(MCF_T) | BIT(MCF_CAP) | BIT(MCF_COST))
-#define HINTS (INPUTS | BIT(MCF_REACHED) | BIT(MCF_DISTANCE) | BIT(MCF_PTR) | BIT(MCF_FLOW))
+/* The step's kind, encoded only by phased models (the row's phased_probes),
+ * by both networks: every step of the rounds trace still runs the search
+ * network then the flow network, as a round of the one-frame trace does; a
+ * search round leaves the flow and the potentials, an augmentation the
+ * search's frame, and a search's start resets it, which the kind tells. */
+#define PHASES (BIT(MCF_START) | BIT(MCF_AUGMENT))
+#define HINTS (INPUTS | BIT(MCF_REACHED) | BIT(MCF_DISTANCE) | BIT(MCF_PTR) | BIT(MCF_FLOW) | PHASES)
 #define HINTS_POTENTIAL (HINTS | BIT(MCF_POTENTIAL))
 
 /* The search network decodes the round's shortest paths, the flow network
@@ -381,6 +389,24 @@ static void rounds(struct dar_graph *dg)
     mcf_instance_free_arcs(&x);
 }
 
+/* A phased model's: the rounds trace's frames and kinds. */
+static void rounds_trace_steps(struct dar_graph *dg)
+{
+    struct mcf_instance x = {.g = dg->g};
+    struct mincost_error err;
+    if (!mcf_instance_exact(&x, NULL, &err))
+        mcf_instance_die(dg->source, dg->record, &x, err, NULL);
+    struct mincost_solution sol;
+    struct mincost_trace tr;
+    solve(&x, dg->source, dg->record, &sol, &tr, true, 0);
+    dg->steps = tr.rounds;
+    dg->phase = xcalloc((size_t)tr.rounds, 1);
+    memcpy(dg->phase, tr.phase + 1, (size_t)tr.rounds - 1);
+    mincost_trace_free(&tr);
+    mincost_solution_free(&sol);
+    mcf_instance_free_arcs(&x);
+}
+
 /* The predictions: pred_flow and, for the dual, pred_potential; with
  * hints the frames' pred_hint_* (the dual's potentials among them). */
 static const struct algo_prediction predictions[] = {
@@ -396,7 +422,8 @@ static const struct algo_prediction predictions[] = {
 static void predict(struct writer *w, const struct record *rec, struct dar_model *model, struct dar_workspace *ws,
                     bool hints, bool embed, int embed_step)
 {
-    algo_predict(&dar_algorithm_min_cost_flow, w, rec, model, ws, hints, embed, predictions, 7, rounds, NULL);
+    algo_predict(&dar_algorithm_min_cost_flow, w, rec, model, ws, hints, embed, predictions, 7,
+                 model->config.phased ? rounds_trace_steps : rounds, NULL);
 }
 
 /* The random baseline: max-flow's F = C tanh(R - R') (0 where a directed
@@ -450,14 +477,21 @@ static double validation_score(struct dar_model *model, struct dar_workspace *ws
 }
 
 /* The processor's checks, and a trace of the kind the model was trained
- * on: a one-frame model cannot follow the rounds trace's steps. */
+ * on: a one-frame model cannot follow the rounds trace's steps, nor a
+ * phased one a trace without phases. */
 static void check(const struct dar_model *model, struct dar_graph *const *graphs, int B, bool training, int embed)
 {
     dar_spec_check(model, graphs, B, training, embed);
-    for (int b = 0; b < B; b++)
-        if (mcf_rounds(graphs[b]))
-            die_record_in(graphs[b]->source, graphs[b]->record, "a rounds trace (hint_phase), but the model was "
-                          "trained on one frame a round (ff-trace --algorithm " ALGORITHM ")");
+    for (int b = 0; b < B; b++) {
+        const struct dar_graph *g = graphs[b];
+        if (!g->phase || mcf_rounds(g) == model->config.phased)
+            continue;
+        if (model->config.phased)
+            die_record_in(g->source, g->record, "a trace of one frame a round, but the model was trained on the "
+                          "rounds trace (ff-trace --algorithm " ALGORITHM " --sp-rounds)");
+        die_record_in(g->source, g->record, "a rounds trace (hint_phase), but the model was trained on one frame "
+                      "a round (ff-trace --algorithm " ALGORITHM ")");
+    }
 }
 
 /* ---- gen-graphs --instance min-cost-flow ---------------------------------------- */
@@ -614,4 +648,6 @@ const struct dar_algorithm dar_algorithm_min_cost_flow = {
     .soft_hints = true,
     .ntrace_flags = sizeof trace_flags / sizeof *trace_flags,
     .trace_flags = trace_flags,
+    .phased_probes = PHASES,
+    .phased_graph = mcf_rounds,
 };

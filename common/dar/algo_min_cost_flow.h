@@ -25,6 +25,10 @@ enum mcf_probe {
     MCF_FLOW,           /* hint_flow: edge bounded_antisymmetric by cap */
     MCF_FLOW_OUT,       /* output flow: edge bounded_antisymmetric by cap */
     MCF_POTENTIAL_OUT,  /* output potential: node scalar (the dual) */
+    /* a phased model's inputs (the rounds trace, ff-trace --sp-rounds): the
+     * kind of step, from hint_phase; one a step, on every node */
+    MCF_START,          /* input, node mask: the step reaches a search's start */
+    MCF_AUGMENT,        /* input, node mask: the step is an augmentation */
     MCF_PROBES
 };
 
@@ -35,7 +39,10 @@ enum mcf_loss { MCF_LOSS_REACHED, MCF_LOSS_DISTANCE, MCF_LOSS_PI, MCF_LOSS_POTEN
 extern const struct dar_algorithm dar_algorithm_min_cost_flow;
 
 /* Whether graph dg carries the rounds trace (ff-trace --sp-rounds: its
- * phases hold an augmentation; the one-frame trace's are all 0). */
+ * phases hold an augmentation; the one-frame trace's are all 0), the row's
+ * phased_graph.  A rounds graph's dg->phase holds at i the kind of the
+ * frame step i reaches (hint_phase[i + 1]); its schedule runs both
+ * networks every step all the same (algo_min_cost_flow_model.c). */
 bool mcf_rounds(const struct dar_graph *dg);
 
 /* The schedule (algo_min_cost_flow_model.c), for the entry's table. */

@@ -10,7 +10,14 @@
  * the reached probabilities and the pointers' softmax, dar_soft.c).  The
  * losses are the row's loss terms (dar_run_losses) on each run.  No-algo
  * is one recurrent network on the inputs.  algo_min_cost_flow.c holds the entry's
- * tables and its tools' operations. */
+ * tables and its tools' operations.
+ *
+ * A phased model (the rounds trace, ff-trace --sp-rounds) runs the same two
+ * networks every step, told the step's kind as two node inputs set on every
+ * node: start, the step reaches a search's start (the frame before it an
+ * augmentation), and augment; neither, a relaxation round.  The graph's
+ * phases hold the kinds; the schedule's phase flags are all 0 (both
+ * networks on every step), as the one-frame trace's. */
 #include "algo_min_cost_flow.h"
 #include "dar_loss.h"
 #include "die.h"
@@ -29,6 +36,7 @@ struct graph_state {
     float *flow;                /* [m] the last flow_hint prediction (frame 0 before) */
     float *flow_grad;           /* its gradient accumulator, NULL if constant */
     struct dar_soft_hints soft; /* config.soft_hints: the search's reached set and pointers */
+    uint8_t *start, *augment;   /* [n] a phased model's step kind inputs */
 };
 
 /* The group as min-cost flow sees it. */
@@ -77,6 +85,10 @@ static void state_init(struct mcf *f)
         st->reached[dg->g.s] = 1;
         if (dg->probe[MCF_POTENTIAL])
             memcpy(st->potential, dg->probe[MCF_POTENTIAL], sizeof(float) * (size_t)n);
+        if (c->model->config.phased) {
+            st->start = arena_zero(c->arena, (size_t)n + 1);
+            st->augment = arena_zero(c->arena, (size_t)n + 1);
+        }
     }
 }
 
@@ -107,16 +119,32 @@ static void no_algo_last_step(struct dar_group *c, const struct dar_run *r, int 
 
 /* ---- the rounds: search, then augmentation ---------------------------------------- */
 
+/* A phased model's kind of step i of graph dg into st's inputs (the file
+ * comment's): dg->phase[i] is the kind of the frame step i reaches. */
+static void step_kind(const struct dar_graph *dg, int i, int n, struct graph_state *st)
+{
+    bool augment = dg->phase[i] == MINCOST_PHASE_AUGMENT;
+    bool start = !augment && i > 0 && dg->phase[i - 1] == MINCOST_PHASE_AUGMENT;
+    memset(st->start, start, (size_t)n);
+    memset(st->augment, augment, (size_t)n);
+}
+
 /* Graph k's inputs at step i: the last predictions (with soft hints the
- * search's probabilities), or the trace's frame i under teacher forcing. */
+ * search's probabilities), or the trace's frame i under teacher forcing;
+ * a phased model's step kind. */
 static void step_inputs(struct dar_group *c, const struct dar_phase_step *s, int k, struct dar_inputs *in, void *ctx)
 {
-    const struct mcf *f = ctx;
+    struct mcf *f = ctx;
     int i = s->i, b = s->list[k];
     const struct dar_graph *dg = c->gd[b].dg;
-    const struct graph_state *st = &f->st[b];
+    struct graph_state *st = &f->st[b];
     bool forced = s->teacher_forced && dg->probe[MCF_PTR];
     constant_inputs(st, in);
+    if (c->model->config.phased) {
+        step_kind(dg, i, c->gd[b].n, st);
+        in->probe[MCF_START] = st->start;
+        in->probe[MCF_AUGMENT] = st->augment;
+    }
     in->probe[MCF_REACHED] = forced ? frame(dg, MCF_REACHED, i, 1) : st->reached;
     in->probe[MCF_PTR] = forced ? frame(dg, MCF_PTR, i, sizeof(int32_t)) : st->pi;
     in->probe[MCF_DISTANCE] = forced ? frame(dg, MCF_DISTANCE, i, sizeof(float)) : st->distance;
@@ -235,5 +263,8 @@ void mcf_run_group(struct dar_group *c)
     }
     if (c->pred)
         record_first_frame(&f);
+    if (c->model->config.phased)   /* the kinds are the inputs', both networks run every step */
+        for (int b = 0; b < c->B; b++)
+            c->gd[b].phase = arena_zero(c->arena, (size_t)c->gd[b].T + 1);
     dar_run_phases(c, &c->model->nets[0], &c->model->nets[1], &step_ops, &f);
 }

@@ -47,7 +47,7 @@ static const struct cli_option options[] = {
     CLI_FLAG("gate", 0, gated, "gate the node update (dar-fit --gate)"),
     CLI_FLAG("triplets", 0, triplets, "triplet messages (dar-fit --triplets)"),
     CLI_FLAG("soft-hints", 0, soft_hints, "feed predicted hints back as probabilities (dar-fit --soft-hints)"),
-    CLI_FLAG("phased", 0, phased, "a model of phased traces (dar-fit on ff-trace --bfs-layers' matching records)"),
+    CLI_FLAG("phased", 0, phased, "a model of phased traces (dar-fit on --bfs-layers or --sp-rounds traces)"),
     CLI_STRING("model", 'm', model_path, "FILE", "model record to differentiate"),
     CLI_STRING("teacher", 0, teacher, "TF", "teacher forcing: all, none or one 0/1 per step"),
     {0},

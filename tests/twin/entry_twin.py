@@ -34,7 +34,8 @@ Entry = namedtuple("Entry", "name loss_keys param_names batch forward_loss suppo
 
 # The model options a record may carry (keys written only when set):
 # "pointer_head": "edge", "layer_norm", "gated", "soft_hints", "triplets",
-# "phased" (a model of phased traces: matching's layered trace).
+# "phased" (a model of phased traces: matching's layered trace, min-cost
+# flow's rounds trace).
 Options = namedtuple("Options", "edge_pointer layer_norm gated soft_hints triplets phased", defaults=(False,))
 PLAIN = Options(False, False, False, False, False)
 

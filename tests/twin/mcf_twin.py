@@ -25,6 +25,14 @@ differentiated back into that step's pointer logits, and sigmoid(reached
 logits) as a constant; the others as without); a model with another option
 is refused, not compared.
 
+A phased model (model key "phased", trained on the rounds trace, ff-trace
+--sp-rounds: a frame per relaxation round of each search and per
+augmentation, its hint_phase) encodes two more node inputs a step in both
+networks, on every node: start, the frame the step reaches a search's start
+(the frame before it an augmentation), and augment, that frame an
+augmentation; both networks run every step as without.  The batch's records
+must all carry the rounds trace.
+
 Use /usr/bin/python3 (Debian's, with python3-torch).
 """
 import os
@@ -38,13 +46,14 @@ from dar_twin import lay_out_arcs, argmax_low, teacher_list  # noqa: E402
 import entry_twin  # noqa: E402
 
 LOSS_KEYS = ("reached", "distance_hint", "pi", "potential_hint", "flow_hint", "flow", "potential")
-ENCODERS = ("pos", "s", "t", "cap", "cost", "reached", "distance", "ptr", "potential", "flow")
+PHASES = ["start", "augment"]
+ENCODERS = ("pos", "s", "t", "cap", "cost", "reached", "distance", "ptr", "potential", "flow", *PHASES)
 ARC_FEATURES = ("cap", "cost", "ptr", "flow")
 
 
-def networks(variant):
+def networks(variant, phased=False):
     """[(name, encoders, decoders)] in parameter order."""
-    hints = ["pos", "s", "t", "cap", "cost", "reached", "distance", "ptr", "flow"]
+    hints = ["pos", "s", "t", "cap", "cost", "reached", "distance", "ptr", "flow"] + (PHASES if phased else [])
     if variant == "primal":
         return [("sp", hints, ["reached", "distance_hint", "pi"]), ("flow", hints, ["flow_hint", "flow"])]
     if variant == "dual":
@@ -58,7 +67,7 @@ def networks(variant):
 
 def param_names(variant, H, opts=entry_twin.PLAIN):
     out = []
-    for name, encs, decs in networks(variant):
+    for name, encs, decs in networks(variant, opts.phased):
         p = name + "."
         out += [p + "enc." + f for f in ENCODERS if f in encs]
         out += entry_twin.proc_names(p, opts)
@@ -88,6 +97,9 @@ class Batch:
         hr = np.zeros((B, T, N)); hpi = np.zeros((B, T, N), np.int64); hd = np.zeros((B, T, N))
         hpot = np.zeros((B, T, N)); hflow = np.zeros((B, T, N, N))
         fstar = np.zeros((B, N, N)); pot = np.zeros((B, N))
+        # step i's kind (the rounds trace): the frame it reaches (i + 1) a search's start, an augmentation
+        start = np.zeros((B, T)); augment = np.zeros((B, T))
+        self.rounds = {"hint_phase" in g for g in graphs}
         for b, g in enumerate(graphs):
             nb, mb, Tb = n[b], m[b], int(g["steps"])
             src = np.asarray(g["src"], np.int64); dst = np.asarray(g["dst"], np.int64)
@@ -112,6 +124,11 @@ class Batch:
             fl = np.asarray(g["flow"], np.float32)
             fstar[b, src, dst] = fl; fstar[b, dst, src] = -fl
             pot[b, :nb] = np.asarray(g["potential"], np.float32)
+            if "hint_phase" in g:
+                ph = np.asarray(g["hint_phase"], np.int64)
+                for i in range(Tb - 1):
+                    augment[b, i] = ph[i + 1] == 1
+                    start[b, i] = ph[i + 1] == 0 and ph[i] == 1
         tt = lambda a: torch.tensor(a, dtype=dtype)
         self.n = torch.tensor(n); self.nf = tt(n.astype(np.float64)); self.mf = tt(m.astype(np.float64))
         # a bounded antisymmetric probe's normaliser counts the adjacency's 2m + n entries halved (dar_loss.c)
@@ -123,15 +140,20 @@ class Batch:
         self.adj = torch.tensor(adj); self.cand = torch.tensor(cand); self.arcidx = torch.tensor(arcidx)
         self.hr, self.hpi, self.hd, self.hpot, self.hflow = tt(hr), torch.tensor(hpi), tt(hd), tt(hpot), tt(hflow)
         self.fstar, self.pot = tt(fstar), tt(pot)
+        self.start, self.augment = tt(start), tt(augment)
         self.deg = self.adj.sum(1).to(dtype)
 
 
-def encode(net, g, encs, state=None):
+def encode(net, g, encs, state=None, step=None):
     """state: reached, distance, potential [B,N]; ptr [B,N] node indices;
-    flow [B,N,N] antisymmetric."""
+    flow [B,N,N] antisymmetric; step: a phased model's step, whose kind it
+    encodes."""
     vals = {"pos": g.pos, "s": g.s1, "t": g.t1}
     if state:
         vals.update(state)
+    if step is not None:
+        nm = g.nmask.to(g.dtype)
+        vals["start"], vals["augment"] = g.start[:, step, None] * nm, g.augment[:, step, None] * nm
     x = e = 0
     for f in encs:
         if f in ARC_FEATURES:
@@ -157,7 +179,11 @@ def dec_flow(net, g, which, hd, e):
 def forward_loss(P, model, g, teacher):
     variant, H, agg = model["variant"], int(model["hidden"]), model["agg"]
     opts = entry_twin.options(model)
-    specs = networks(variant)
+    phased = opts.phased and variant != "no-algo"
+    if g.rounds != {opts.phased}:
+        sys.exit("mcf_twin: a %s model on a batch of %s records" % ("phased" if opts.phased else "one-frame",
+                 " and ".join(sorted("rounds" if x else "one-frame" for x in g.rounds))))
+    specs = networks(variant, phased)
     nets = [entry_twin.make_net(P, name, encs, [], decs, H, agg, opts) for name, encs, decs in specs]
     B, N, dt = g.B, g.N, g.dtype
     nsteps = g.T - 1
@@ -203,11 +229,12 @@ def forward_loss(P, model, g, teacher):
         valid, final = (i + 1 < g.Ts), (i + 2 == g.Ts)
         sel = lambda v: torch.where(valid, v, torch.zeros_like(v)).sum()
         at_end = lambda v: torch.where(final, v, torch.zeros_like(v)).sum()
-        x, e = encode(sp, g, specs[0][1], state)
+        step = i if phased else None
+        x, e = encode(sp, g, specs[0][1], state, step)
         h_new, hd = sp.process(g, x, e, h)
         rl, dl = scalar(sp, "reached", hd), scalar(sp, "distance_hint", hd)
         pl = entry_twin.pointer_logits(sp, g, "pi", hd, e, opts)
-        x, e = encode(fl, g, specs[1][1], state)
+        x, e = encode(fl, g, specs[1][1], state, step)
         _, hf = fl.process(g, x, e, h_new.detach())
         F_h, F_o = dec_flow(fl, g, "flow_hint", hf, e), dec_flow(fl, g, "flow", hf, e)
         bce = torch.nn.functional.binary_cross_entropy_with_logits(rl, g.hr[:, i + 1], reduction="none")
@@ -244,7 +271,7 @@ def forward_loss(P, model, g, teacher):
     return total, losses
 
 
-ENTRY = entry_twin.Entry("mcf_twin", LOSS_KEYS, param_names, Batch, forward_loss, ("soft_hints",))
+ENTRY = entry_twin.Entry("mcf_twin", LOSS_KEYS, param_names, Batch, forward_loss, ("soft_hints", "phased"))
 
 if __name__ == "__main__":
     sys.exit(entry_twin.main(ENTRY, __doc__))

@@ -5,8 +5,9 @@
  * negative cost, sums past the exact scale, a trace over its limit), the
  * float-cost scale, the certificate on optimal, costlier, infeasible
  * and smaller flows, and the rounds trace (a frame per relaxation round)
- * worked out by hand, with the tie where its pointers leave Dijkstra's.  tests/280-mincost.bats holds the solver to networkx
- * on hundreds of random graphs. */
+ * worked out by hand, with the tie where its pointers leave Dijkstra's.
+ * tests/280-mincost.bats holds the solver to networkx on hundreds of
+ * random graphs. */
 #include "check.h"
 #include "mincost.h"
 #include <stdlib.h>
