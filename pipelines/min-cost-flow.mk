@@ -2,7 +2,7 @@
 # potentials, the registry's fifth entry, as tables (included by the
 # top-level Makefile, before study.mk, whose `heavy` and `light` it uses).
 #
-#   make table-mcf [PROFILE=smoke|quick]
+#   make table-mcf [PROFILE=smoke|quick] [MC_PROFILE=recipe-rounds]
 #
 # No published neural algorithmic reasoning result exists for min-cost flow
 # (the table is a first, and says so): its rows stand beside the algorithm
@@ -54,6 +54,18 @@ else
   MC_DAG_SIZES := 16 64
   MC_FAMILY_NODES := 16
 endif
+# the quick profile with soft hints on the rounds trace (ff-trace
+# --sp-rounds: a frame per relaxation round of each search and per
+# augmentation, so each step is one hop; formats/graph.md): the same graphs
+# traced so, into their own directory, the models phased
+ifeq ($(MC_PROFILE),recipe-rounds)
+  MC_NOTE := recipe-rounds profile: the quick profile (1000 training graphs of 16 nodes, 500 undirected and 500 DAGs, 300 iterations of batch 32, the field's recipe, 1 seed; 32 test graphs a set) with soft hints, on the rounds trace (a frame per relaxation round and per augmentation)
+  MC_FIT_EXTRA := -H 128 --soft-hints
+  MC_TRACE := --sp-rounds
+  MC_DIR := min-cost-flow-rounds
+endif
+MC_TRACE ?=
+MC_DIR ?= min-cost-flow
 MC_SEEDS := 0
 MC_PROCESSORS := pgn
 
@@ -63,7 +75,7 @@ mc_set_family = $(if $(filter er,$(1)),erdos-renyi,two-community)
 mc_set_nodes = $(if $(filter er,$(1)),$(MC_FAMILY_NODES),$(patsubst dag%,%,$(patsubst tc%,%,$(1))))
 mc_set_options = $(if $(filter dag%,$(1)),--directed)
 
-MC_OUT := $(OUT)/min-cost-flow
+MC_OUT := $(OUT)/$(MC_DIR)
 MC_DATA := $(MC_OUT)/data
 # the field's recipe (results/clrs/README.md), Adam at 1e-3, no weight decay
 MC_RECIPE := --optim adam --lr 0.001 --weight-decay 0 --layer-norm --gate --tf-decay 0 --clip-norm 1 --pointer-head edge
@@ -77,7 +89,7 @@ mc_label = $(if $(filter random,$(1)),Random,$(if $(filter algorithm,$(1)),The a
 mc_metrics = metrics --split test -l "model=$(call mc_label,$(1))" -l seed=$(2) -l set=$(3) --per-graph $(4)
 
 mc_gen = gen-graphs --instance min-cost-flow --family $(1) --nodes $(2) --count $(3) --seed $(4) $(5) \
-  | ff-trace --algorithm min-cost-flow -q
+  | ff-trace --algorithm min-cost-flow $(MC_TRACE) -q
 # training and validation: the undirected set then the DAGs, one stream
 $(MC_DATA)/train.mp: | all
 	@mkdir -p $(@D)
