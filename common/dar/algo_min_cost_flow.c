@@ -218,7 +218,8 @@ static void frames_free(struct frames *f)
 static void trace(struct writer *w, const struct record *rec, bool hints, int64_t hint_bytes_limit,
                   struct dar_tracer_buffers *tb)
 {
-    /* a record's arrays are the solver's own: nothing kept between records */
+    /* only the flags: a record's arrays are the solver's own, nothing is
+     * kept between records */
     bool rounds = tb->flags >> MCF_TRACE_SP_ROUNDS & 1;
     struct mcf_instance x;
     mcf_instance_read(&x, rec);
@@ -234,8 +235,8 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
         struct frames f;
         frames_of(&f, &tr, &x, rounds);
         int64_t T = tr.rounds + !rounds;
-        /* the one-frame trace drops a rounds trace's hint_phase too (the
-         * rounds keys are the one-frame keys and it) */
+        /* the rounds keys are the one-frame keys and hint_phase: the
+         * one-frame trace of a rounds-traced record drops its hint_phase */
         writer_begin_replacing(w, rec, rounds_trace_keys, 11, rounds ? 11 : 10);
         mp_key(w, "steps");          mp_int(w, T);
         if (rounds) {
