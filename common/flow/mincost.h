@@ -119,18 +119,19 @@ void mincost_trace_free(struct mincost_trace *tr);
  * The rounds' tie rule is Bellman-Ford's, not Dijkstra's: a label changes
  * only on a strict improvement, and among the offers of a round of equal
  * least distance the one of the smallest tail, then the lowest arc, wins;
- * so a node points to a tight predecessor reached in the fewest rounds.
- * No rule local to a round can end on Dijkstra's pointers: where a node has
- * two tight predecessors at the same distance (two shortest paths of equal
- * cost, common with costs of a few units), Dijkstra's is the first settled,
- * and the order in which Dijkstra settles the nodes of one distance is a
- * sequential search over the arcs of zero reduced cost (the labelled node
- * of smallest index next), which no round of offers sees.  The
- * augmentation follows the rounds' own pointers, so that the path pushed
- * is the one the frames show; the flow is then of the same value and cost
- * as mincost_flow's but, where shortest paths tie, not always the same
- * flow, and the frames agree with the one-frame trace's up to the first
- * search whose pointers differ. */
+ * so a node points to the tight predecessor whose offer first gave it its
+ * shortest distance (of that round's, the smallest tail).  Where a node has
+ * two tight predecessors (two shortest paths of equal cost, common with
+ * costs of a few units), Dijkstra's may be the other, and no rule local to
+ * a round can always end on Dijkstra's: it points to the first of them
+ * settled, and the order in which Dijkstra settles the nodes of one
+ * distance is a sequential search over the arcs of zero reduced cost (the
+ * labelled node of smallest index next), which no round of offers sees;
+ * so the simplest rule is kept.  The augmentation follows the rounds' own
+ * pointers, so that the path pushed is the one the frames show; the flow
+ * is then of the same value and cost as mincost_flow's but, where shortest
+ * paths tie, not always the same flow, and the frames agree with the
+ * one-frame trace's up to the first search whose pointers differ. */
 enum { MINCOST_PHASE_SEARCH = 0, MINCOST_PHASE_AUGMENT = 1 };
 
 /* The result: the flow per arc, its value (net flow out of s, the maximum)
