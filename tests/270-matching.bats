@@ -172,6 +172,8 @@ for r in recs:
     gen-graphs --instance matching --family bipartite-sides --sides 4,4 --p 0.4 --count 24 --seed 1 > "$T/g.mp"
     ff-trace --algorithm matching --bfs-layers < "$T/g.mp" > "$T/train.mp"
     ff-trace --algorithm matching < "$T/g.mp" > "$T/one.mp"
+    # the one-frame trace of a layered record drops hint_phase: the bytes of a fresh one
+    ff-trace --algorithm matching < "$T/train.mp" | cmp - "$T/one.mp"
     dar-fit --variant dual --hidden 8 --batch 8 --iters 2 --eval-every 2 --soft-hints --val "$T/train.mp" -q -i "$T/train.mp" > "$T/m.mp"
     [ "$(mpcat < "$T/m.mp" | jq -c '[.phased, (.params | has("match.enc.start") and has("match.enc.augment"))]')" = '[true,true]' ]
     dar-fit --variant dual --hidden 8 --batch 8 --iters 2 --eval-every 2 -q -i "$T/one.mp" > "$T/m1.mp"

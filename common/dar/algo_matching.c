@@ -253,10 +253,9 @@ static void trace(struct writer *w, const struct record *rec, bool hints, int64_
         record_die(rec, "%s", err);
     int64_t n = g.n, m = g.m, T = mt.steps;
     if (hints) {
-        if (layered)
-            writer_begin_enriched(w, rec, layered_trace_keys, 8);
-        else
-            writer_begin_enriched(w, rec, trace_keys, 7);
+        /* the layered keys are the one-frame keys and hint_phase: the
+         * one-frame trace of a layered record drops its hint_phase */
+        writer_begin_replacing(w, rec, layered_trace_keys, 8, layered ? 8 : 7);
         mp_key(w, "steps");        mp_int(w, T);
         if (layered) {
             mp_key(w, "hint_phase"); mp_vector(w, DT_U8, T, mt.hint_phase);
