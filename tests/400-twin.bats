@@ -93,6 +93,35 @@ entry_twin() {
     twin_differs "$twin" "$batch" "$T/m1.mp:none:$T/c1.mp" DIFFERS
 }
 
+# The eight cases of a phased (layered or rounds) trace.
+PHASED_CASES=("primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual mpnn sum 0101"
+              "no-algo pgn max none" "primal pgn mean none --soft-hints" "dual pgn max $MIXED_TF --soft-hints"
+              "dual mpnn max none --soft-hints")
+
+# phased_twin ALGORITHM TWIN BATCH ONE_FRAME_BATCH REFUSAL: the eight cases on
+# BATCH's phased trace; the comparison sees the step kinds (the twin given
+# every phase 0 must not agree); a phased model on ONE_FRAME_BATCH is refused
+# by the twin, and by dar_dump with REFUSAL.
+phased_twin() {
+    local alg="$1" twin="$2" batch="$3" one="$4" refusal="$5"
+    twin_check "$twin" "$batch" "--algorithm $alg --phased" "${PHASED_CASES[@]}"
+    py_stream "$batch" '
+import msgpack_numpy
+with open(sys.argv[1] + ".flat", "wb") as f:
+    for r in recs:
+        r["hint_phase"] = 0 * r["hint_phase"]
+        f.write(msgpack.packb(r, default=msgpack_numpy.encode))'
+    run "$PY" "$twin" check --batch "$batch.flat" "$T/m1.mp:all:$T/c1.mp" "$T/m6.mp:$MIXED_TF:$T/c6.mp"
+    assert_failure
+    assert_output --partial "0 of 2 cases agree"
+    run "$PY" "$twin" check --batch "$one" "$T/m1.mp:all:$T/c1.mp"
+    assert_failure
+    assert_output --partial "a phased model on a batch of one-frame records"
+    run "$DAR_TOOLS/dar_dump" --model "$T/m1.mp" --teacher all < "$one"
+    assert_failure 65
+    assert_output --partial "$refusal"
+}
+
 @test "twin CLI: dual PGN with max, mean and sum agrees with dar_dump (teacher all, two-community batch)" {
     local a
     for a in max mean sum; do
@@ -315,29 +344,9 @@ soft_hints_twin() {
     # several searches of several layers, augmentations among them, and the graph without edges
     py_stream "$T/ml.mp" 'assert min(int(r["m"]) for r in recs) == 0 and max(int(r["hint_phase"].sum()) for r in recs) >= 2
 assert max(int(r["steps"]) - 2 * int(r["hint_phase"].sum()) for r in recs) >= 3'
-    twin_check "$ROOT/tests/twin/match_twin.py" "$T/ml.mp" "--algorithm matching --phased" \
-        "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual mpnn sum 0101" \
-        "no-algo pgn max none" "primal pgn mean none --soft-hints" "dual pgn max $MIXED_TF --soft-hints" \
-        "dual mpnn max none --soft-hints"
-    # the comparison sees the step kinds: the twin given each augmentation as a further layer
-    py_stream "$T/ml.mp" '
-import msgpack_numpy
-with open(sys.argv[1].replace("ml.mp", "ml-flat.mp"), "wb") as f:
-    for r in recs:
-        r["hint_phase"] = 0 * r["hint_phase"]
-        f.write(msgpack.packb(r, default=msgpack_numpy.encode))'
-    run "$PY" "$ROOT/tests/twin/match_twin.py" check --batch "$T/ml-flat.mp" "$T/m1.mp:all:$T/c1.mp" \
-        "$T/m6.mp:$MIXED_TF:$T/c6.mp"
-    assert_failure
-    assert_output --partial "0 of 2 cases agree"
-    # a phased model and a one-frame batch: the twin refuses, as dar_dump does
     match_batch "$T/mt.mp"
-    run "$PY" "$ROOT/tests/twin/match_twin.py" check --batch "$T/mt.mp" "$T/m1.mp:all:$T/c1.mp"
-    assert_failure
-    assert_output --partial "a phased model on a batch of one-frame records"
-    run "$DAR_TOOLS/dar_dump" --model "$T/m1.mp" --teacher all < "$T/mt.mp"
-    assert_failure 65
-    assert_output --partial "a trace of one frame per search, but the model was trained on the layered trace"
+    phased_twin matching "$ROOT/tests/twin/match_twin.py" "$T/ml.mp" "$T/mt.mp" \
+        "a trace of one frame per search, but the model was trained on the layered trace"
 }
 
 @test "twin, vertex cover: primal, dual, no-algo and +opt, PGN and MPNN, max mean sum, teacher all/none/mixed: the same loss and every gradient" {
@@ -392,29 +401,9 @@ assert 0 < sum("opt_cover" in r for r in recs) < len(recs)'
     # several searches of several rounds each, and DAGs with negative costs
     py_stream "$T/mr.mp" 'assert min(int(r["hint_phase"].sum()) for r in recs) >= 2 and any((r["cost"] < 0).any() for r in recs)
 assert len({int(r["steps"]) for r in recs}) > 2'
-    twin_check "$ROOT/tests/twin/mcf_twin.py" "$T/mr.mp" "--algorithm min-cost-flow --phased" \
-        "primal pgn max all" "dual pgn max all" "dual pgn max $MIXED_TF" "dual mpnn sum 0101" \
-        "no-algo pgn max none" "primal pgn mean none --soft-hints" "dual pgn max $MIXED_TF --soft-hints" \
-        "dual mpnn max none --soft-hints"
-    # the comparison sees the step kinds: the twin given every step as a relaxation round
-    py_stream "$T/mr.mp" '
-import msgpack_numpy
-with open(sys.argv[1].replace("mr.mp", "mr-flat.mp"), "wb") as f:
-    for r in recs:
-        r["hint_phase"] = 0 * r["hint_phase"]
-        f.write(msgpack.packb(r, default=msgpack_numpy.encode))'
-    run "$PY" "$ROOT/tests/twin/mcf_twin.py" check --batch "$T/mr-flat.mp" "$T/m1.mp:all:$T/c1.mp" \
-        "$T/m6.mp:$MIXED_TF:$T/c6.mp"
-    assert_failure
-    assert_output --partial "0 of 2 cases agree"
-    # a phased model and a one-frame batch: the twin refuses, as dar_dump does
     mcf_batch "$T/mo.mp"
-    run "$PY" "$ROOT/tests/twin/mcf_twin.py" check --batch "$T/mo.mp" "$T/m1.mp:all:$T/c1.mp"
-    assert_failure
-    assert_output --partial "a phased model on a batch of one-frame records"
-    run "$DAR_TOOLS/dar_dump" --model "$T/m1.mp" --teacher all < "$T/mo.mp"
-    assert_failure 65
-    assert_output --partial "a trace of one frame a round, but the model was trained on the rounds trace"
+    phased_twin min-cost-flow "$ROOT/tests/twin/mcf_twin.py" "$T/mr.mp" "$T/mo.mp" \
+        "a trace of one frame a round, but the model was trained on the rounds trace"
 }
 
 # Soft hints on max-flow (dar_soft.c from the network of the step's phase):
