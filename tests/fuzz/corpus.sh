@@ -198,22 +198,7 @@ mcf_bad="bad-mcf-negative-cost-undirected.mp bad-mcf-cost-overflow.mp bad-mcf-co
          bad-mcf-potential-huge.mp bad-mcf-no-cost.mp"
 # the rounds trace (ff-trace --sp-rounds, hint_phase) and the phases its reader refuses
 ff-trace --algorithm min-cost-flow --sp-rounds < "$tmp/mcf-instance.mp" > "$tmp/mcf-rounds.mp"
-"$PY" - "$tmp" <<'PYEOF'
-import sys, msgpack, msgpack_numpy as mn, numpy as np
-d = sys.argv[1]
-recs = list(msgpack.Unpacker(open(f"{d}/mcf-rounds.mp", "rb"), object_hook=mn.decode, raw=False))
-def put(name, r):
-    open(f"{d}/{name}", "wb").write(msgpack.packb(r, default=mn.encode))
-def phased(change):
-    r = dict(recs[0]); r["hint_phase"] = r["hint_phase"].copy(); change(r["hint_phase"]); return r
-r = dict(recs[0]); r["hint_phase"] = r["hint_phase"][:-1].copy(); put("bad-mcf-phase-length", r)
-put("bad-mcf-phase-value", phased(lambda p: p.__setitem__(1, 2)))
-put("bad-mcf-phase-first", phased(lambda p: p.__setitem__(0, 1)))
-put("bad-mcf-phase-last", phased(lambda p: p.__setitem__(-1, 1)))
-put("bad-mcf-phase-twice", phased(lambda p: p.__setitem__(int(np.argmax(p)) + 1, 1)))
-put("bad-mcf-phase-none", phased(lambda p: p.fill(0)))
-r = dict(recs[0]); r["steps"] = 4000; put("bad-mcf-phase-steps", r)
-PYEOF
+"$PY" tests/fuzz/bad_phases.py "$tmp/mcf-rounds.mp" "$tmp" bad-mcf-phase length value first last twice none steps
 mcf_rounds="mcf-rounds.mp bad-mcf-phase-length bad-mcf-phase-value bad-mcf-phase-first bad-mcf-phase-last
             bad-mcf-phase-twice bad-mcf-phase-none bad-mcf-phase-steps"
 put graph-fftrace mcf-instance.mp mcf-dag-instance.mp mcf-traced.mp mcf-rounds.mp $mcf_bad
@@ -260,21 +245,7 @@ r = dict(recs[0]); r["n"] = 200000000; dump("bad-huge-n", r)
 PYEOF
 # the layered trace (ff-trace --bfs-layers, hint_phase) and the phases its reader refuses
 ff-trace --algorithm matching --bfs-layers < "$C/graph-matching/instances" > "$C/graph-matching/layered"
-"$PY" - "$C/graph-matching" <<'PYEOF'
-import sys, msgpack, msgpack_numpy, numpy as np
-d = sys.argv[1]
-recs = list(msgpack.Unpacker(open(d + "/layered", "rb"), object_hook=msgpack_numpy.decode, raw=False))
-def dump(name, r):
-    open(d + "/" + name, "wb").write(msgpack.packb(r, default=msgpack_numpy.encode, use_bin_type=True))
-def phased(change):
-    r = dict(recs[0]); r["hint_phase"] = r["hint_phase"].copy(); change(r["hint_phase"]); return r
-r = dict(recs[0]); r["hint_phase"] = r["hint_phase"][:-1].copy(); dump("bad-phase-length", r)
-dump("bad-phase-value", phased(lambda p: p.__setitem__(1, 2)))
-dump("bad-phase-first", phased(lambda p: p.__setitem__(0, 1)))
-dump("bad-phase-last", phased(lambda p: p.__setitem__(-1, 1)))
-dump("bad-phase-twice", phased(lambda p: p.__setitem__(int(np.argmax(p)) + 1, 1)))
-r = dict(recs[0]); r["steps"] = 4000; dump("bad-phase-steps", r)
-PYEOF
+"$PY" tests/fuzz/bad_phases.py "$C/graph-matching/layered" "$C/graph-matching" bad-phase length value first last twice steps
 
 # cache entries: the harness's key, valid (written by the harness itself on
 # a miss) and damaged ways
