@@ -38,7 +38,8 @@ other processes' turns too), sampler_sec_per_step (median time to draw a trainin
 run.py spends too), threads, cpu.
 
 --threads K restricts the process to K CPUs (sched_setaffinity, as taskset
-does; --cpus names them, the first K by default) and sets XLA's and the BLAS libraries' thread counts to K, before JAX
+does; --cpus names them, by default the K from the seed's turn, seed * K on,
+so that concurrent seeds do not share a CPU) and sets XLA's and the BLAS libraries' thread counts to K, before JAX
 is imported.
 
 --checkpoint-dir DIR makes a run resumable: every --checkpoint-every steps
@@ -80,9 +81,11 @@ def die(msg):
     sys.exit(1)
 
 
-def pin_threads(k, cpu_list=None):
+def pin_threads(k, cpu_list=None, seed=0):
     """Before JAX and TensorFlow load: their pools size themselves on what
-    the process may use."""
+    the process may use.  Without --cpus, the k CPUs from the seed's turn
+    (seed * k, wrapping): the seeds of `make -j` run on different CPUs, where
+    the first k for every run would stack them all on CPU 0."""
     cpus = sorted(os.sched_getaffinity(0))
     if k < 1 or k > len(cpus):
         die(f"--threads {k}: this process may use {len(cpus)} CPUs")
@@ -94,7 +97,8 @@ def pin_threads(k, cpu_list=None):
         if len(chosen) != k or not set(chosen) <= set(cpus):
             die(f"--cpus {cpu_list}: {k} of the CPUs {cpus} wanted")
     else:
-        chosen = cpus[:k]
+        first = (seed * k) % len(cpus)
+        chosen = sorted((cpus + cpus)[first:first + k])
     os.sched_setaffinity(0, chosen)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                 "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
@@ -456,7 +460,7 @@ def main():
     t.add_argument("--eval-at", default="500,2000,10000")
     t.add_argument("--eval-every", type=int, default=50)
     t.add_argument("--threads", type=int, default=1)
-    t.add_argument("--cpus", default=None, help="which CPUs (as many as --threads); the first ones by default")
+    t.add_argument("--cpus", default=None, help="which CPUs (as many as --threads); by default K from the seed's turn (seed * K on)")
     t.add_argument("--dar-test", default=None, help="a traced dar shortest-paths stream, one n")
     t.add_argument("--dar-test-name", default="dar64")
     t.add_argument("--out", default=None)
@@ -479,7 +483,7 @@ def main():
     s.add_argument("--p", type=float, default=None, help="the sampler's p (its default 0.5 when absent)")
     s.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
-    pin_threads(a.threads, getattr(a, "cpus", None))
+    pin_threads(a.threads, getattr(a, "cpus", None), getattr(a, "seed", 0))
     if a.cmd == "train":
         if a.steps < 1:
             die(f"--steps {a.steps}: at least 1")
