@@ -113,3 +113,18 @@ PY
     [ "$status" -ne 0 ]
     assert_one_line_error clrs_convert
 }
+
+@test "clrs_peer: without --cpus a seed's run is pinned to its own CPU (seed * threads on, wrapping), not every run to CPU 0" {
+    [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+    for case in 0:1:0 1:1:1 2:1:0 3:1:1 1:2:0,1; do
+        IFS=: read -r seed k want <<< "$case"
+        run taskset -c 0,1 /usr/bin/python3 -c "
+import os, sys
+sys.path.insert(0, '$ROOT/tests/bench')
+import clrs_peer
+clrs_peer.pin_threads($k, None, $seed)
+print(','.join(map(str, sorted(os.sched_getaffinity(0)))), os.environ['XLA_FLAGS'])"
+        assert_success
+        assert_output "$want --xla_cpu_multi_thread_eigen=$([ "$k" = 1 ] && echo false || echo true) intra_op_parallelism_threads=$k"
+    done
+}

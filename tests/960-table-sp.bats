@@ -138,3 +138,19 @@ print("ok")'
         assert_output "${pair#*:}"
     done
 }
+
+@test "make table-sp SP_PROFILE=clrs SP_KEPT=dir: kept models scored again with no training, their table and claims as the run that made them" {
+    mkdir -p "$T/kept"
+    cp "$ROOT"/results/clrs/models/shortest-paths-dual-last-s{0,1,2}.mp "$T/kept/"
+    run env DAR_CACHE="$T/cache" make --no-print-directory -s -C "$ROOT" -j2 SP_PROFILE=clrs SP_KEPT="$T/kept" \
+        OUT="$T/out" DAR_BIN="$DAR_BIN" table-sp
+    assert_success
+    # the mean of 98.73, 98.93 and 99.02 % (the test above), and the claim it decides
+    assert_line --regexp '^\| PGN-max \(dual\) at its last iteration \| 98\.9% ± 0\.1 \(3\) \|'
+    assert_line --partial '`sp-clrs-bar-last` The same with each run'"'"'s last iteration'"'"'s parameters (dar-fit --keep last) in place of the best validated: **holds**'
+    assert_line --partial '`sp-clrs-peer` The same after 10,000 (the profile'"'"'s full budget): **not measured at this profile**'
+    # nothing trained: no training data, no training log, no dar-fit in the cache's log
+    [ ! -e "$T/out/shortest-paths/data/train.mp" ] && [ ! -e "$T/out/shortest-paths/logs" ]
+    run grep -c ' dar-fit ' "$T/cache/log"
+    assert_output 0
+}
