@@ -125,6 +125,6 @@ import clrs_peer
 clrs_peer.pin_threads($k, None, $seed)
 print(','.join(map(str, sorted(os.sched_getaffinity(0)))), os.environ['XLA_FLAGS'])"
         assert_success
-        assert_output "$want --xla_cpu_multi_thread_eigen=$([ "$k" = 1 ] && echo false || echo true) intra_op_parallelism_threads=$k"
+        assert_output "$want --xla_cpu_multi_thread_eigen=$([ "$k" = 1 ] && echo false || echo true) intra_op_parallelism_threads=$k --xla_cpu_use_thunk_runtime=false"
     done
 }
