@@ -142,3 +142,45 @@ interrupt() {
     run -65 dar-fit --hidden 8 --iters 3 --val "$T/bad.mp" -q < "$T/train.mp"
     [ -z "$(find "$DAR_CACHE/v1" -type f 2>/dev/null)" ]
 }
+
+@test "scripts/carry-cache.sh: a checkpoint saved into a folder and loaded into an empty cache (a new machine) resumes to an uninterrupted run's bytes; the finished entry replaces it" {
+    local carry="$T/carry" first="$DAR_CACHE"
+    fit --no-cache > "$T/reference.mp"
+    interrupt TERM 3
+    run "$ROOT/scripts/carry-cache.sh" save "$carry"
+    assert_success
+    assert_output --partial "saved 0 finished trainings and 1 checkpoints"
+    [ "$(find "$carry/v1" -name '*.ckpt' | wc -l)" = 1 ]
+    # the next session: another cache, empty, loaded from the carried folder
+    export DAR_CACHE="$T/second-cache"
+    run "$ROOT/scripts/carry-cache.sh" load "$carry"
+    assert_output --partial "loaded 1 files"
+    run --separate-stderr fit --checkpoint-every 5 -v -o "$T/resumed.mp"
+    assert_success
+    [[ "$stderr" == *"resuming from the checkpoint"* ]] || fail "$stderr"
+    cmp "$T/reference.mp" "$T/resumed.mp"
+    # saved again: the entry, and the carried checkpoint dropped
+    run "$ROOT/scripts/carry-cache.sh" save "$carry"
+    assert_output --partial "saved 1 finished trainings and 0 checkpoints"
+    [ -z "$(find "$carry/v1" -name '*.ckpt')" ] && [ "$(find "$carry/v1" -name '*.mp' | wc -l)" = 1 ]
+    # loaded where the checkpoint still is (the first cache): the entry goes in
+    # and the stale checkpoint out, a hit
+    export DAR_CACHE="$first"
+    run "$ROOT/scripts/carry-cache.sh" load "$carry"
+    assert_output --partial "loaded 1 files"
+    [ -z "$(checkpoints)" ] || fail "the stale checkpoint is still there"
+    fit --checkpoint-every 5 -v -o "$T/hit.mp" 2> "$T/hit.err"
+    grep -q "cache hit" "$T/hit.err"
+    cmp "$T/reference.mp" "$T/hit.mp"
+    # refusals: one line, non-zero
+    run "$ROOT/scripts/carry-cache.sh" load "$T/nowhere"
+    assert_failure
+    assert_output "carry-cache: '$T/nowhere': no v1/ folder: not a carried cache"
+    DAR_CACHE=off run "$ROOT/scripts/carry-cache.sh" save "$carry"
+    assert_failure
+    assert_output "carry-cache: DAR_CACHE=off: no cache to carry"
+    mkdir -p "$T/odd/v1/ab" && touch "$T/odd/v1/ab/notakey.mp"
+    run "$ROOT/scripts/carry-cache.sh" load "$T/odd"
+    assert_failure
+    assert_output "carry-cache: '$T/odd/v1/ab/notakey.mp': not a cache entry or checkpoint"
+}
