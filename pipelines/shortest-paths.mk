@@ -226,12 +226,15 @@ SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
 # same make command in a later session resumes it where the last one ended,
 # with the outputs of a run made in one go: a 10,000-step run across
 # sessions.
-# A long run's checkpoint kept in the repository (SP_PEER_CKPT/<run>.pkl) is
-# where a run with none of its own under OUT starts: a session's files do not
-# outlive it on every machine, a commit does, so a 10,000-step run spread over
-# sessions carries its last checkpoint from one to the next in a commit
-# (clrs_peer.py refuses one of other arguments or package versions).
-SP_PEER_CKPT ?= results/clrs/peer-ckpt
+# A peer run kept in the repository, SP_PEER_KEPT (results/clrs/peer/):
+# a session's files do not outlive it on every machine, a commit does.  A
+# finished run kept as <run>.tsv and its predictions <run>/ is copied into
+# OUT, not run again (no venv needed); an unfinished one kept as its last
+# checkpoint, <run>.pkl, is where the run starts when OUT has no checkpoint
+# of its own, so a 10,000-step run spread over sessions carries its state
+# from one to the next (clrs_peer.py refuses a checkpoint of other arguments
+# or package versions).
+SP_PEER_KEPT ?= results/clrs/peer
 SP_PEER ?=
 SP_PEER_STEPS ?= $(SP_ITERS)
 SP_PEER_SEEDS ?= $(SP_SEEDS)
@@ -245,15 +248,22 @@ sp_peer_label = $(if $(filter mpnn,$(1)),MPNN,Triplet-GMPNN) (dm-clrs 2.0.3 on t
 sp_peer_word = $(word $(2),$(subst -, ,$(1)))
 $(SP_OUT)/peer/%.tsv: $(SP_DATA)/test.mp | $(BUILD)/peer-venv/.installed
 	@mkdir -p $(SP_OUT)/peer
-	@if [ ! -e $(SP_OUT)/peer/$*.ckpt/checkpoint.pkl ] && [ -e $(SP_PEER_CKPT)/$*.pkl ]; then \
-	  echo "peer $*: resuming from $(SP_PEER_CKPT)/$*.pkl"; mkdir -p $(SP_OUT)/peer/$*.ckpt \
-	  && cp $(SP_PEER_CKPT)/$*.pkl $(SP_OUT)/peer/$*.ckpt/checkpoint.pkl.tmp \
+	@if [ ! -e $(SP_OUT)/peer/$*.ckpt/checkpoint.pkl ] && [ -e $(SP_PEER_KEPT)/$*.pkl ]; then \
+	  echo "peer $*: resuming from $(SP_PEER_KEPT)/$*.pkl"; mkdir -p $(SP_OUT)/peer/$*.ckpt \
+	  && cp $(SP_PEER_KEPT)/$*.pkl $(SP_OUT)/peer/$*.ckpt/checkpoint.pkl.tmp \
 	  && mv $(SP_OUT)/peer/$*.ckpt/checkpoint.pkl.tmp $(SP_OUT)/peer/$*.ckpt/checkpoint.pkl; fi
 	nice -n 10 $(BUILD)/peer-venv/bin/python tests/bench/clrs_peer.py train --processor $(call sp_peer_word,$*,1) \
 	  --seed $(patsubst s%,%,$(call sp_peer_word,$*,3)) --steps $(patsubst n%,%,$(call sp_peer_word,$*,2)) \
 	  --eval-at $(patsubst n%,%,$(call sp_peer_word,$*,2)) \
 	  --threads 1 --dar-test $< --predictions $(SP_OUT)/peer/$* --checkpoint-dir $(SP_OUT)/peer/$*.ckpt \
 	  --out $@.tmp && mv $@.tmp $@
+# the kept finished runs (explicit rules: before the pattern rule above)
+define sp_peer_kept
+$(SP_OUT)/peer/$(1).tsv: $(SP_PEER_KEPT)/$(1).tsv
+	@mkdir -p $(SP_OUT)/peer && rm -rf $(SP_OUT)/peer/$(1) && cp -r $(SP_PEER_KEPT)/$(1) $(SP_OUT)/peer/$(1) \
+	  && cp $$< $$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach r,$(patsubst $(SP_PEER_KEPT)/%.tsv,%,$(wildcard $(SP_PEER_KEPT)/*.tsv)),$(eval $(call sp_peer_kept,$(r))))
 # peer P, seed S, steps N, test set (scores dir suffix, the traced stream, the peer's name for it)
 define sp_peer_score
 $(SP_OUT)/scores$(4)/peer-$(1)-i$(3)-s$(2).mp $(SP_OUT)/graphs$(4)/peer-$(1)-i$(3)-s$(2).mp &: $(SP_OUT)/peer/$(1)-n$(3)-s$(2).tsv $(5) | all

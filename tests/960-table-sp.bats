@@ -154,3 +154,27 @@ print("ok")'
     run grep -c ' dar-fit ' "$T/cache/log"
     assert_output 0
 }
+
+@test "make table-sp SP_PEER=... with a kept peer run (SP_PEER_KEPT): its rows and predictions copied and scored, nothing run" {
+    mkdir -p "$T/kept" "$T/peer/triplet_gmpnn-n10000-s0"
+    cp "$ROOT/results/clrs/models/shortest-paths-dual-s0.mp" "$T/kept/"
+    sp() {
+        DAR_CACHE="$T/cache" make --no-print-directory -s -C "$ROOT" SP_PROFILE=clrs SP_KEPT="$T/kept" SP_SEEDS=0 \
+            SP_PEER=triplet_gmpnn SP_PEER_STEPS=10000 SP_PEER_KEPT="$T/peer" OUT="$T/out" DAR_BIN="$DAR_BIN" "$@"
+    }
+    sp "$T/out/shortest-paths/data/test.mp" "$T/out/shortest-paths/data/clrs30.mp"
+    # a peer that names every true parent, on both test sets
+    /usr/bin/python3 - "$T/out/shortest-paths/data" "$T/peer/triplet_gmpnn-n10000-s0" <<'PY'
+import sys, msgpack, msgpack_numpy, numpy as np
+for name, out in (("test", "dar64"), ("clrs30", "clrs30")):
+    recs = list(msgpack.Unpacker(open(f"{sys.argv[1]}/{name}.mp", "rb"), object_hook=msgpack_numpy.decode, raw=False))
+    np.save(f"{sys.argv[2]}/{out}-10000.npy", np.stack([r["pi"] for r in recs]).astype(np.int32))
+PY
+    printf 'seed\tprocessor\tstep\n0\ttriplet_gmpnn\t10000\n' > "$T/peer/triplet_gmpnn-n10000-s0.tsv"
+    run sp table-sp
+    assert_success
+    cmp "$T/peer/triplet_gmpnn-n10000-s0.tsv" "$T/out/shortest-paths/peer/triplet_gmpnn-n10000-s0.tsv"
+    [ ! -e "$T/out/shortest-paths/peer/triplet_gmpnn-n10000-s0.ckpt" ]
+    assert_line --regexp '^\| Triplet-GMPNN \(dm-clrs 2\.0\.3 on this machine\) \| 100\.0% \(1\) \|'
+    assert_line --partial '`sp-clrs-peer` The same after 10,000 (the profile'"'"'s full budget): **does not hold**'
+}
