@@ -71,7 +71,11 @@ PROG = "clrs_peer"
 HERE = os.path.dirname(os.path.abspath(__file__))
 CKPT_MAGIC = b"clrs_peer checkpoint 1\n"
 # the arguments a run's results depend on: a checkpoint resumes only these
-RUN_ARGS = ("processor", "seed", "steps", "eval_at", "eval_every", "threads", "dar_test", "dar_test_name")
+# (the dar test set counts by its name and its content's hash, not its path:
+# a checkpoint carried to another machine or OUT resumes there)
+RUN_ARGS = ("processor", "seed", "steps", "eval_at", "eval_every", "threads", "dar_test_name")
+# what checkpoints of earlier versions hold and no longer count
+RUN_ARGS_DROPPED = ("dar_test",)
 RUN_PACKAGES = ("dm-clrs", "jax", "jaxlib", "dm-haiku", "optax", "numpy")
 EX_STOPPED = 75
 
@@ -229,6 +233,7 @@ def load_checkpoint(ckpt_dir, ident):
         theirs = state["run"]
     except Exception as e:  # a checksummed payload that still fails: one line, not a traceback
         die(f"{path}: unreadable ({type(e).__name__}: {e}); remove it to start the run over")
+    theirs = {k: v for k, v in theirs.items() if k not in RUN_ARGS_DROPPED}
     if theirs != ident:
         diff = [f"{k} {theirs.get(k)!r} there, {ident.get(k)!r} here"
                 for k in sorted(set(theirs) | set(ident)) if theirs.get(k) != ident.get(k)]
