@@ -108,9 +108,9 @@ def pin_threads(k, cpu_list=None, seed=0):
                 "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
         os.environ[var] = str(k)
     eigen = "false" if k == 1 else "true"
-    # XLA's older CPU runtime: jax 0.4.32's release notes name the flag for
-    # the new (thunk) runtime's slowdowns, which this model's many small ops
-    # meet; the peer is timed and trained at its faster setting
+    # XLA's older CPU runtime, which jaxlib 0.4.32's changelog says the flag
+    # brings back (its new thunk runtime is slower on many small ops:
+    # jax-ml/jax#26145), is the faster here: the peer is trained and timed so
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                f" --xla_cpu_multi_thread_eigen={eigen} intra_op_parallelism_threads={k}"
                                " --xla_cpu_use_thunk_runtime=false").strip()
