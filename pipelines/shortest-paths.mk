@@ -4,7 +4,10 @@
 #
 #   make table-sp [PROFILE=smoke|quick|paper|clrs]
 #   make table-sp SP_PROFILE=clrs SP_PEER=triplet_gmpnn [SP_PEER_STEPS="500 2000" SP_PEER_SEEDS_2000=0]
-#                                 (CLRS's own baseline beside it: make peer)
+#                                 (CLRS's own baseline beside it: make peer;
+#                                 its runs kept in SP_PEER_KEPT=results/clrs/peer)
+#   make table-sp SP_PROFILE=clrs SP_KEPT=results/clrs/models [SP_PEER=...]
+#                                 (the committed models scored, not trained)
 #
 # The clrs profile is CLRS-30's protocol with the field's recipe (issue 37):
 # training graphs from CLRS's Bellman-Ford sampler at 4, 7, 11, 13 and 16
