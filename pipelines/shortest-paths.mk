@@ -237,6 +237,9 @@ SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
 # of its own, so a 10,000-step run spread over sessions carries its state
 # from one to the next (clrs_peer.py refuses a checkpoint of other arguments
 # or package versions).
+# SP_PEER_CPUS (e.g. 0,1): each run may take any of these CPUs, the kernel
+# sharing them out; unset, a seed's run is pinned to its own CPU, which
+# leaves a CPU idle when three seeds share two with -j3.
 SP_PEER_KEPT ?= results/clrs/peer
 SP_PEER ?=
 SP_PEER_STEPS ?= $(SP_ITERS)
@@ -258,7 +261,7 @@ $(SP_OUT)/peer/%.tsv: $(SP_DATA)/test.mp | $(BUILD)/peer-venv/.installed
 	nice -n 10 $(BUILD)/peer-venv/bin/python tests/bench/clrs_peer.py train --processor $(call sp_peer_word,$*,1) \
 	  --seed $(patsubst s%,%,$(call sp_peer_word,$*,3)) --steps $(patsubst n%,%,$(call sp_peer_word,$*,2)) \
 	  --eval-at $(patsubst n%,%,$(call sp_peer_word,$*,2)) \
-	  --threads 1 --dar-test $< --predictions $(SP_OUT)/peer/$* --checkpoint-dir $(SP_OUT)/peer/$*.ckpt \
+	  --threads 1 $(if $(SP_PEER_CPUS),--cpus $(SP_PEER_CPUS)) --dar-test $< --predictions $(SP_OUT)/peer/$* --checkpoint-dir $(SP_OUT)/peer/$*.ckpt \
 	  --out $@.tmp && mv $@.tmp $@
 # the kept finished runs (explicit rules: before the pattern rule above)
 define sp_peer_kept

@@ -128,3 +128,28 @@ print(','.join(map(str, sorted(os.sched_getaffinity(0)))), os.environ['XLA_FLAGS
         assert_output "$want --xla_cpu_multi_thread_eigen=$([ "$k" = 1 ] && echo false || echo true) intra_op_parallelism_threads=$k --xla_cpu_use_thunk_runtime=false"
     done
 }
+
+@test "clrs_peer: --cpus may name more CPUs than threads (the kernel shares them out: three seeds on two CPUs); fewer, repeated or foreign ones are refused in one line" {
+    [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+    for case in 1:0,1:0,1 1:1:1 2:0,1:0,1; do
+        IFS=: read -r k cpus want <<< "$case"
+        run taskset -c 0,1 /usr/bin/python3 -c "
+import os, sys
+sys.path.insert(0, '$ROOT/tests/bench')
+import clrs_peer
+clrs_peer.pin_threads($k, '$cpus', 5)
+print(','.join(map(str, sorted(os.sched_getaffinity(0)))), os.environ['XLA_FLAGS'].split()[1])"
+        assert_success
+        assert_output "$want intra_op_parallelism_threads=$k"
+    done
+    for case in 2:1 1:0,0 1:0,7 1:x; do
+        IFS=: read -r k cpus <<< "$case"
+        run --separate-stderr taskset -c 0,1 /usr/bin/python3 -c "
+import sys
+sys.path.insert(0, '$ROOT/tests/bench')
+import clrs_peer
+clrs_peer.pin_threads($k, '$cpus', 0)"
+        [ "$status" -ne 0 ]
+        assert_one_line_error clrs_peer
+    done
+}

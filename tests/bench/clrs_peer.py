@@ -39,7 +39,8 @@ run.py spends too), threads, cpu.
 
 --threads K restricts the process to K CPUs (sched_setaffinity, as taskset
 does; --cpus names them, by default the K from the seed's turn, seed * K on,
-so that concurrent seeds do not share a CPU) and sets XLA's and the BLAS libraries' thread counts to K, before JAX
+so that concurrent seeds do not share a CPU; --cpus may name more than K, and
+the kernel then places the K threads among them) and sets XLA's and the BLAS libraries' thread counts to K, before JAX
 is imported.
 
 --checkpoint-dir DIR makes a run resumable: every --checkpoint-every steps
@@ -89,7 +90,11 @@ def pin_threads(k, cpu_list=None, seed=0):
     """Before JAX and TensorFlow load: their pools size themselves on what
     the process may use.  Without --cpus, the k CPUs from the seed's turn
     (seed * k, wrapping): the seeds of `make -j` run on different CPUs, where
-    the first k for every run would stack them all on CPU 0."""
+    the first k for every run would stack them all on CPU 0.  --cpus may name
+    more CPUs than k: the process then runs k threads wherever the kernel
+    places them among those, so three seeds on two CPUs share both evenly
+    (pinned, two of them would share one CPU while the other idles once the
+    third is done)."""
     cpus = sorted(os.sched_getaffinity(0))
     if k < 1 or k > len(cpus):
         die(f"--threads {k}: this process may use {len(cpus)} CPUs")
@@ -98,8 +103,8 @@ def pin_threads(k, cpu_list=None, seed=0):
             chosen = [int(c) for c in cpu_list.split(",")]
         except ValueError:
             die(f"--cpus {cpu_list}: not a comma-separated list of CPU numbers")
-        if len(chosen) != k or not set(chosen) <= set(cpus):
-            die(f"--cpus {cpu_list}: {k} of the CPUs {cpus} wanted")
+        if len(chosen) < k or len(set(chosen)) != len(chosen) or not set(chosen) <= set(cpus):
+            die(f"--cpus {cpu_list}: at least {k} distinct CPUs of {cpus} wanted")
     else:
         first = (seed * k) % len(cpus)
         chosen = sorted((cpus + cpus)[first:first + k])
@@ -469,7 +474,7 @@ def main():
     t.add_argument("--eval-at", default="500,2000,10000")
     t.add_argument("--eval-every", type=int, default=50)
     t.add_argument("--threads", type=int, default=1)
-    t.add_argument("--cpus", default=None, help="which CPUs (as many as --threads); by default K from the seed's turn (seed * K on)")
+    t.add_argument("--cpus", default=None, help="which CPUs (at least --threads of them; more lets the kernel place the threads among them); by default K from the seed's turn (seed * K on)")
     t.add_argument("--dar-test", default=None, help="a traced dar shortest-paths stream, one n")
     t.add_argument("--dar-test-name", default="dar64")
     t.add_argument("--out", default=None)
