@@ -178,3 +178,16 @@ PY
     assert_line --regexp '^\| Triplet-GMPNN \(dm-clrs 2\.0\.3 on this machine\) \| 100\.0% \(1\) \|'
     assert_line --partial '`sp-clrs-peer` The same after 10,000 (the profile'"'"'s full budget): **does not hold**'
 }
+
+# The committed 10,000-step table is what the committed models and the
+# peer's kept runs make: anyone can check the verdicts with no venv and no
+# training.
+@test "results/clrs/table-sp-peer10k.md: printed again, byte for byte, from results/clrs/models and results/clrs/peer" {
+    run env DAR_CACHE="$T/cache" make --no-print-directory -s -C "$ROOT" -j2 SP_PROFILE=clrs SP_KEPT="$ROOT/results/clrs/models" \
+        SP_PEER=triplet_gmpnn SP_PEER_STEPS=10000 OUT="$T/out" DAR_BIN="$DAR_BIN" table-sp
+    assert_success
+    cmp "$T/out/shortest-paths/table-sp.md" "$ROOT/results/clrs/table-sp-peer10k.md"
+    [ ! -e "$T/out/shortest-paths/peer/triplet_gmpnn-n10000-s0.ckpt" ]
+    run grep -c ' dar-fit ' "$T/cache/log"
+    assert_output 0
+}
