@@ -238,8 +238,9 @@ SP_SCORES := $(foreach r,$(SP_RUNS),$(SP_OUT)/scores/$(r).mp)
 # from one to the next (clrs_peer.py refuses a checkpoint of other arguments
 # or package versions).
 # SP_PEER_CPUS (e.g. 0,1): each run may take any of these CPUs, the kernel
-# sharing them out; unset, a seed's run is pinned to its own CPU, which
-# leaves a CPU idle when three seeds share two with -j3.
+# sharing them out; unset, a seed's run is pinned to its own CPU while there
+# is one (seed s on CPU s) and may take any CPU past that, so three seeds on
+# two CPUs with -j3 leave no CPU idle.
 SP_PEER_KEPT ?= results/clrs/peer
 SP_PEER ?=
 SP_PEER_STEPS ?= $(SP_ITERS)

@@ -114,9 +114,9 @@ PY
     assert_one_line_error clrs_convert
 }
 
-@test "clrs_peer: without --cpus a seed's run is pinned to its own CPU (seed * threads on, wrapping), not every run to CPU 0" {
+@test "clrs_peer: without --cpus a seed's run is pinned to its own CPU (seed * threads on), not every run to CPU 0; a seed past the last CPU takes any" {
     [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-    for case in 0:1:0 1:1:1 2:1:0 3:1:1 1:2:0,1; do
+    for case in 0:1:0 1:1:1 2:1:0,1 3:1:0,1 0:2:0,1 1:2:0,1; do
         IFS=: read -r seed k want <<< "$case"
         run taskset -c 0,1 /usr/bin/python3 -c "
 import os, sys

@@ -39,7 +39,8 @@ run.py spends too), threads, cpu.
 
 --threads K restricts the process to K CPUs (sched_setaffinity, as taskset
 does; --cpus names them, by default the K from the seed's turn, seed * K on,
-so that concurrent seeds do not share a CPU; --cpus may name more than K, and
+so that concurrent seeds do not share a CPU, or all of them for a seed whose
+turn runs past the last CPU; --cpus may name more than K, and
 the kernel then places the K threads among them) and sets XLA's and the BLAS libraries' thread counts to K, before JAX
 is imported.
 
@@ -89,12 +90,13 @@ def die(msg):
 def pin_threads(k, cpu_list=None, seed=0):
     """Before JAX and TensorFlow load: their pools size themselves on what
     the process may use.  Without --cpus, the k CPUs from the seed's turn
-    (seed * k, wrapping): the seeds of `make -j` run on different CPUs, where
-    the first k for every run would stack them all on CPU 0.  --cpus may name
-    more CPUs than k: the process then runs k threads wherever the kernel
-    places them among those, so three seeds on two CPUs share both evenly
-    (pinned, two of them would share one CPU while the other idles once the
-    third is done)."""
+    (seed * k on): the seeds of `make -j` run on different CPUs, where the
+    first k for every run would stack them all on CPU 0.  A seed whose turn
+    runs past the last CPU is not pinned but may take any of them: pinned
+    (wrapping), seeds 0 and 2 of three on two CPUs would share CPU 0 while
+    CPU 1 idles once seed 1 is done.  --cpus may name more CPUs than k: the
+    process then runs k threads wherever the kernel places them among
+    those."""
     cpus = sorted(os.sched_getaffinity(0))
     if k < 1 or k > len(cpus):
         die(f"--threads {k}: this process may use {len(cpus)} CPUs")
@@ -105,9 +107,10 @@ def pin_threads(k, cpu_list=None, seed=0):
             die(f"--cpus {cpu_list}: not a comma-separated list of CPU numbers")
         if len(chosen) < k or len(set(chosen)) != len(chosen) or not set(chosen) <= set(cpus):
             die(f"--cpus {cpu_list}: at least {k} distinct CPUs of {cpus} wanted")
+    elif (seed + 1) * k <= len(cpus):
+        chosen = cpus[seed * k:(seed + 1) * k]
     else:
-        first = (seed * k) % len(cpus)
-        chosen = sorted((cpus + cpus)[first:first + k])
+        chosen = cpus
     os.sched_setaffinity(0, chosen)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                 "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
@@ -474,7 +477,7 @@ def main():
     t.add_argument("--eval-at", default="500,2000,10000")
     t.add_argument("--eval-every", type=int, default=50)
     t.add_argument("--threads", type=int, default=1)
-    t.add_argument("--cpus", default=None, help="which CPUs (at least --threads of them; more lets the kernel place the threads among them); by default K from the seed's turn (seed * K on)")
+    t.add_argument("--cpus", default=None, help="which CPUs (at least --threads of them; more lets the kernel place the threads among them); by default K from the seed's turn (seed * K on), all of them for a seed whose turn runs past the last")
     t.add_argument("--dar-test", default=None, help="a traced dar shortest-paths stream, one n")
     t.add_argument("--dar-test-name", default="dar64")
     t.add_argument("--out", default=None)
