@@ -53,3 +53,20 @@ NAMES="$ROOT/tests/tools/algorithm_names.py"
     assert_output --partial 'tools/y.h:1:'
     [ "$(printf '%s\n' "$output" | wc -l)" -eq 3 ]
 }
+
+@test "seam: in a git work tree the names check reads git's files: a top-level log of make test is not a source, an untracked tool is" {
+    mkdir -p "$T/tree/common/dar" "$T/tree/tools"
+    cp "$ROOT/common/dar/registry.h" "$T/tree/common/dar/"
+    printf '/* shared */\n' > "$T/tree/tools/x.c"
+    git -C "$T/tree" init -q && git -C "$T/tree" add -A
+    printf 'cc -c common/dar/algo_matching.c\nok 1 - algorithm: max-flow\n' > "$T/tree/LOG"
+    run "$PY" "$NAMES" "$T/tree"
+    assert_success
+    assert_output ""
+    printf '/* matching */\n' > "$T/tree/tools/z.c"
+    printf 'min-cost\n' > "$T/tree/tools/ignored.log"
+    printf '*.log\n' > "$T/tree/.gitignore"
+    run "$PY" "$NAMES" "$T/tree"
+    assert_failure
+    assert_output 'tools/z.c:1:/* matching */'
+}
