@@ -231,7 +231,9 @@ clean:
 # training's iteration, validation score and time left and the trainings done
 # and left; the trainings are those `make -n` would run: every model, and every
 # other step whose recipe sets DAR_PROGRESS_FILE=STEP.progress (the vessel
-# rows, the reconstruction, Node2Vec, the search).  The make that does
+# rows, the reconstruction, Node2Vec, the search), each training with the
+# iterations its dar-fit is given (FILE@ITERS), so that the time left counts
+# a short training as short.  The make that does
 # the work is a sub-make with DAR_PROGRESS_WRAPPED set, which reads the
 # pipelines as usual (not MAKELEVEL: a make run by a test under `make test` is
 # watched too); a dry run (-n, -q), PROGRESS=0 or any other goal runs as before.
@@ -244,9 +246,11 @@ ifneq ($(PROGRESS_WRAP),)
 .PHONY: $(MAKECMDGOALS)
 # make -jN: N trainings at once, for the time left
 $(firstword $(MAKECMDGOALS)):
-	@steps=$$($(MAKE) -n --no-print-directory $(MAKECMDGOALS) 2> /dev/null | grep -o -e "[^ ']*/models/[^ ']*\.mp\.tmp" -e "DAR_PROGRESS_FILE=[^ ']*\.progress" \
+	@dry=$$($(MAKE) -n --no-print-directory $(MAKECMDGOALS) 2> /dev/null || true); \
+	  steps=$$(printf '%s\n' "$$dry" | grep -o -e "[^ ']*/models/[^ ']*\.mp\.tmp" -e "DAR_PROGRESS_FILE=[^ ']*\.progress" \
 	    | sed -e 's/\.tmp$$//' -e '\|^DAR_PROGRESS_FILE=.*/logs/|d' -e 's/^DAR_PROGRESS_FILE=\(.*\)\.progress$$/\1=\1.progress/' | sort -u || true); \
-	  DAR_PROGRESS_WRAPPED=1 bash pipelines/progress.sh $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),1) $$steps \
+	  iters=$$(printf '%s\n' "$$dry" | sed -nE "s/.*--iters ([0-9]+) .*> *([^ ']*\/models\/[^ ']*\.mp)\.tmp.*/\2@\1/p" | sort -u); \
+	  DAR_PROGRESS_WRAPPED=1 bash pipelines/progress.sh $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),1) $$steps $$iters \
 	    -- $(MAKE) --no-print-directory $(MAKECMDGOALS)
 $(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)): $(firstword $(MAKECMDGOALS))
 	@:

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # progress.sh JOBS STEP-FILE... -- COMMAND...: run COMMAND (a make) and show,
 # on stderr, how far it is (a STEP-FILE may be FILE=PROGRESS-FILE: a long step
-# that is no model, e.g. a vessel score, whose tools append to PROGRESS-FILE):
+# that is no model, e.g. a vessel score, whose tools append to PROGRESS-FILE;
+# an argument FILE@ITERS says that the training FILE will run ITERS iterations,
+# so that the time left counts a queued training at its own length and not at
+# the length of the one running):
 #   - one line per step file that appears while it runs (an event):
 #       [2/5] trained dual-pgn-max-s0 (62 s); 3 min elapsed, about 2 min left
 #   - for each running training (a step file models/<run>.mp, whose dar-fit
@@ -22,8 +25,13 @@
 set -uo pipefail
 jobs=$1; shift
 steps=()
-declare -A progress_of
+declare -A progress_of iters_of
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    if [[ $1 =~ ^(.+)@([0-9]+)$ ]]; then
+        iters_of[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+        shift
+        continue
+    fi
     f=${1%%=*}
     [ "$f" = "$1" ] || progress_of[$f]=${1#*=}
     [ -e "$f" ] || steps+=("$f")
@@ -88,7 +96,9 @@ job_line() { # name line first-line
 
 # every running training's line, and the summary: fills the array `block`
 make_block() {
-    local f s now line head left_max=0 left_sum=0 running=0 queued=0 est=0 left
+    local f s now line head left_max=0 left_sum=0 running=0 est=0 left
+    local rate_sec=0 rate_iters=0
+    local -a queued=()
     now=$(date +%s)
     block=()
     for f in "${steps[@]}"; do
@@ -111,24 +121,35 @@ make_block() {
                 [ "$left" -gt "$left_max" ] && left_max=$left
                 left_sum=$(( left_sum + left ))
                 est=$(( sec * tt / (dn - dn0) ))
+                rate_sec=$(( rate_sec + sec )) rate_iters=$(( rate_iters + dn - dn0 ))
             else
-                queued=$(( queued + 1 ))   # no rate yet: counted as a whole training
+                queued+=("$f")   # no rate yet: counted as a whole training
             fi
         else
-            queued=$(( queued + 1 ))
+            queued+=("$f")
         fi
     done
-    # the queued trainings, JOBS at a time, at the mean time of those done
-    # or else of the running ones
-    local per=0
+    # the queued trainings, JOBS at a time: one whose length is known
+    # (FILE@ITERS) at the running trainings' seconds an iteration, any other
+    # at the mean time of those done or else of the running ones
+    local per=0 t queued_sum=0 queued_max=0
     if [ "$model_count" -gt 0 ]; then per=$(( model_time / model_count )); else per=$est; fi
-    left=$(( (left_sum + queued * per + jobs - 1) / jobs ))
+    for f in "${queued[@]}"; do
+        if [ -n "${iters_of[$f]:-}" ] && [ "$rate_iters" -gt 0 ]; then
+            t=$(( rate_sec * ${iters_of[$f]} / rate_iters ))
+        else
+            t=$per
+        fi
+        queued_sum=$(( queued_sum + t ))
+        [ "$t" -gt "$queued_max" ] && queued_max=$t
+    done
+    left=$(( (left_sum + queued_sum + jobs - 1) / jobs ))
     [ "$left" -lt "$left_max" ] && left=$left_max
     # a queued training takes its whole time once it starts
-    [ "$queued" -gt 0 ] && [ "$left" -lt "$per" ] && left=$per
+    [ "$left" -lt "$queued_max" ] && left=$queued_max
     local summary="  $done_count/$total steps done, $(( total - done_count )) left; $(( (now - start) / 60 )) min elapsed"
-    if [ "$running" -gt 0 ] || [ "$queued" -gt 0 ]; then
-        if [ "$per" -gt 0 ] || [ "$left_max" -gt 0 ]; then summary+=", about $(minutes "$left") left"; fi
+    if [ "$running" -gt 0 ] || [ "${#queued[@]}" -gt 0 ]; then
+        if [ "$per" -gt 0 ] || [ "$left_max" -gt 0 ] || [ "$queued_max" -gt 0 ]; then summary+=", about $(minutes "$left") left"; fi
     fi
     block+=("$summary")
 }

@@ -35,3 +35,23 @@ line() { printf '%s\t%s\t400\titerations\t%s\n' "$1" "$2" "${3:-}"; }
     # the interrupted run's numbers were never shown
     [[ "$output" != *"loss 9"* && "$output" != *"iteration 40/400"* ]] || fail "$output"
 }
+
+@test "progress watcher: a queued training of known length (FILE@ITERS) counts at the running one's seconds an iteration" {
+    cd "$T" && mkdir models logs
+    {
+        echo "$(declare -f line)"
+        # a: 100 of its 400 iterations in 10 s, 30 s left; b, queued, runs 40
+        # iterations: 4 s at a's rate, not the 40 s of a whole 'a'
+        echo 'line 0.0 0 > logs/a.progress; : > models/a.mp.tmp; sleep 1.5'
+        echo 'line 10.0 100 "loss 0.5" >> logs/a.progress; sleep 3'
+        echo ': > models/a.mp; : > models/b.mp'
+    } > run.sh
+    PROGRESS_EVERY=1 run bash "$ROOT/pipelines/progress.sh" 1 models/a.mp models/b.mp models/b.mp@40 -- bash run.sh
+    assert_success
+    [[ "$output" == *"0/2 steps done, 2 left; 0 min elapsed, about 34 s left"* ]] || fail "$output"
+    # without the length, b counts as long as a
+    rm -f models/* logs/*
+    PROGRESS_EVERY=1 run bash "$ROOT/pipelines/progress.sh" 1 models/a.mp models/b.mp -- bash run.sh
+    assert_success
+    [[ "$output" == *"0/2 steps done, 2 left; 0 min elapsed, about 70 s left"* ]] || fail "$output"
+}
