@@ -25,7 +25,8 @@ PROFILE ?= quick
 OUT ?= out/$(PROFILE)
 RUN ?=
 export OPENBLAS_NUM_THREADS ?= 1
-# DAR_BIN: where the tools come from (the sanitizer build in make test-asan).
+# DAR_BIN: where the tools come from (the sanitizer build in make test-asan);
+# PAIRS_BIN (below the profiles): where the other pairs' pipelines take theirs.
 DAR_BIN ?= $(CURDIR)/bin
 export PATH := $(DAR_BIN):$(PATH)
 
@@ -123,6 +124,10 @@ else ifeq ($(PROFILE),tables)
   SEARCH_ITERS := 40
   REPORT_FINDINGS := leak
   FINDING_CONFIGS_leak := $(foreach p,pgn mpnn,$(foreach a,max mean,dual-$(p)-$(a)))
+  # the other pairs' pipelines take this checkout's tools: the run's DAR_BIN
+  # is a build frozen at the commit its trainings started from, older than
+  # the pairs' options (gen-graphs --optimum-nodes, min-cost flow)
+  PAIRS_BIN ?= $(CURDIR)/bin
   REPORT_SEARCH :=
 else ifeq ($(PROFILE),paper)
   PROFILE_NOTE := paper profile: the reference's splits, 20000 iterations, 5 seeds
@@ -140,6 +145,10 @@ else ifeq ($(PROFILE),paper)
 else
   $(error PROFILE must be smoke, demo, quick, core, tables or paper, not '$(PROFILE)')
 endif
+# PAIRS_BIN: the tools of the pairs' pipelines (pipelines/pairs.tsv), first on
+# their targets' PATH (report.mk); DAR_BIN's unless the profile or the command
+# line says otherwise.
+PAIRS_BIN ?= $(DAR_BIN)
 # The out-of-family test set: bipartite in the paper; any gen-graphs family
 # (examples/new-family.sh).  Its rows keep the paper's column name.
 OOF_FAMILY ?= bipartite

@@ -69,3 +69,26 @@ table_matching() {
     cmp "$BATS_TEST_TMPDIR/first.md" "$BATS_TEST_TMPDIR/second.md"
     [ "$(grep -c '^miss dar-fit' "$MT_STUDY_CACHE/log")" -eq "$misses" ]
 }
+
+@test "PAIRS_BIN: matching's targets run its tools, and max-flow's dual model they score is still trained by DAR_BIN's" {
+    # each tool of DAR_BIN wrapped twice, as 'dar' and 'pairs', writing its
+    # name and its wrapper's to a log before it runs
+    log="$BATS_TEST_TMPDIR/tools.log"
+    for w in dar pairs; do
+        mkdir -p "$BATS_TEST_TMPDIR/$w"
+        for t in "$DAR_BIN"/*; do
+            printf '#!/bin/sh\necho "%s %s" >> "%s"\nexec "%s" "$@"\n' "$w" "${t##*/}" "$log" "$t" > "$BATS_TEST_TMPDIR/$w/${t##*/}"
+            chmod +x "$BATS_TEST_TMPDIR/$w/${t##*/}"
+        done
+    done
+    out="$BATS_TEST_TMPDIR/out"
+    run env DAR_CACHE="$BATS_TEST_TMPDIR/cache" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=smoke OUT="$out" \
+        DAR_BIN="$BATS_TEST_TMPDIR/dar" PAIRS_BIN="$BATS_TEST_TMPDIR/pairs" "$out/matching/scores/flowdual-s0-paper.mp"
+    assert_success
+    [ -s "$out/matching/scores/flowdual-s0-paper.mp" ] && [ -s "$out/models/dual-pgn-max-s0.mp" ]
+    grep -qx 'dar dar-fit' "$log" || fail "max-flow's dual not trained by DAR_BIN's dar-fit: $(sort -u "$log")"
+    ! grep -qx 'pairs dar-fit' "$log" || fail "a training ran PAIRS_BIN's dar-fit: $(sort -u "$log")"
+    for t in gen-graphs dar-step flow-fix metrics; do
+        grep -qx "pairs $t" "$log" || fail "matching's control did not run PAIRS_BIN's $t: $(sort -u "$log")"
+    done
+}
