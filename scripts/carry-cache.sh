@@ -61,7 +61,10 @@ save)
             ckpts=$((ckpts + 1))
         fi
     done < <(awk '$2 == "dar-fit" { print $3 }' "$root/log" | sort -u)
-    echo "$PROG: saved $entries finished trainings and $ckpts checkpoints from '$root' in '$dir' ($(du -sh "$dir" | cut -f1))"
+    # the folder keeps what earlier caches saved there: say its whole count too
+    all_entries=$(find "$dir/v1" -name '*.mp' | wc -l) all_ckpts=$(find "$dir/v1" -name '*.ckpt' | wc -l)
+    echo "$PROG: saved $entries finished trainings and $ckpts checkpoints from '$root' in '$dir';" \
+        "it holds $all_entries and $all_ckpts in all ($(du -sh "$dir" | cut -f1))"
     ;;
 load)
     [ -d "$dir/v1" ] || die "'$dir': no v1/ folder: not a carried cache"

@@ -162,7 +162,14 @@ interrupt() {
     # saved again: the entry, and the carried checkpoint dropped
     run "$ROOT/scripts/carry-cache.sh" save "$carry"
     assert_output --partial "saved 1 finished trainings and 0 checkpoints"
+    assert_output --partial "it holds 1 and 0 in all"
     [ -z "$(find "$carry/v1" -name '*.ckpt')" ] && [ "$(find "$carry/v1" -name '*.mp' | wc -l)" = 1 ]
+    # saved from a cache that trained nothing: the folder's own count still says what it holds
+    mkdir -p "$T/idle-cache" && : > "$T/idle-cache/log"
+    DAR_CACHE="$T/idle-cache" run "$ROOT/scripts/carry-cache.sh" save "$carry"
+    assert_success
+    assert_output --partial "saved 0 finished trainings and 0 checkpoints"
+    assert_output --partial "it holds 1 and 0 in all"
     # loaded where the checkpoint still is (the first cache): the entry goes in
     # and the stale checkpoint out, a hit
     export DAR_CACHE="$first"
