@@ -310,13 +310,16 @@ REPORT_FIGURES ?= $(if $(TABLE1_ONLY),,$(OUT)/fig-valid-pgn.png $(OUT)/fig-valid
 # prefix of its pipeline's variables (<vars>_OUT, <vars>_NOTE).
 REPORT_PAIRS := $(shell awk -F'\t' '!/^#/ && NF >= 4 {print $$1 ":" $$2 ":" $$3 ":" $$4}' pipelines/pairs.tsv)
 pair_field = $(word $(2),$(subst :, ,$(1)))
-# Each pair's targets run PAIRS_BIN's tools (study.mk).  make passes a
-# target's variables on to the prerequisites it makes, and a pattern's own
-# beats an inherited one, so every other target under OUT is given DAR_BIN's
-# PATH again: max-flow's dual model, a prerequisite of matching's control
-# scores, is trained by DAR_BIN's dar-fit however make reaches it.
+# Each pair's targets run PAIRS_BIN's tools (study.mk), and PAIRS_CACHE's
+# cache if set.  make passes a target's variables on to the prerequisites it
+# makes, and a pattern's own beats an inherited one, so every other target
+# under OUT is given DAR_BIN's PATH and DAR_CACHE again: max-flow's dual model,
+# a prerequisite of matching's control scores, is trained by DAR_BIN's dar-fit
+# into the run's cache however make reaches it.
 $(OUT)/%: export PATH := $(PATH)
-$(foreach p,$(REPORT_PAIRS),$(eval $($(call pair_field,$(p),2)_OUT)/%: export PATH := $(PAIRS_BIN):$(PATH)))
+$(if $(PAIRS_CACHE),$(eval $(OUT)/%: export DAR_CACHE := $(DAR_CACHE)))
+$(foreach p,$(REPORT_PAIRS),$(eval $($(call pair_field,$(p),2)_OUT)/%: export PATH := $(PAIRS_BIN):$(PATH))$(if \
+  $(PAIRS_CACHE),$(eval $($(call pair_field,$(p),2)_OUT)/%: export DAR_CACHE := $(PAIRS_CACHE))))
 pair_table = $($(call pair_field,$(1),2)_OUT)/$(call pair_field,$(1),3)
 pair_claims = $(call pair_field,$(1),4)
 pair_flags = --pair-table $(call pair_field,$(1),1)=$(call pair_table,$(1)).tsv \

@@ -149,6 +149,15 @@ endif
 # their targets' PATH (report.mk); DAR_BIN's unless the profile or the command
 # line says otherwise.
 PAIRS_BIN ?= $(DAR_BIN)
+# PAIRS_CACHE: a cache of the pairs' own (DAR_CACHE's unless told), so that a
+# long run's cache, carried between sessions (scripts/carry-cache.sh), holds
+# its long trainings and not the pairs' minutes-long ones.
+PAIRS_CACHE ?=
+ifneq ($(PAIRS_CACHE),)
+  ifeq ($(DAR_CACHE),)
+    $(error PAIRS_CACHE needs DAR_CACHE: the other steps' cache, which a pair's target must not pass on to what it makes)
+  endif
+endif
 # The out-of-family test set: bipartite in the paper; any gen-graphs family
 # (examples/new-family.sh).  Its rows keep the paper's column name.
 OOF_FAMILY ?= bipartite

@@ -70,25 +70,39 @@ table_matching() {
     [ "$(grep -c '^miss dar-fit' "$MT_STUDY_CACHE/log")" -eq "$misses" ]
 }
 
-@test "PAIRS_BIN: matching's targets run its tools, and max-flow's dual model they score is still trained by DAR_BIN's" {
+@test "PAIRS_BIN, PAIRS_CACHE: matching's targets run its tools and cache, and max-flow's dual model they score is still trained by DAR_BIN's into DAR_CACHE" {
     # each tool of DAR_BIN wrapped twice, as 'dar' and 'pairs', writing its
     # name and its wrapper's to a log before it runs
     log="$BATS_TEST_TMPDIR/tools.log"
     for w in dar pairs; do
         mkdir -p "$BATS_TEST_TMPDIR/$w"
         for t in "$DAR_BIN"/*; do
-            printf '#!/bin/sh\necho "%s %s" >> "%s"\nexec "%s" "$@"\n' "$w" "${t##*/}" "$log" "$t" > "$BATS_TEST_TMPDIR/$w/${t##*/}"
+            printf '#!/bin/sh\necho "%s %s $*" >> "%s"\nexec "%s" "$@"\n' "$w" "${t##*/}" "$log" "$t" > "$BATS_TEST_TMPDIR/$w/${t##*/}"
             chmod +x "$BATS_TEST_TMPDIR/$w/${t##*/}"
         done
     done
     out="$BATS_TEST_TMPDIR/out"
     run env DAR_CACHE="$BATS_TEST_TMPDIR/cache" make --no-print-directory -s -C "$ROOT" -j2 PROFILE=smoke OUT="$out" \
-        DAR_BIN="$BATS_TEST_TMPDIR/dar" PAIRS_BIN="$BATS_TEST_TMPDIR/pairs" "$out/matching/scores/flowdual-s0-paper.mp"
+        DAR_BIN="$BATS_TEST_TMPDIR/dar" PAIRS_BIN="$BATS_TEST_TMPDIR/pairs" PAIRS_CACHE="$BATS_TEST_TMPDIR/pairs-cache" \
+        "$out/matching/scores/flowdual-s0-paper.mp" "$out/matching/models/dual-s0.mp"
     assert_success
+    # one training in the run's cache (max-flow's dual), matching's in the pairs' own
+    [ "$(grep -c '^miss dar-fit ' "$BATS_TEST_TMPDIR/cache/log")" -eq 1 ]
+    [ "$(grep -c '^miss dar-fit ' "$BATS_TEST_TMPDIR/pairs-cache/log")" -eq 1 ]
+    grep -q '^miss ff-trace ' "$BATS_TEST_TMPDIR/pairs-cache/log"
+    # PAIRS_CACHE without DAR_CACHE: refused, nothing made
+    run env -u DAR_CACHE make --no-print-directory -s -C "$ROOT" PROFILE=smoke OUT="$BATS_TEST_TMPDIR/out2" \
+        PAIRS_CACHE="$BATS_TEST_TMPDIR/pairs-cache" "$BATS_TEST_TMPDIR/out2/matching/models/dual-s0.mp"
+    assert_failure
+    assert_output --partial "PAIRS_CACHE needs DAR_CACHE"
+    [ ! -e "$BATS_TEST_TMPDIR/out2" ]
     [ -s "$out/matching/scores/flowdual-s0-paper.mp" ] && [ -s "$out/models/dual-pgn-max-s0.mp" ]
-    grep -qx 'dar dar-fit' "$log" || fail "max-flow's dual not trained by DAR_BIN's dar-fit: $(sort -u "$log")"
-    ! grep -qx 'pairs dar-fit' "$log" || fail "a training ran PAIRS_BIN's dar-fit: $(sort -u "$log")"
+    tools=$(cut -d' ' -f1,2 "$log" | sort -u)
+    [ "$(grep -c '^dar dar-fit ' "$log")" -eq 1 ] && grep -q "^dar dar-fit .*--log $out/logs/dual-pgn-max-s0.tsv " "$log" \
+        || fail "max-flow's dual not trained by DAR_BIN's dar-fit: $tools"
+    [ "$(grep -c '^pairs dar-fit ' "$log")" -eq 1 ] && grep -q "^pairs dar-fit .*--log $out/matching/logs/dual-s0.tsv " "$log" \
+        || fail "matching's dual not trained by PAIRS_BIN's dar-fit: $tools"
     for t in gen-graphs dar-step flow-fix metrics; do
-        grep -qx "pairs $t" "$log" || fail "matching's control did not run PAIRS_BIN's $t: $(sort -u "$log")"
+        grep -q "^pairs $t" "$log" || fail "matching's control did not run PAIRS_BIN's $t: $tools"
     done
 }
