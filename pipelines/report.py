@@ -360,6 +360,7 @@ def claim_rows(checked, reference=None, paper=True):
 
 def claims_section(doc, args, checked, reference=None):
     verdicts = verdict_counts(checked)
+    where = args.reference.rstrip("/")
     rows, classes, rules = claim_rows(checked, reference)
     doc.h(2, "Claims", "claims")
     doc.p(f"{len(checked)} quantitative claims of the paper, each written once in `pipelines/claims.tsv` with the table cells it rests on "
@@ -388,7 +389,7 @@ def claims_section(doc, args, checked, reference=None):
           "the margin at the measured means and its interval, the deciding comparisons first; no correction for the many "
           "comparisons of a claim is made.")
     header = (["id", "claim", "where", "verdict (this profile)", "margin [interval]", "cells: ours (paper)",
-               "the rule on the paper's values"] + (["the reference run (results/core/)"] if reference is not None else []))
+               "the rule on the paper's values"] + ([f"the reference run ({where}/)"] if reference is not None else []))
     # report.html: one line a claim (id, the paper's words, the three
     # verdicts, coloured), the rest folded under the words
     first = lambda text: text.split("\n")[0]  # noqa: E731
@@ -415,8 +416,8 @@ def write_verdicts(path, checked):
 
 
 def read_reference(directory):
-    """results/core/: {claim id: {verdict, margins}} and {table: cells}, or
-    (None, {}) when it holds no run."""
+    """A kept report (results/tables/, results/core/): {claim id: {verdict,
+    margins}} and {table: cells}, or (None, {}) when it holds no run."""
     path = os.path.join(directory, "verdicts.tsv") if directory else ""
     if not path or not os.path.exists(path):
         return None, {}
@@ -427,6 +428,20 @@ def read_reference(directory):
         if name != "verdicts" and not name.endswith(".units"):
             tables[name] = claimlib.read_table(table)
     return verdicts, tables
+
+
+def reference_profile(directory):
+    """The profile a kept report was made at: its report.md's profile line,
+    else the folder's name (make results-<profile> keeps it in results/<profile>/)."""
+    try:
+        with open(os.path.join(directory, "report.md"), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"- \*\*profile:\*\* ([A-Za-z0-9_-]+):", line)
+                if m:
+                    return m.group(1)
+    except OSError:
+        pass
+    return os.path.basename(directory.rstrip("/"))
 
 
 def read_rows(path):
@@ -473,7 +488,7 @@ def headline_section(doc, args, checked):
     doc.ul(items)
 
 
-def table_section(doc, name, path, reference=None, extra_rows=()):
+def table_section(doc, name, path, reference=None, extra_rows=(), reference_label=""):
     with open(path, encoding="utf-8") as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     header = lines[0]
@@ -502,7 +517,7 @@ def table_section(doc, name, path, reference=None, extra_rows=()):
                 text += f"\npaper {fmt(float(paper), percent, digits)}; Δ {fmt_delta(float(mean) - float(paper), percent, digits)}"
             ref = (reference or {}).get((row[0], col))
             if ref:
-                text += f"\nresults/core {fmt(ref[0], percent, digits)}"
+                text += f"\n{reference_label} {fmt(ref[0], percent, digits)}"
             row.append(text)
         rows.append(row)
     rows += [list(r) + ["-"] * (len(columns) + 1 - len(r)) for r in extra_rows]
@@ -880,7 +895,7 @@ def main():
     parser.add_argument("--r2-variant", action="append", default=[], help="READING=table-r2 of that reading, bipartite 0 or 1")
     parser.add_argument("--r2-heldout-note", default="", help="the held-out graphs of the held-out reading, in words")
     parser.add_argument("--bip01", default="", help="Table 1's and 2's metrics on bipartite capacities all 1 and 0 or 1")
-    parser.add_argument("--reference", default="", help="a committed report's directory (results/core/) to show beside")
+    parser.add_argument("--reference", default="", help="a kept report's directory (results/tables/, results/core/) to show beside")
     parser.add_argument("--figure", action="append", default=[])
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -909,10 +924,12 @@ def main():
     write_verdicts(os.path.join(args.out, "verdicts.tsv"), checked)
     reference, reference_tables = read_reference(args.reference)
     if args.reference:
-        doc.p(f"**The reference run** (`{args.reference}/`, the core profile at the paper's settings, its own report.md says "
+        where, profile = args.reference.rstrip("/"), reference_profile(args.reference)
+        doc.p(f"**The reference run** (`{where}/`, the {profile} profile, its own report.md says the settings, "
               "the machine, the commit and the wall time): its verdicts and cells are shown beside ours."
               if reference is not None else
-              f"**The reference run** (`{args.reference}/`): not yet run; `make report PROFILE=core` then `make results-core` makes it.")
+              f"**The reference run** (`{where}/`): not yet run; `make report PROFILE={profile}` then `make results-{profile}` "
+              "makes it.")
     headline_section(doc, args, checked)
     claims_section(doc, args, checked, reference)
 
@@ -921,7 +938,7 @@ def main():
     for arg in args.table:
         name, _, path = arg.partition("=")
         if os.path.exists(path):
-            table_section(doc, name, path, reference_tables.get(name))
+            table_section(doc, name, path, reference_tables.get(name), reference_label=args.reference.rstrip("/"))
             if name == "table-r2":
                 r2_section(doc, args, checked, tables)
                 bip01_section(doc, args)

@@ -261,23 +261,32 @@ pair_claims() {
     [ "$(grep -c '^miss dar-fit' "$R_CACHE/log")" -eq "$misses" ]
 }
 
-@test "a reference run (results/core/) is shown beside the profile's own verdicts and cells; without one the report says so" {
+@test "a reference run (results/tables/, results/core/) is shown beside the profile's own verdicts and cells; without one the report says so" {
     [ -f "$R_OUT/report/report.md" ] || skip "the first test did not run"
-    # an empty reference directory, not the repository's results/core/ (which holds the core run once committed)
+    # the first of REFERENCE_RUNS that holds a kept report, else the last
+    run make --no-print-directory -s -C "$ROOT" print-REPORT_REFERENCE REFERENCE_RUNS="$T/none $T/tables"
+    assert_output "$T/tables"
+    mkdir -p "$T/core" && : > "$T/core/verdicts.tsv"
+    run make --no-print-directory -s -C "$ROOT" print-REPORT_REFERENCE REFERENCE_RUNS="$T/tables $T/core"
+    assert_output "$T/core"
+    # an empty reference directory, not the repository's results/ (which hold the reference runs once committed)
+    mkdir -p "$T/tables"
+    report REFERENCE_RUNS="$T/tables" > /dev/null
+    grep -q "^\*\*The reference run\*\* (\`$T/tables/\`): not yet run; \`make report PROFILE=tables\` then \`make results-tables\`" \
+        "$R_OUT/report/report.md"
     mkdir -p "$T/ref"
-    report REPORT_REFERENCE="$T/ref" > /dev/null
-    grep -q "^\*\*The reference run\*\* (\`$T/ref/\`): not yet run" "$R_OUT/report/report.md"
-    cp "$R_OUT/report/verdicts.tsv" "$R_OUT/report/table1.tsv" "$T/ref/"
+    cp "$R_OUT/report/verdicts.tsv" "$R_OUT/report/table1.tsv" "$R_OUT/report/report.md" "$T/ref/"
     [ "$(head -1 "$T/ref/verdicts.tsv")" = $'id\tverdict\ton the means alone\tmargins\tpaper' ]
     # a fabricated reference verdict, to be seen in its column
     awk -F'\t' -v OFS='\t' '$1 == "dual-primal-F" { $2 = "holds"; $4 = "fabricated margin [+1, +2]" } 1' "$T/ref/verdicts.tsv" > "$T/ref/v" \
         && mv "$T/ref/v" "$T/ref/verdicts.tsv"
     report REPORT_REFERENCE="$T/ref" > /dev/null
     md="$R_OUT/report/report.md"
-    grep -q '^| id | claim | where | verdict (this profile) | margin \[interval\] | cells: ours (paper) | the rule on the paper'"'"'s values | the reference run (results/core/) |$' "$md"
-    grep '^| PGN-max (dual) |' "$md" | head -1 | grep -q 'results/core [0-9.]*'
+    grep -q '^| id | claim | where | verdict (this profile) | margin \[interval\] | cells: ours (paper) | the rule on the paper'"'"'s values | the reference run ('"$T"'/ref/) |$' "$md"
+    grep '^| PGN-max (dual) |' "$md" | head -1 | grep -q "$T/ref [0-9.]*"
     grep -E '^\| dual-primal-F \| ' "$md" | grep -q '| holds<br>fabricated margin \[+1, +2\] |$'
-    grep -q "^\*\*The reference run\*\* (\`$T/ref/\`, the core profile" "$md"
+    # the profile it was made at, from its report.md
+    grep -q "^\*\*The reference run\*\* (\`$T/ref/\`, the smoke profile" "$md"
     report > /dev/null
 }
 
